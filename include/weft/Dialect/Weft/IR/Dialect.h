@@ -1,0 +1,38 @@
+//===- Dialect.h - the weft dialect -----------------------------*- C++ -*-===//
+#ifndef WEFT_DIALECT_WEFT_IR_DIALECT_H
+#define WEFT_DIALECT_WEFT_IR_DIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "weft/Dialect/Weft/IR/WeftDialect.h.inc"
+#include "weft/Dialect/Weft/IR/WeftEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "weft/Dialect/Weft/IR/WeftTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "weft/Dialect/Weft/IR/WeftOps.h.inc"
+
+namespace weft {
+
+/// For `!weft.ptr<T>` returns T; for `tensor<SxN!weft.ptr<T>>` returns
+/// `tensor<SxNxT>`. Null for anything else.
+mlir::Type getPointeeType(mlir::Type ptrLike);
+/// i1, or a tensor of i1 shaped like `ptrLike`.
+mlir::Type getMaskType(mlir::Type ptrLike);
+/// The element type of a scalar or tensor type.
+mlir::Type getElementTypeOrSelf(mlir::Type type);
+
+/// Name of the unit attribute that marks a func.func as a kernel entry point.
+constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";
+
+} // namespace weft
+
+#endif // WEFT_DIALECT_WEFT_IR_DIALECT_H

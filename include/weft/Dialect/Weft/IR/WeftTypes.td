@@ -1,0 +1,48 @@
+//===- WeftTypes.td - weft types ---------------------------*- tablegen -*-===//
+#ifndef WEFT_TYPES_TD
+#define WEFT_TYPES_TD
+
+include "weft/Dialect/Weft/IR/WeftDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypes.td"
+
+def Weft_PtrType : TypeDef<Weft_Dialect, "Ptr"> {
+  let mnemonic = "ptr";
+  let summary = "pointer to global (heap) memory";
+  let description = [{
+    `!weft.ptr<f32>` points at global memory of this rank: a local
+    allocation or a symmetric-heap object. `!weft.ptr<f32, multicast>`
+    is a multicast address made by `weft.multicast`; only the multimem ops
+    accept it, and no other op may dereference it.
+  }];
+  let parameters = (ins "::mlir::Type":$pointee, "bool":$multicast);
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointee,
+                                        CArg<"bool", "false">:$multicast), [{
+      return $_get(pointee.getContext(), pointee, multicast);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
+  let hasCustomAssemblyFormat = 1;
+}
+
+// A pointer or a tile of pointers.
+def Weft_PtrLike : AnyTypeOf<[Weft_PtrType, RankedTensorOf<[Weft_PtrType]>],
+                             "weft pointer or tensor of weft pointers">;
+def Weft_ScalarPtr : Type<
+    And<[Weft_PtrType.predicate,
+         CPred<"!::llvm::cast<::weft::PtrType>($_self).getMulticast()">]>,
+    "unicast weft pointer", "::weft::PtrType">;
+def Weft_MulticastPtr : Type<
+    And<[Weft_PtrType.predicate,
+         CPred<"::llvm::cast<::weft::PtrType>($_self).getMulticast()">]>,
+    "multicast weft pointer", "::weft::PtrType">;
+def Weft_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>],
+                             "integer or tensor of integers">;
+def Weft_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>], "i1 or tensor of i1">;
+def Weft_ValueLike : AnyTypeOf<[AnySignlessInteger, AnyFloat, Weft_PtrType,
+                                RankedTensorOf<[AnySignlessInteger, AnyFloat,
+                                                Weft_PtrType]>],
+                               "scalar or tensor value">;
+
+#endif // WEFT_TYPES_TD

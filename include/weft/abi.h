@@ -1,0 +1,111 @@
+/*
+ * The kernel-context ABI: the one definition shared by the compiler (which
+ * lowers weft ops to field accesses of this struct) and the runtime (which
+ * fills it in and appends it, by value, as the last parameter of every
+ * kernel launch).
+ *
+ * Why by value: the heap bases then live in the kernel-parameter space
+ * (NVPTX constant bank, AMDGPU kernarg segment, host stack), so a peer
+ * address translation is register arithmetic the compiler can hoist and
+ * CSE, never a load of a base table from global memory per access.
+ *
+ * The layout is plain C with fixed-width fields so that the compiler can
+ * address fields with offsetof() and the two sides cannot drift apart.
+ */
+#ifndef WEFT_ABI_H
+#define WEFT_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEFT_ABI_VERSION 1u
+
+/* Enough for an NVL72 domain with room to spare; 1 KiB of parameter space. */
+#define WEFT_MAX_RANKS 128
+
+/* weft_kernel_context.flags */
+#define WEFT_CTX_MULTICAST 0x1u /* multicast_base is a live NVLS mapping */
+#define WEFT_CTX_DEBUG 0x2u     /* runtime built the context for a debug run */
+
+typedef struct weft_kernel_context {
+  int32_t rank;
+  int32_t num_ranks;
+  uint32_t flags;
+  uint32_t abi_version; /* WEFT_ABI_VERSION */
+  uint64_t heap_size;   /* bytes mapped per rank, the reserved region included */
+  uint64_t multicast_base; /* 0 when multicast is off (the default) */
+  uint64_t wait_timeout_ns; /* 0: waits never time out */
+  uint64_t heap_base[WEFT_MAX_RANKS]; /* this process's address of each rank's heap */
+} weft_kernel_context;
+
+/*
+ * Runtime-reserved region: the first WEFT_RESERVED_BYTES of every rank's
+ * heap. User allocations start after it. Kernels find it at heap_base[rank]
+ * (their own copy) or heap_base[peer] (a peer's copy).
+ */
+#define WEFT_RESERVED_BYTES 65536u
+
+/* weft_wait_error.status */
+#define WEFT_WAIT_OK 0u
+#define WEFT_WAIT_TIMED_OUT 1u
+
+/*
+ * Written by the first wait on this rank that exceeds wait_timeout_ns. Once
+ * status is non-zero every later wait of the launch returns at once, so the
+ * launch drains instead of hanging and the runtime reports the record.
+ */
+typedef struct weft_wait_error {
+  uint32_t status;
+  int32_t rank;
+  uint32_t program[3];
+  uint32_t cmp;         /* weft::WaitPredicate value */
+  uint64_t flag_offset; /* heap offset of the awaited flag */
+  uint64_t expected;
+  uint64_t last_seen;
+  uint8_t pad_[8];
+} weft_wait_error;
+
+/*
+ * Device-wide barrier (weft.barrier: every program on every rank), in the
+ * reserved region. count and gen are touched by this rank's programs only;
+ * arrive[r] is incremented by rank r's barrier leader, one per barrier, and
+ * never reset, so no re-zeroing is needed between launches.
+ */
+typedef struct weft_reserved {
+  weft_wait_error wait_error;
+  uint32_t barrier_count; /* programs of this rank arrived at the open barrier */
+  uint32_t pad0_[15];
+  uint32_t barrier_gen; /* barriers this rank has completed */
+  uint32_t pad1_[15];
+  uint64_t barrier_arrive[WEFT_MAX_RANKS];
+} weft_reserved;
+
+/*
+ * Host target: one CPU thread runs one program. The compiler emits, for each
+ * kernel `k`, an exported C function with this signature; args[i] points at
+ * the value of the i-th kernel argument (the cuLaunchKernel convention).
+ */
+typedef struct weft_host_program {
+  uint32_t id[3];
+  uint32_t num[3];
+} weft_host_program;
+
+typedef void (*weft_host_kernel_fn)(void **args, const weft_kernel_context *ctx,
+                                    const weft_host_program *program);
+
+#ifdef __cplusplus
+} /* extern "C" */
+static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
+static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
+static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
+#else
+_Static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
+_Static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
+_Static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
+#endif
+
+#endif /* WEFT_ABI_H */

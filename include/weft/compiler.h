@@ -1,0 +1,67 @@
+/*
+ * The Weft compiler as a C library (libWeftCAPI.so): parse weft IR text,
+ * run passes, and compile to each target's artifacts, in-process. The Python
+ * frontend calls this through ctypes.
+ *
+ * Every call returns a weft_status; the message of a failure (parser and
+ * verifier diagnostics with their locations, codegen errors) is returned by
+ * weft_compiler_last_error(). Nothing aborts the process.
+ */
+#ifndef WEFT_COMPILER_H
+#define WEFT_COMPILER_H
+
+#include <stddef.h>
+
+#include "weft/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weft_compiler weft_compiler;
+typedef struct weft_artifacts weft_artifacts;
+
+typedef struct weft_compile_options {
+  const char *target; /* "cuda:90", "hip:gfx942", "host"; NULL = "host" */
+  int num_warps;      /* 0 = 4 */
+  int opt_level;      /* LLVM optimisation level 0..3; -1 = 3 */
+  int debug;          /* bounds checks on peer ids and heap ranges */
+} weft_compile_options;
+
+void weft_compile_options_default(weft_compile_options *opts);
+
+/* A compiler owns one MLIRContext; use one per thread. */
+weft_status weft_compiler_create(weft_compiler **out);
+weft_status weft_compiler_destroy(weft_compiler *compiler);
+/* Never NULL; "" after a success. Valid until the next call on compiler. */
+const char *weft_compiler_last_error(const weft_compiler *compiler);
+/* The version string that goes into cache keys. */
+const char *weft_compiler_version(void);
+
+/* Parses and verifies `ir`, runs the textual pass pipeline (MLIR syntax,
+ * e.g. "builtin.module(weft-optimize)"), returns the printed result in
+ * *out (free with weft_string_free). */
+weft_status weft_run_pipeline(weft_compiler *compiler, const char *ir,
+                              size_t ir_size, const char *pipeline, char **out);
+void weft_string_free(char *s);
+
+/* Compiles `ir` for opts->target. The artifacts hold, by name: "weft" (the
+ * optimised tile IR), "llir" (LLVM IR), and per target "ptx" and, when
+ * ptxas is found, "cubin" (cuda); "amdgcn" and "hsaco" (hip); "asm" and
+ * "so" (host). */
+weft_status weft_compile(weft_compiler *compiler, const char *ir,
+                         size_t ir_size, const weft_compile_options *opts,
+                         weft_artifacts **out);
+/* *data stays valid until weft_artifacts_destroy. WEFT_ERROR_NOT_FOUND if
+ * the target produced no artifact of that name. */
+weft_status weft_artifacts_get(const weft_artifacts *artifacts, const char *name,
+                               const void **data, size_t *size);
+/* Comma-separated names of the artifacts present ("weft,llir,ptx,cubin"). */
+const char *weft_artifacts_names(const weft_artifacts *artifacts);
+weft_status weft_artifacts_destroy(weft_artifacts *artifacts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_COMPILER_H */

@@ -1,0 +1,110 @@
+/*
+ * The Weft runtime: rank bootstrap, the symmetric heap, module load and
+ * kernel launch. C11, link with -lweft.
+ *
+ * Every call that can fail returns a weft_status and leaves a message for
+ * weft_last_error(). Nothing here aborts or exits the process.
+ */
+#ifndef WEFT_RUNTIME_H
+#define WEFT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/abi.h"
+#include "weft/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weft_context weft_context;
+typedef struct weft_module weft_module;
+typedef struct weft_kernel weft_kernel;
+
+typedef enum weft_backend {
+  WEFT_BACKEND_DEFAULT = 0, /* WEFT_BACKEND, else cuda if a GPU is usable, else host */
+  WEFT_BACKEND_HOST = 1,
+  WEFT_BACKEND_CUDA = 2,
+  WEFT_BACKEND_HIP = 3,
+} weft_backend;
+
+typedef struct weft_init_options {
+  weft_backend backend;
+  int rank;        /* -1: from the environment */
+  int world_size;  /* -1: from the environment */
+  int local_rank;  /* -1: from the environment */
+  int device;      /* -1: local_rank */
+  const char *job_id;   /* NULL: WEFT_JOB_ID (or a single-rank default) */
+  size_t heap_size;     /* 0: WEFT_HEAP_SIZE, else 1 GiB (GPU) / 256 MiB (host) */
+  double timeout_s;     /* bootstrap timeout; <= 0: WEFT_BOOTSTRAP_TIMEOUT or 60 */
+} weft_init_options;
+
+/* Fills *opts with "everything from the environment". */
+void weft_init_options_default(weft_init_options *opts);
+
+/* Collective: every rank of the job calls it. opts may be NULL. */
+weft_status weft_init(const weft_init_options *opts, weft_context **out);
+/* Collective. Frees every allocation and module of ctx. */
+weft_status weft_finalize(weft_context *ctx);
+
+int weft_rank(const weft_context *ctx);
+int weft_num_ranks(const weft_context *ctx);
+int weft_local_rank(const weft_context *ctx);
+weft_backend weft_context_backend(const weft_context *ctx);
+
+/* The message of the last failed call on ctx; with ctx == NULL, the last
+ * failure of this thread (for weft_init). Never NULL. */
+const char *weft_last_error(const weft_context *ctx);
+
+/* Collective and symmetric: every rank asks for the same sizes in the same
+ * order and gets the same heap offset. Alignment is WEFT_HEAP_ALIGN. */
+#define WEFT_HEAP_ALIGN 256u
+weft_status weft_malloc(weft_context *ctx, size_t size, void **out);
+/* Collective. */
+weft_status weft_free(weft_context *ctx, void *ptr);
+/* This process's address of peer's copy of the symmetric object at ptr. */
+weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **out);
+
+/* Host-side barrier across all ranks (waits for this rank's device work). */
+weft_status weft_barrier(weft_context *ctx);
+/* Waits for this rank's launched work; reports device wait timeouts. */
+weft_status weft_synchronize(weft_context *ctx);
+
+/* The context every launch appends (for hand-written kernels and tests). */
+weft_status weft_get_kernel_context(weft_context *ctx, weft_kernel_context *out);
+
+typedef enum weft_module_format {
+  WEFT_MODULE_AUTO = 0, /* detected from the image */
+  WEFT_MODULE_PTX = 1,
+  WEFT_MODULE_CUBIN = 2,
+  WEFT_MODULE_HSACO = 3,
+  WEFT_MODULE_HOST_SO = 4,
+} weft_module_format;
+
+weft_status weft_module_load(weft_context *ctx, const void *image, size_t size,
+                             weft_module_format format, weft_module **out);
+weft_status weft_module_load_file(weft_context *ctx, const char *path,
+                                  weft_module_format format, weft_module **out);
+weft_status weft_module_unload(weft_module *module);
+weft_status weft_module_get_kernel(weft_module *module, const char *name,
+                                   weft_kernel **out);
+
+typedef struct weft_launch_config {
+  uint32_t grid[3];      /* programs; 0 is taken as 1 */
+  uint32_t num_threads;  /* threads per program (num_warps * warp size); host: ignored */
+  uint32_t shared_bytes; /* dynamic shared memory */
+  void *stream;          /* CUstream / hipStream_t; NULL: the context's stream */
+} weft_launch_config;
+
+/* args[i] points at the value of the i-th kernel argument; the kernel
+ * context is appended by the runtime. Asynchronous on GPU backends; on the
+ * host backend it returns once every program has finished. */
+weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
+                        void **args, size_t num_args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_RUNTIME_H */

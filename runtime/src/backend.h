@@ -1,0 +1,84 @@
+/*
+ * The seam between the backend-independent runtime (bootstrap, allocator,
+ * error handling, module bookkeeping) and one device backend (host, cuda,
+ * hip). A backend owns its driver (loaded with dlopen, so one libweft runs
+ * with or without a GPU) and the memory behind the symmetric heap.
+ */
+#ifndef WEFT_RUNTIME_BACKEND_H
+#define WEFT_RUNTIME_BACKEND_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft/runtime.h"
+
+typedef struct weft_bootstrap weft_bootstrap;
+
+/* Collectives over the rendezvous sockets, usable by backends while they
+ * set up the heap. Implemented in bootstrap.c. */
+weft_status weft_bootstrap_allgather(weft_bootstrap *bs, const void *mine,
+                                     size_t len, void *all /* len * nranks */);
+/* Every rank contributes one file descriptor (passed with SCM_RIGHTS);
+ * fds[r] receives this process's descriptor for rank r's (fds[rank] is a
+ * dup of myfd). The caller closes them. */
+weft_status weft_bootstrap_allgather_fd(weft_bootstrap *bs, int myfd, int *fds);
+weft_status weft_bootstrap_barrier(weft_bootstrap *bs);
+
+/* Records a failure for the calling thread and returns `status`, so that
+ * backends can write `return weft_fail(WEFT_ERROR_BACKEND, "...", ...)`.
+ * The public entry points copy the message into the context. */
+weft_status weft_fail(weft_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+typedef struct weft_backend_params {
+  int rank;
+  int num_ranks;
+  int local_rank;
+  int device; /* device ordinal for GPU backends */
+  weft_bootstrap *bootstrap;
+} weft_backend_params;
+
+typedef struct weft_backend_ops {
+  const char *name;  /* "host", "cuda", "hip" */
+  uint32_t warp_size;
+  /* 1 when the driver loads and a device is present; never fails loudly. */
+  int (*available)(void);
+  weft_status (*open)(const weft_backend_params *params, void **state);
+  weft_status (*close)(void *state);
+
+  /* Collective. Creates this rank's heap of `size` bytes, exchanges it
+   * with every peer and maps every peer's heap: bases[r] is this process's
+   * address of rank r's heap (device addresses on GPU backends).
+   * *multicast_base is 0 unless the user opted in (WEFT_ENABLE_MULTICAST=1)
+   * and the platform supports it. */
+  weft_status (*heap_map)(void *state, size_t size, void **bases,
+                          uint64_t *multicast_base);
+  weft_status (*heap_unmap)(void *state);
+
+  /* Copies between host memory and this rank's device memory (plain
+   * memcpy on the host backend). Synchronous. */
+  weft_status (*copy_to_device)(void *state, void *dst, const void *src, size_t n);
+  weft_status (*copy_to_host)(void *state, void *dst, const void *src, size_t n);
+  weft_status (*memset_device)(void *state, void *dst, int value, size_t n);
+
+  weft_status (*module_load)(void *state, const void *image, size_t size,
+                             weft_module_format format, void **module);
+  weft_status (*module_unload)(void *state, void *module);
+  weft_status (*module_get_function)(void *state, void *module,
+                                     const char *name, void **function);
+  /* Appends *kctx by value after args. Asynchronous on GPU backends. */
+  weft_status (*launch)(void *state, void *function,
+                        const weft_launch_config *config, void **args,
+                        size_t num_args, const weft_kernel_context *kctx);
+  weft_status (*synchronize)(void *state, void *stream);
+} weft_backend_ops;
+
+extern const weft_backend_ops weft_backend_host;
+extern const weft_backend_ops weft_backend_cuda;
+extern const weft_backend_ops weft_backend_hip;
+
+#endif /* WEFT_RUNTIME_BACKEND_H */
