@@ -66,7 +66,7 @@ typedef struct weft_wait_error {
   uint64_t flag_offset; /* heap offset of the awaited flag */
   uint64_t expected;
   uint64_t last_seen;
-  uint8_t pad_[8];
+  uint8_t pad_[16];
 } weft_wait_error;
 
 /*

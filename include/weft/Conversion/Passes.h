@@ -8,6 +8,9 @@
 
 namespace weft {
 
+#define GEN_PASS_DECL
+#include "weft/Conversion/Passes.h.inc"
+
 /// Everything from verified weft IR (scalar or tile ops inside func.func
 /// kernels) down to the LLVM dialect (+ NVVM / ROCDL), ready for
 /// mlir::translateModuleToLLVMIR. The target options are recorded on the

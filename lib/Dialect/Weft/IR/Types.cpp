@@ -41,12 +41,6 @@ void PtrType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-Type weft::getElementTypeOrSelf(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    return shaped.getElementType();
-  return type;
-}
-
 Type weft::getPointeeType(Type ptrLike) {
   auto ptr = dyn_cast<PtrType>(getElementTypeOrSelf(ptrLike));
   if (!ptr)

@@ -8,6 +8,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -27,8 +28,6 @@ namespace weft {
 mlir::Type getPointeeType(mlir::Type ptrLike);
 /// i1, or a tensor of i1 shaped like `ptrLike`.
 mlir::Type getMaskType(mlir::Type ptrLike);
-/// The element type of a scalar or tensor type.
-mlir::Type getElementTypeOrSelf(mlir::Type type);
 
 /// Name of the unit attribute that marks a func.func as a kernel entry point.
 constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";

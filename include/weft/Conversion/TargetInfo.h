@@ -1,0 +1,88 @@
+//===- TargetInfo.h - what differs between NVPTX, AMDGPU and host -*- C++ -*-===//
+//
+// The weft -> LLVM lowering is written once; every place where the three
+// targets differ (how a program finds its id, how threads of a program
+// synchronise, how an ordered atomic is spelled, how a wait passes time) is
+// a virtual method here, implemented in passes/WeftToLLVM/TargetInfo*.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_CONVERSION_TARGETINFO_H
+#define WEFT_CONVERSION_TARGETINFO_H
+
+#include "weft/Dialect/Weft/IR/Dialect.h"
+#include "weft/Target/Target.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include <memory>
+
+namespace weft {
+
+/// Values every lowered function receives as hidden trailing arguments.
+struct HiddenArgs {
+  mlir::Value context; ///< `ptr` to the weft_kernel_context.
+  mlir::Value program; ///< host only: `ptr` to the weft_host_program.
+};
+
+class TargetInfo {
+public:
+  explicit TargetInfo(const TargetSpec &spec) : spec(spec) {}
+  virtual ~TargetInfo();
+
+  static std::unique_ptr<TargetInfo> create(const TargetSpec &spec);
+
+  const TargetSpec &getSpec() const { return spec; }
+  /// One thread per program (the host): no leader election, broadcast or
+  /// intra-program barriers are needed.
+  bool singleThreadPrograms() const { return spec.threadsPerProgram() == 1; }
+
+  mlir::LLVM::LLVMPointerType globalPtrType(mlir::MLIRContext *ctx) const;
+  /// Types of the hidden trailing arguments of every function.
+  virtual llvm::SmallVector<mlir::Type> hiddenArgTypes(mlir::MLIRContext *ctx) const;
+  /// Marks a lowered kernel as an entry point and sets the attributes of its
+  /// context parameter (byval + grid_constant, byref, ...). The host target
+  /// instead emits the weft_host_kernel_fn wrapper.
+  virtual void finalizeKernel(mlir::LLVM::LLVMFuncOp kernel,
+                              mlir::OpBuilder &b) const = 0;
+
+  virtual mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
+                                Axis axis, const HiddenArgs &hidden) const = 0;
+  virtual mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                                  Axis axis, const HiddenArgs &hidden) const = 0;
+  /// Linear thread index within the program (0 on the host).
+  virtual mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// Joins every thread of the program, ordering their memory accesses at
+  /// CTA scope. No-op on the host.
+  virtual void programBarrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+
+  /// LLVM syncscope for a weft scope ("" = system).
+  virtual llvm::StringRef syncScope(MemScope scope) const = 0;
+  /// An atomic read-modify-write with the given order and scope.
+  virtual mlir::Value atomicRMW(mlir::OpBuilder &b, mlir::Location loc,
+                                RMWKind kind, mlir::Value ptr, mlir::Value value,
+                                MemOrder order, MemScope scope) const;
+  virtual void fence(mlir::OpBuilder &b, mlir::Location loc, MemOrder order,
+                     MemScope scope) const;
+
+  /// Nanoseconds from a clock that advances while the program spins.
+  virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// Inside a polling loop: lets other work (host threads) make progress.
+  virtual void pollPause(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+
+  /// NVLS multimem instructions exist (NVPTX); elsewhere multimem ops are
+  /// always the unicast loop over peers.
+  virtual bool hasMultimem() const { return false; }
+  /// The multimem instruction for `op` (a weft.multimem_* op) on the
+  /// multicast address `mptr`; returns the loaded value of an ld_reduce.
+  /// Only called when hasMultimem().
+  virtual mlir::Value multimem(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Operation *op, mlir::Value mptr,
+                               mlir::Value value) const;
+
+protected:
+  TargetSpec spec;
+};
+
+} // namespace weft
+
+#endif // WEFT_CONVERSION_TARGETINFO_H

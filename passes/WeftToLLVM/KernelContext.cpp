@@ -1,0 +1,49 @@
+//===- KernelContext.cpp --------------------------------------------------===//
+#include "KernelContext.h"
+
+using namespace mlir;
+
+namespace weft {
+
+LLVM::LLVMStructType getKernelContextType(MLIRContext *ctx) {
+  auto i32 = IntegerType::get(ctx, 32);
+  auto i64 = IntegerType::get(ctx, 64);
+  static_assert(offsetof(weft_kernel_context, heap_size) == 16 &&
+                    offsetof(weft_kernel_context, heap_base) == 40 &&
+                    sizeof(weft_kernel_context) == 40 + 8 * WEFT_MAX_RANKS,
+                "the struct below mirrors weft_kernel_context");
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, {i32, i32, i32, i32, i64, i64, i64,
+            LLVM::LLVMArrayType::get(i64, WEFT_MAX_RANKS)});
+}
+
+static Value byteAddress(OpBuilder &b, Location loc, Value base,
+                         Value offset) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{offset});
+}
+
+Value loadContextField(OpBuilder &b, Location loc, Value context,
+                       size_t offset, Type type) {
+  Value off = LLVM::ConstantOp::create(b, loc, b.getI64Type(), offset);
+  return LLVM::LoadOp::create(b, loc, type, byteAddress(b, loc, context, off),
+                              /*alignment=*/type.getIntOrFloatBitWidth() / 8,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/true);
+}
+
+Value loadHeapBase(OpBuilder &b, Location loc, Value context, Value rank) {
+  Type i64 = b.getI64Type();
+  Value index = LLVM::ZExtOp::create(b, loc, i64, rank);
+  Value scaled = LLVM::MulOp::create(
+      b, loc, index, LLVM::ConstantOp::create(b, loc, i64, sizeof(uint64_t)));
+  Value offset = LLVM::AddOp::create(
+      b, loc, scaled,
+      LLVM::ConstantOp::create(b, loc, i64,
+                               offsetof(weft_kernel_context, heap_base)));
+  return LLVM::LoadOp::create(b, loc, i64, byteAddress(b, loc, context, offset),
+                              /*alignment=*/8, /*isVolatile=*/false,
+                              /*isNonTemporal=*/false, /*isInvariant=*/true);
+}
+
+} // namespace weft

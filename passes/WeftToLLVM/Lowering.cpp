@@ -1,0 +1,288 @@
+//===- Lowering.cpp - helpers that give weft ops their program semantics --===//
+#include "Lowering.h"
+
+#include "KernelContext.h"
+#include "LoweringUtils.h"
+#include "TargetInfos.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace weft {
+
+HiddenArgs Lowering::hiddenArgs(Operation *op) const {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  Block &entry = func.getFunctionBody().front();
+  unsigned numHidden = target.hiddenArgTypes(op->getContext()).size();
+  unsigned first = entry.getNumArguments() - numHidden;
+  HiddenArgs hidden;
+  hidden.context = entry.getArgument(first);
+  if (numHidden > 1)
+    hidden.program = entry.getArgument(first + 1);
+  return hidden;
+}
+
+Value Lowering::contextField(OpBuilder &b, Location loc, Operation *op,
+                             size_t offset, Type type) const {
+  return loadContextField(b, loc, hiddenArgs(op).context, offset, type);
+}
+
+/// One broadcast slot in shared memory (LDS) per module; uses are separated
+/// by program barriers, so one slot serves every op.
+static Value broadcastSlot(OpBuilder &b, Location loc, Operation *op) {
+  constexpr StringLiteral kName = "__weft_broadcast";
+  constexpr unsigned kSharedAddressSpace = 3;
+  auto module = op->getParentOfType<ModuleOp>();
+  auto slotType = LLVM::LLVMArrayType::get(b.getI64Type(), 1);
+  if (!module.lookupSymbol<LLVM::GlobalOp>(kName)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, slotType, /*isConstant=*/false,
+                           LLVM::Linkage::Internal, kName, Attribute(),
+                           /*alignment=*/8, kSharedAddressSpace);
+  }
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
+      kName);
+}
+
+SmallVector<Value>
+Lowering::oncePerProgram(OpBuilder &b, Location loc, TypeRange resultTypes,
+                         bool releaseBefore, bool joinAfter,
+                         function_ref<SmallVector<Value>()> body) const {
+  if (target.singleThreadPrograms())
+    return body();
+  assert(resultTypes.size() <= 1 && "one broadcast slot");
+  Operation *anchor = b.getInsertionBlock()->getParentOp();
+  if (releaseBefore)
+    target.programBarrier(b, loc);
+  Value isLeader = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                        target.threadId(b, loc),
+                                        i32Const(b, loc, 0));
+  Value slot = resultTypes.empty() ? Value() : broadcastSlot(b, loc, anchor);
+  emitIf(b, loc, isLeader, {}, [&] {
+    SmallVector<Value> results = body();
+    if (slot)
+      LLVM::StoreOp::create(b, loc, results.front(), slot);
+    return SmallVector<Value>{};
+  }, {});
+  if (!slot) {
+    if (joinAfter)
+      target.programBarrier(b, loc);
+    return {};
+  }
+  target.programBarrier(b, loc);
+  Value result = LLVM::LoadOp::create(b, loc, resultTypes.front(), slot);
+  // The next broadcast may only overwrite the slot once everyone read it.
+  target.programBarrier(b, loc);
+  return {result};
+}
+
+void Lowering::forEach(OpBuilder &b, Location loc, Value upper,
+                       function_ref<void(Value)> body) const {
+  Block *before = b.getInsertionBlock();
+  Block *exit = before->splitBlock(b.getInsertionPoint());
+  Block *header = b.createBlock(exit, {b.getI32Type()}, {loc});
+  Block *bodyBlock = b.createBlock(exit);
+
+  b.setInsertionPointToEnd(before);
+  LLVM::BrOp::create(b, loc, ValueRange{i32Const(b, loc, 0)}, header);
+
+  b.setInsertionPointToEnd(header);
+  Value iv = header->getArgument(0);
+  Value more = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, iv, upper);
+  LLVM::CondBrOp::create(b, loc, more, bodyBlock, exit);
+
+  b.setInsertionPointToEnd(bodyBlock);
+  body(iv);
+  Value next = LLVM::AddOp::create(b, loc, iv, i32Const(b, loc, 1));
+  LLVM::BrOp::create(b, loc, ValueRange{next}, header);
+
+  b.setInsertionPointToStart(exit);
+}
+
+Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
+                          Value peer) const {
+  Value ctx = hiddenArgs(op).context;
+  Value rank = loadContextField(b, loc, ctx, offsetof(weft_kernel_context, rank),
+                                b.getI32Type());
+  Value self = loadHeapBase(b, loc, ctx, rank);
+  Value other = loadHeapBase(b, loc, ctx, peer);
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  Value moved = LLVM::AddOp::create(
+      b, loc, LLVM::SubOp::create(b, loc, addr, self), other);
+  return LLVM::IntToPtrOp::create(b, loc, ptr.getType(), moved);
+}
+
+Value Lowering::reservedRegion(OpBuilder &b, Location loc,
+                               Operation *op) const {
+  Value ctx = hiddenArgs(op).context;
+  Value rank = loadContextField(b, loc, ctx, offsetof(weft_kernel_context, rank),
+                                b.getI32Type());
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  target.globalPtrType(b.getContext()),
+                                  loadHeapBase(b, loc, ctx, rank));
+}
+
+Value Lowering::load(OpBuilder &b, Location loc, Type type, Value ptr,
+                     MemOrder order, MemScope scope) const {
+  unsigned align = type.getIntOrFloatBitWidth() / 8;
+  if (order == MemOrder::weak)
+    return LLVM::LoadOp::create(b, loc, type, ptr, align);
+  return LLVM::LoadOp::create(b, loc, type, ptr, align, false, false, false,
+                              false, toLLVMOrdering(order),
+                              target.syncScope(scope));
+}
+
+void Lowering::store(OpBuilder &b, Location loc, Value value, Value ptr,
+                     MemOrder order, MemScope scope) const {
+  unsigned align = value.getType().getIntOrFloatBitWidth() / 8;
+  if (order == MemOrder::weak) {
+    LLVM::StoreOp::create(b, loc, value, ptr, align);
+    return;
+  }
+  LLVM::StoreOp::create(b, loc, value, ptr, align, false, false, false,
+                        toLLVMOrdering(order), target.syncScope(scope));
+}
+
+static Value compare(OpBuilder &b, Location loc, WaitPredicate pred, Value lhs,
+                     Value rhs) {
+  LLVM::ICmpPredicate p = LLVM::ICmpPredicate::eq;
+  switch (pred) {
+  case WaitPredicate::eq:
+    p = LLVM::ICmpPredicate::eq;
+    break;
+  case WaitPredicate::ne:
+    p = LLVM::ICmpPredicate::ne;
+    break;
+  case WaitPredicate::ge:
+    p = LLVM::ICmpPredicate::uge;
+    break;
+  case WaitPredicate::gt:
+    p = LLVM::ICmpPredicate::ugt;
+    break;
+  case WaitPredicate::le:
+    p = LLVM::ICmpPredicate::ule;
+    break;
+  case WaitPredicate::lt:
+    p = LLVM::ICmpPredicate::ult;
+    break;
+  }
+  return LLVM::ICmpOp::create(b, loc, p, lhs, rhs);
+}
+
+Value Lowering::poll(OpBuilder &b, Location loc, Operation *op, Value flag,
+                     Value expected, WaitPredicate pred,
+                     MemScope scope) const {
+  Type type = expected.getType();
+  Type i64 = b.getI64Type();
+  Type i32 = b.getI32Type();
+  Value timeout = contextField(
+      b, loc, op, offsetof(weft_kernel_context, wait_timeout_ns), i64);
+  Value start = target.timerNs(b, loc);
+
+  Block *before = b.getInsertionBlock();
+  Block *exit = before->splitBlock(b.getInsertionPoint());
+  exit->addArgument(type, loc);
+  Block *loop = b.createBlock(exit);
+  Block *check = b.createBlock(exit);
+  Block *timed = b.createBlock(exit);
+  Block *record = b.createBlock(exit);
+  Block *pause = b.createBlock(exit);
+
+  b.setInsertionPointToEnd(before);
+  LLVM::BrOp::create(b, loc, loop);
+
+  b.setInsertionPointToEnd(loop);
+  Value seen = load(b, loc, type, flag, MemOrder::relaxed, scope);
+  LLVM::CondBrOp::create(b, loc, compare(b, loc, pred, seen, expected), exit,
+                         ValueRange{seen}, check, ValueRange{});
+
+  b.setInsertionPointToEnd(check);
+  Value hasTimeout = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne,
+                                          timeout, i64Const(b, loc, 0));
+  LLVM::CondBrOp::create(b, loc, hasTimeout, timed, pause);
+
+  // Give up when the timeout expired or another wait of this rank already
+  // did: the launch is failing and every program should drain.
+  b.setInsertionPointToEnd(timed);
+  Value reserved = reservedRegion(b, loc, op);
+  Value statusPtr = byteOffset(
+      b, loc, reserved,
+      i64Const(b, loc, offsetof(weft_reserved, wait_error) +
+                           offsetof(weft_wait_error, status)));
+  Value status = load(b, loc, i32, statusPtr, MemOrder::relaxed, MemScope::gpu);
+  Value aborted = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, status,
+                                       i32Const(b, loc, 0));
+  Value elapsed = LLVM::SubOp::create(b, loc, target.timerNs(b, loc), start);
+  Value expired = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt,
+                                       elapsed, timeout);
+  Value giveUp = LLVM::OrOp::create(b, loc, aborted, expired);
+  LLVM::CondBrOp::create(b, loc, giveUp, record, pause);
+
+  // The first wait to give up claims the record and fills it in.
+  b.setInsertionPointToEnd(record);
+  auto claim = LLVM::AtomicCmpXchgOp::create(
+      b, loc, statusPtr, i32Const(b, loc, WEFT_WAIT_OK),
+      i32Const(b, loc, WEFT_WAIT_TIMED_OUT), LLVM::AtomicOrdering::monotonic,
+      LLVM::AtomicOrdering::monotonic, target.syncScope(MemScope::gpu));
+  Value won = LLVM::ExtractValueOp::create(b, loc, claim, 1);
+  emitIf(b, loc, won, {}, [&] {
+    auto field = [&](size_t offset, Value value) {
+      Value addr = byteOffset(
+          b, loc, reserved,
+          i64Const(b, loc, offsetof(weft_reserved, wait_error) + offset));
+      LLVM::StoreOp::create(b, loc, value, addr,
+                            value.getType().getIntOrFloatBitWidth() / 8);
+    };
+    HiddenArgs hidden = hiddenArgs(op);
+    field(offsetof(weft_wait_error, rank),
+          contextField(b, loc, op, offsetof(weft_kernel_context, rank), i32));
+    for (Axis axis : {Axis::x, Axis::y, Axis::z})
+      field(offsetof(weft_wait_error, program) +
+                4 * static_cast<unsigned>(axis),
+            target.programId(b, loc, axis, hidden));
+    field(offsetof(weft_wait_error, cmp),
+          i32Const(b, loc, static_cast<int64_t>(pred)));
+    Value flagAddr = LLVM::PtrToIntOp::create(b, loc, i64, flag);
+    Value base = LLVM::PtrToIntOp::create(b, loc, i64, reserved);
+    field(offsetof(weft_wait_error, flag_offset),
+          LLVM::SubOp::create(b, loc, flagAddr, base));
+    auto widen = [&](Value v) -> Value {
+      return type == i64 ? v : LLVM::ZExtOp::create(b, loc, i64, v);
+    };
+    field(offsetof(weft_wait_error, expected), widen(expected));
+    field(offsetof(weft_wait_error, last_seen), widen(seen));
+    return SmallVector<Value>{};
+  }, {});
+  LLVM::BrOp::create(b, loc, ValueRange{seen}, exit);
+
+  b.setInsertionPointToEnd(pause);
+  target.pollPause(b, loc);
+  LLVM::BrOp::create(b, loc, loop);
+
+  b.setInsertionPointToStart(exit);
+  return exit->getArgument(0);
+}
+
+void addPointerConversion(LLVMTypeConverter &converter,
+                          const TargetInfo &target) {
+  converter.addConversion([&target](PtrType type) -> Type {
+    return target.globalPtrType(type.getContext());
+  });
+}
+
+FailureOr<TargetSpec> parseTargetOption(Operation *op, StringRef target,
+                                        unsigned numWarps) {
+  auto spec = TargetSpec::parse(target);
+  if (!spec) {
+    op->emitError() << llvm::toString(spec.takeError());
+    return failure();
+  }
+  spec->numWarps = numWarps;
+  return *spec;
+}
+
+} // namespace weft

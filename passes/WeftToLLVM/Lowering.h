@@ -1,0 +1,96 @@
+//===- Lowering.h - shared state of the weft -> LLVM patterns ---*- C++ -*-===//
+#ifndef WEFT_PASSES_WEFTTOLLVM_LOWERING_H
+#define WEFT_PASSES_WEFTTOLLVM_LOWERING_H
+
+#include "weft/Conversion/TargetInfo.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace weft {
+
+/// What every weft op pattern needs: the target and the helpers that turn
+/// program-level semantics into per-thread code.
+class Lowering {
+public:
+  explicit Lowering(const TargetInfo &target) : target(target) {}
+
+  const TargetInfo &target;
+
+  /// The hidden arguments of the function around `op`.
+  HiddenArgs hiddenArgs(mlir::Operation *op) const;
+
+  /// Runs `body` in one thread of the program and gives its results to
+  /// every thread. With `releaseBefore`, the program's threads join first so
+  /// that a release in `body` covers all of their writes; with `joinAfter`
+  /// they join afterwards so that what `body` acquired is visible to all.
+  llvm::SmallVector<mlir::Value>
+  oncePerProgram(mlir::OpBuilder &b, mlir::Location loc,
+                 mlir::TypeRange resultTypes, bool releaseBefore,
+                 bool joinAfter,
+                 llvm::function_ref<llvm::SmallVector<mlir::Value>()> body) const;
+
+  /// Polls `*flag <pred> expected` with relaxed loads at `scope` until it
+  /// holds and returns the value seen. If the context has a wait timeout
+  /// and it expires (or another wait of this rank already gave up), records
+  /// the wait in the reserved region's weft_wait_error and returns.
+  mlir::Value poll(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                   mlir::Value flag, mlir::Value expected, WaitPredicate pred,
+                   MemScope scope) const;
+
+  /// `for (i32 i = 0; i < upper; ++i) body(i)`, with LLVM blocks.
+  void forEach(mlir::OpBuilder &b, mlir::Location loc, mlir::Value upper,
+               llvm::function_ref<void(mlir::Value)> body) const;
+
+  /// Address of `ptr`'s copy on `peer`: ptr - heap_base[rank] + heap_base[peer].
+  mlir::Value translate(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Operation *op, mlir::Value ptr,
+                        mlir::Value peer) const;
+  /// This rank's runtime-reserved region (weft_reserved), as a global pointer.
+  mlir::Value reservedRegion(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Operation *op) const;
+  mlir::Value contextField(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Operation *op, size_t offset,
+                           mlir::Type type) const;
+  /// Atomic load/store of a scalar with a weft order and scope.
+  mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                   mlir::Value ptr, MemOrder order, MemScope scope) const;
+  void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+             mlir::Value ptr, MemOrder order, MemScope scope) const;
+};
+
+/// Base of the weft op patterns: an LLVM conversion pattern with access to
+/// the shared Lowering.
+template <typename Op>
+class WeftPattern : public mlir::ConvertOpToLLVMPattern<Op> {
+public:
+  WeftPattern(const mlir::LLVMTypeConverter &converter, const Lowering &lowering)
+      : mlir::ConvertOpToLLVMPattern<Op>(converter), lowering(lowering) {}
+
+protected:
+  const Lowering &lowering;
+};
+
+/// !weft.ptr<T> (any pointee) becomes the target's global pointer.
+void addPointerConversion(mlir::LLVMTypeConverter &converter,
+                          const TargetInfo &target);
+
+void populateMemoryPatterns(const mlir::LLVMTypeConverter &converter,
+                            const Lowering &lowering,
+                            mlir::RewritePatternSet &patterns);
+void populateSynchronizationPatterns(const mlir::LLVMTypeConverter &converter,
+                                     const Lowering &lowering,
+                                     mlir::RewritePatternSet &patterns);
+void populateMultimemPatterns(const mlir::LLVMTypeConverter &converter,
+                              const Lowering &lowering,
+                              mlir::RewritePatternSet &patterns);
+
+/// The TargetSpec of a pass's target options; reports bad targets on `op`.
+mlir::FailureOr<TargetSpec> parseTargetOption(mlir::Operation *op,
+                                              llvm::StringRef target,
+                                              unsigned numWarps);
+
+} // namespace weft
+
+#endif

@@ -1,0 +1,42 @@
+//===- LoweringUtils.h - small helpers shared by the lowering ---*- C++ -*-===//
+#ifndef WEFT_PASSES_WEFTTOLLVM_LOWERINGUTILS_H
+#define WEFT_PASSES_WEFTTOLLVM_LOWERINGUTILS_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace weft {
+
+inline mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc,
+                            int64_t v) {
+  return mlir::LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
+}
+inline mlir::Value i64Const(mlir::OpBuilder &b, mlir::Location loc,
+                            int64_t v) {
+  return mlir::LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
+}
+
+/// `base + offset` bytes, keeping base's pointer type.
+mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value base, mlir::Value offset);
+
+/// The external function `name` of the module around `from`, declared on
+/// first use.
+mlir::LLVM::LLVMFuncOp declareFunction(mlir::OpBuilder &b,
+                                       mlir::Operation *from,
+                                       llvm::StringRef name,
+                                       mlir::LLVM::LLVMFunctionType type);
+
+/// Emits `if (cond) { then() }` with LLVM blocks; the builder ends after
+/// the join. `then` may yield values (one per `resultTypes`), which merge
+/// with `otherwise` on the false path.
+llvm::SmallVector<mlir::Value>
+emitIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond,
+       mlir::TypeRange resultTypes,
+       llvm::function_ref<llvm::SmallVector<mlir::Value>()> then,
+       mlir::ValueRange otherwise);
+
+} // namespace weft
+
+#endif

@@ -1,0 +1,240 @@
+//===- MemoryOpsToLLVM.cpp - queries, addresses, loads, stores, atomics ---===//
+#include "KernelContext.h"
+#include "Lowering.h"
+#include "LoweringUtils.h"
+#include "TargetInfos.h"
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+struct RankOpLowering : WeftPattern<RankOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(RankOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.contextField(
+                               rewriter, op.getLoc(), op,
+                               offsetof(weft_kernel_context, rank),
+                               rewriter.getI32Type()));
+    return success();
+  }
+};
+
+struct NumRanksOpLowering : WeftPattern<NumRanksOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(NumRanksOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.contextField(
+                               rewriter, op.getLoc(), op,
+                               offsetof(weft_kernel_context, num_ranks),
+                               rewriter.getI32Type()));
+    return success();
+  }
+};
+
+struct ProgramIdOpLowering : WeftPattern<ProgramIdOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(ProgramIdOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.target.programId(
+                               rewriter, op.getLoc(), op.getAxis(),
+                               lowering.hiddenArgs(op)));
+    return success();
+  }
+};
+
+struct NumProgramsOpLowering : WeftPattern<NumProgramsOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(NumProgramsOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.target.numPrograms(
+                               rewriter, op.getLoc(), op.getAxis(),
+                               lowering.hiddenArgs(op)));
+    return success();
+  }
+};
+
+struct AddPtrOpLowering : WeftPattern<AddPtrOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type pointee = cast<PtrType>(op.getPtr().getType()).getPointee();
+    Type elem = getTypeConverter()->convertType(pointee);
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
+        op, adaptor.getPtr().getType(), elem, adaptor.getPtr(),
+        ValueRange{adaptor.getOffset()});
+    return success();
+  }
+};
+
+struct TranslateOpLowering : WeftPattern<TranslateOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(TranslateOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, lowering.translate(rewriter, op.getLoc(), op,
+                                              adaptor.getPtr(),
+                                              adaptor.getPeer()));
+    return success();
+  }
+};
+
+/// With NVLS live, the address in the multicast mapping; otherwise the
+/// pointer itself, which the multimem fallback translates per peer.
+struct MulticastOpLowering : WeftPattern<MulticastOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(MulticastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    Value flags = lowering.contextField(rewriter, loc, op,
+                                        offsetof(weft_kernel_context, flags),
+                                        rewriter.getI32Type());
+    Value on = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::ne,
+        LLVM::AndOp::create(rewriter, loc, flags,
+                            i32Const(rewriter, loc, WEFT_CTX_MULTICAST)),
+        i32Const(rewriter, loc, 0));
+    Value mcBase = lowering.contextField(
+        rewriter, loc, op, offsetof(weft_kernel_context, multicast_base), i64);
+    Value base = LLVM::PtrToIntOp::create(
+        rewriter, loc, i64, lowering.reservedRegion(rewriter, loc, op));
+    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getPtr());
+    Value mapped = LLVM::AddOp::create(
+        rewriter, loc, LLVM::SubOp::create(rewriter, loc, addr, base), mcBase);
+    Value chosen = LLVM::SelectOp::create(rewriter, loc, on, mapped, addr);
+    rewriter.replaceOpWithNewOp<LLVM::IntToPtrOp>(op, adaptor.getPtr().getType(),
+                                                  chosen);
+    return success();
+  }
+};
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return LLVM::ZeroOp::create(b, loc, type);
+}
+
+struct LoadOpLowering : WeftPattern<LoadOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getType());
+    auto emit = [&] {
+      return SmallVector<Value>{lowering.load(rewriter, loc, type,
+                                              adaptor.getPtr(), op.getOrder(),
+                                              op.getScope())};
+    };
+    if (!adaptor.getMask()) {
+      rewriter.replaceOp(op, emit());
+      return success();
+    }
+    Value other = adaptor.getOther() ? adaptor.getOther()
+                                     : zeroOf(rewriter, loc, type);
+    rewriter.replaceOp(op, emitIf(rewriter, loc, adaptor.getMask(), {type},
+                                  emit, {other}));
+    return success();
+  }
+};
+
+struct StoreOpLowering : WeftPattern<StoreOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // A release store publishes the writes of every thread of the program.
+    if (op.getOrder() == MemOrder::release &&
+        !lowering.target.singleThreadPrograms())
+      lowering.target.programBarrier(rewriter, loc);
+    auto emit = [&] {
+      lowering.store(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
+                     op.getOrder(), op.getScope());
+      return SmallVector<Value>{};
+    };
+    if (adaptor.getMask())
+      emitIf(rewriter, loc, adaptor.getMask(), {}, emit, {});
+    else
+      emit();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+bool releases(MemOrder order) {
+  return order == MemOrder::release || order == MemOrder::acq_rel;
+}
+bool acquires(MemOrder order) {
+  return order == MemOrder::acquire || order == MemOrder::acq_rel;
+}
+
+/// Scalar atomics execute once per program; every thread gets the result.
+struct AtomicRMWOpLowering : WeftPattern<AtomicRMWOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = adaptor.getValue().getType();
+    auto rmw = [&] {
+      return SmallVector<Value>{lowering.target.atomicRMW(
+          rewriter, loc, op.getKind(), adaptor.getPtr(), adaptor.getValue(),
+          op.getOrder(), op.getScope())};
+    };
+    auto guarded = [&] {
+      if (!adaptor.getMask())
+        return rmw();
+      return emitIf(rewriter, loc, adaptor.getMask(), {type}, rmw,
+                    {zeroOf(rewriter, loc, type)});
+    };
+    rewriter.replaceOp(op, lowering.oncePerProgram(
+                               rewriter, loc, {type}, releases(op.getOrder()),
+                               acquires(op.getOrder()), guarded));
+    return success();
+  }
+};
+
+struct AtomicCASOpLowering : WeftPattern<AtomicCASOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(AtomicCASOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = adaptor.getValue().getType();
+    MemOrder order = op.getOrder();
+    // A failed exchange only reads: it keeps the acquire part, if any.
+    MemOrder failure = acquires(order) ? MemOrder::acquire : MemOrder::relaxed;
+    auto cas = [&] {
+      auto xchg = LLVM::AtomicCmpXchgOp::create(
+          rewriter, loc, adaptor.getPtr(), adaptor.getCmp(), adaptor.getValue(),
+          toLLVMOrdering(order), toLLVMOrdering(failure),
+          lowering.target.syncScope(op.getScope()));
+      return SmallVector<Value>{
+          LLVM::ExtractValueOp::create(rewriter, loc, xchg, 0)};
+    };
+    rewriter.replaceOp(op, lowering.oncePerProgram(rewriter, loc, {type},
+                                                   releases(order),
+                                                   acquires(order), cas));
+    return success();
+  }
+};
+
+struct FenceOpLowering : WeftPattern<FenceOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(FenceOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    lowering.target.fence(rewriter, op.getLoc(), op.getOrder(), op.getScope());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateMemoryPatterns(const LLVMTypeConverter &converter,
+                            const Lowering &lowering,
+                            RewritePatternSet &patterns) {
+  patterns.add<RankOpLowering, NumRanksOpLowering, ProgramIdOpLowering,
+               NumProgramsOpLowering, AddPtrOpLowering, TranslateOpLowering,
+               MulticastOpLowering, LoadOpLowering, StoreOpLowering,
+               AtomicRMWOpLowering, AtomicCASOpLowering, FenceOpLowering>(
+      converter, lowering);
+}
+
+} // namespace weft

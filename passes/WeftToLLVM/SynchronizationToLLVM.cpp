@@ -1,0 +1,172 @@
+//===- SynchronizationToLLVM.cpp - signal, wait, barrier ------------------===//
+//
+// The program-level model (docs/memory-model.md): a signal joins the
+// program's threads and one thread releases; a wait has one thread poll
+// with relaxed loads, acquire with a fence, and the threads join; the
+// device-wide barrier combines a per-rank arrival counter with per-peer
+// monotonic arrival counts in the reserved region.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelContext.h"
+#include "Lowering.h"
+#include "LoweringUtils.h"
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+struct SignalOpLowering : WeftPattern<SignalOp> {
+  using WeftPattern::WeftPattern;
+
+  LogicalResult matchAndRewrite(SignalOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool release = op.getOrder() == MemOrder::release;
+    lowering.oncePerProgram(rewriter, loc, {}, release, /*joinAfter=*/false, [&] {
+      if (op.getKind() == SignalKind::set)
+        lowering.store(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
+                       op.getOrder(), op.getScope());
+      else
+        lowering.target.atomicRMW(rewriter, loc, RMWKind::add, adaptor.getPtr(),
+                                  adaptor.getValue(), op.getOrder(),
+                                  op.getScope());
+      return SmallVector<Value>{};
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WaitOpLowering : WeftPattern<WaitOp> {
+  using WeftPattern::WeftPattern;
+
+  LogicalResult matchAndRewrite(WaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = adaptor.getValue().getType();
+    auto seen = lowering.oncePerProgram(
+        rewriter, loc, {type}, /*releaseBefore=*/false, /*joinAfter=*/true, [&] {
+          Value value = lowering.poll(rewriter, loc, op, adaptor.getPtr(),
+                                      adaptor.getValue(), op.getCmp(),
+                                      op.getScope());
+          // Relaxed polls plus one acquire fence: the acquire pattern
+          // without an ordered load per iteration.
+          if (op.getOrder() == MemOrder::acquire)
+            lowering.target.fence(rewriter, loc, MemOrder::acquire,
+                                  op.getScope());
+          return SmallVector<Value>{value};
+        });
+    rewriter.replaceOp(op, seen);
+    return success();
+  }
+};
+
+struct BarrierOpLowering : WeftPattern<BarrierOp> {
+  using WeftPattern::WeftPattern;
+
+  LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetInfo &target = lowering.target;
+    Type i32 = rewriter.getI32Type();
+    Type i64 = rewriter.getI64Type();
+    lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/true,
+                            /*joinAfter=*/true, [&] {
+      Value reserved = lowering.reservedRegion(rewriter, loc, op);
+      auto field = [&](size_t offset) {
+        return byteOffset(rewriter, loc, reserved, i64Const(rewriter, loc, offset));
+      };
+      Value countPtr = field(offsetof(weft_reserved, barrier_count));
+      Value genPtr = field(offsetof(weft_reserved, barrier_gen));
+
+      HiddenArgs hidden = lowering.hiddenArgs(op);
+      Value programs = target.numPrograms(rewriter, loc, Axis::x, hidden);
+      for (Axis axis : {Axis::y, Axis::z})
+        programs = LLVM::MulOp::create(
+            rewriter, loc, programs,
+            target.numPrograms(rewriter, loc, axis, hidden));
+
+      // The generation cannot move before every program of this rank has
+      // arrived, so reading it first names the barrier we are in.
+      Value gen = lowering.load(rewriter, loc, i32, genPtr, MemOrder::acquire,
+                                MemScope::gpu);
+      Value arrived = target.atomicRMW(rewriter, loc, RMWKind::add, countPtr,
+                                       i32Const(rewriter, loc, 1),
+                                       MemOrder::acq_rel, MemScope::gpu);
+      Value last = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq, arrived,
+          LLVM::SubOp::create(rewriter, loc, programs, i32Const(rewriter, loc, 1)));
+      Value nextGen = LLVM::AddOp::create(rewriter, loc, gen,
+                                          i32Const(rewriter, loc, 1));
+
+      Block *before = rewriter.getInsertionBlock();
+      Block *join = before->splitBlock(rewriter.getInsertionPoint());
+      Block *leader = rewriter.createBlock(join);
+      Block *follower = rewriter.createBlock(join);
+      rewriter.setInsertionPointToEnd(before);
+      LLVM::CondBrOp::create(rewriter, loc, last, leader, follower);
+
+      // The last program of this rank to arrive tells every rank, waits for
+      // every rank, then opens the barrier for this rank's programs.
+      rewriter.setInsertionPointToEnd(leader);
+      lowering.store(rewriter, loc, i32Const(rewriter, loc, 0), countPtr,
+                     MemOrder::relaxed, MemScope::gpu);
+      Value ctx = hidden.context;
+      Value rank = loadContextField(rewriter, loc, ctx,
+                                    offsetof(weft_kernel_context, rank), i32);
+      Value ranks = loadContextField(
+          rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
+      Value slot = LLVM::AddOp::create(
+          rewriter, loc,
+          LLVM::MulOp::create(rewriter, loc,
+                              LLVM::ZExtOp::create(rewriter, loc, i64, rank),
+                              i64Const(rewriter, loc, sizeof(uint64_t))),
+          i64Const(rewriter, loc, offsetof(weft_reserved, barrier_arrive)));
+      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
+        Value peerReserved = lowering.translate(rewriter, loc, op, reserved, peer);
+        target.atomicRMW(rewriter, loc, RMWKind::add,
+                         byteOffset(rewriter, loc, peerReserved, slot),
+                         i64Const(rewriter, loc, 1), MemOrder::release,
+                         MemScope::sys);
+      });
+      Value epoch = LLVM::ZExtOp::create(rewriter, loc, i64, nextGen);
+      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
+        Value offset = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc,
+                                LLVM::ZExtOp::create(rewriter, loc, i64, peer),
+                                i64Const(rewriter, loc, sizeof(uint64_t))),
+            i64Const(rewriter, loc, offsetof(weft_reserved, barrier_arrive)));
+        lowering.poll(rewriter, loc, op, byteOffset(rewriter, loc, reserved, offset),
+                      epoch, WaitPredicate::ge, MemScope::sys);
+      });
+      target.fence(rewriter, loc, MemOrder::acquire, MemScope::sys);
+      lowering.store(rewriter, loc, nextGen, genPtr, MemOrder::release,
+                     MemScope::gpu);
+      LLVM::BrOp::create(rewriter, loc, join);
+
+      rewriter.setInsertionPointToEnd(follower);
+      lowering.poll(rewriter, loc, op, genPtr, gen, WaitPredicate::ne,
+                    MemScope::gpu);
+      target.fence(rewriter, loc, MemOrder::acquire, MemScope::gpu);
+      LLVM::BrOp::create(rewriter, loc, join);
+
+      rewriter.setInsertionPointToStart(join);
+      return SmallVector<Value>{};
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateSynchronizationPatterns(const LLVMTypeConverter &converter,
+                                     const Lowering &lowering,
+                                     RewritePatternSet &patterns) {
+  patterns.add<SignalOpLowering, WaitOpLowering, BarrierOpLowering>(converter,
+                                                                    lowering);
+}
+
+} // namespace weft

@@ -1,0 +1,101 @@
+//===- TargetInfo.cpp - shared parts of the target descriptions -----------===//
+#include "weft/Conversion/TargetInfo.h"
+
+#include "TargetInfos.h"
+
+using namespace mlir;
+
+namespace weft {
+
+TargetInfo::~TargetInfo() = default;
+
+std::unique_ptr<TargetInfo> TargetInfo::create(const TargetSpec &spec) {
+  switch (spec.kind) {
+  case TargetKind::NVPTX:
+    return createNVPTXTargetInfo(spec);
+  case TargetKind::AMDGPU:
+    return createAMDGPUTargetInfo(spec);
+  case TargetKind::Host:
+    return createHostTargetInfo(spec);
+  }
+  return nullptr;
+}
+
+LLVM::LLVMPointerType TargetInfo::globalPtrType(MLIRContext *ctx) const {
+  return LLVM::LLVMPointerType::get(ctx, spec.globalAddressSpace());
+}
+
+SmallVector<Type> TargetInfo::hiddenArgTypes(MLIRContext *ctx) const {
+  return {LLVM::LLVMPointerType::get(ctx)};
+}
+
+static LLVM::AtomicOrdering toLLVM(MemOrder order) {
+  switch (order) {
+  case MemOrder::weak:
+    return LLVM::AtomicOrdering::not_atomic;
+  case MemOrder::relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case MemOrder::acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case MemOrder::release:
+    return LLVM::AtomicOrdering::release;
+  case MemOrder::acq_rel:
+    return LLVM::AtomicOrdering::acq_rel;
+  case MemOrder::seq_cst:
+    return LLVM::AtomicOrdering::seq_cst;
+  }
+  return LLVM::AtomicOrdering::seq_cst;
+}
+
+LLVM::AtomicOrdering toLLVMOrdering(MemOrder order) { return toLLVM(order); }
+
+static LLVM::AtomicBinOp toLLVM(RMWKind kind) {
+  switch (kind) {
+  case RMWKind::add:
+    return LLVM::AtomicBinOp::add;
+  case RMWKind::fadd:
+    return LLVM::AtomicBinOp::fadd;
+  case RMWKind::max:
+    return LLVM::AtomicBinOp::max;
+  case RMWKind::min:
+    return LLVM::AtomicBinOp::min;
+  case RMWKind::umax:
+    return LLVM::AtomicBinOp::umax;
+  case RMWKind::umin:
+    return LLVM::AtomicBinOp::umin;
+  case RMWKind::and_:
+    return LLVM::AtomicBinOp::_and;
+  case RMWKind::or_:
+    return LLVM::AtomicBinOp::_or;
+  case RMWKind::xor_:
+    return LLVM::AtomicBinOp::_xor;
+  case RMWKind::xchg:
+    return LLVM::AtomicBinOp::xchg;
+  }
+  return LLVM::AtomicBinOp::xchg;
+}
+
+static StringAttr scopeAttr(OpBuilder &b, StringRef scope) {
+  return scope.empty() ? StringAttr() : b.getStringAttr(scope);
+}
+
+Value TargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
+                            Value ptr, Value value, MemOrder order,
+                            MemScope scope) const {
+  auto op = LLVM::AtomicRMWOp::create(b, loc, toLLVM(kind), ptr, value,
+                                      toLLVM(order));
+  op.setSyncscopeAttr(scopeAttr(b, syncScope(scope)));
+  return op.getResult();
+}
+
+void TargetInfo::fence(OpBuilder &b, Location loc, MemOrder order,
+                       MemScope scope) const {
+  LLVM::FenceOp::create(b, loc, toLLVM(order), syncScope(scope));
+}
+
+Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
+                           Value) const {
+  return {};
+}
+
+} // namespace weft

@@ -1,0 +1,127 @@
+//===- TargetInfoAMDGPU.cpp - gfx942 --------------------------------------===//
+//
+// Everything goes through LLVM atomics with AMDGPU syncscopes; the backend
+// adds the cache maintenance (buffer_wbl2 / buffer_inv) each scope needs.
+// There is no multicast hardware: multimem ops use the unicast fallback.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelContext.h"
+#include "LoweringUtils.h"
+#include "TargetInfos.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+/// Kernel arguments and the dispatch packet live in the constant address
+/// space: loads from it are scalar (s_load) and cached.
+constexpr unsigned kConstantAddressSpace = 4;
+
+class AMDGPUTargetInfo : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  SmallVector<Type> hiddenArgTypes(MLIRContext *ctx) const override {
+    return {LLVM::LLVMPointerType::get(ctx, kConstantAddressSpace)};
+  }
+
+  void finalizeKernel(LLVM::LLVMFuncOp kernel, OpBuilder &b) const override {
+    kernel->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(),
+                    b.getUnitAttr());
+    std::string size = std::to_string(spec.threadsPerProgram());
+    kernel->setAttr(ROCDL::ROCDLDialect::getFlatWorkGroupSizeAttrName(),
+                    b.getStringAttr(size + "," + size));
+    unsigned ctxArg = kernel.getNumArguments() - 1;
+    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getByRefAttrName(),
+                      TypeAttr::get(getKernelContextType(kernel.getContext())));
+    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getAlignAttrName(),
+                      b.getI64IntegerAttr(8));
+  }
+
+  Value programId(OpBuilder &b, Location loc, Axis axis,
+                  const HiddenArgs &) const override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case Axis::x:
+      return ROCDL::BlockIdXOp::create(b, loc, i32);
+    case Axis::y:
+      return ROCDL::BlockIdYOp::create(b, loc, i32);
+    case Axis::z:
+      return ROCDL::BlockIdZOp::create(b, loc, i32);
+    }
+    return {};
+  }
+
+  /// ceil(grid_size / workgroup_size) from the HSA dispatch packet; the
+  /// ROCDL grid-dim ops call into the device libraries, which we don't link.
+  Value numPrograms(OpBuilder &b, Location loc, Axis axis,
+                    const HiddenArgs &) const override {
+    auto constPtr = LLVM::LLVMPointerType::get(b.getContext(),
+                                               kConstantAddressSpace);
+    Value packet = LLVM::CallIntrinsicOp::create(
+                       b, loc, constPtr,
+                       b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+                       ValueRange{})
+                       .getResult(0);
+    unsigned a = static_cast<unsigned>(axis);
+    // hsa_kernel_dispatch_packet_t: u16 workgroup_size_{x,y,z} at 4,
+    // u32 grid_size_{x,y,z} at 12.
+    Value wg = LLVM::LoadOp::create(
+        b, loc, b.getI16Type(),
+        byteOffset(b, loc, packet, i64Const(b, loc, 4 + 2 * a)), 2,
+        false, false, /*isInvariant=*/true);
+    Value grid = LLVM::LoadOp::create(
+        b, loc, b.getI32Type(),
+        byteOffset(b, loc, packet, i64Const(b, loc, 12 + 4 * a)), 4,
+        false, false, /*isInvariant=*/true);
+    Value wg32 = LLVM::ZExtOp::create(b, loc, b.getI32Type(), wg);
+    Value sum = LLVM::AddOp::create(
+        b, loc, grid, LLVM::SubOp::create(b, loc, wg32, i32Const(b, loc, 1)));
+    return LLVM::UDivOp::create(b, loc, sum, wg32);
+  }
+
+  Value threadId(OpBuilder &b, Location loc) const override {
+    return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
+  }
+
+  void programBarrier(OpBuilder &b, Location loc) const override {
+    ROCDL::BarrierOp::create(b, loc);
+  }
+
+  StringRef syncScope(MemScope scope) const override {
+    switch (scope) {
+    case MemScope::cta:
+      return "workgroup";
+    case MemScope::gpu:
+      return "agent";
+    case MemScope::sys:
+      return "";
+    }
+    return "";
+  }
+
+  /// s_memrealtime counts at a constant 100 MHz.
+  Value timerNs(OpBuilder &b, Location loc) const override {
+    Value ticks = LLVM::CallIntrinsicOp::create(
+                      b, loc, b.getI64Type(),
+                      b.getStringAttr("llvm.amdgcn.s.memrealtime"),
+                      ValueRange{})
+                      .getResult(0);
+    return LLVM::MulOp::create(b, loc, ticks, i64Const(b, loc, 10));
+  }
+
+  void pollPause(OpBuilder &b, Location loc) const override {
+    ROCDL::SSleepOp::create(b, loc, b.getI32IntegerAttr(1));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(const TargetSpec &spec) {
+  return std::make_unique<AMDGPUTargetInfo>(spec);
+}
+
+} // namespace weft

@@ -1,0 +1,376 @@
+//===- TargetInfoNVPTX.cpp - sm_90 ----------------------------------------===//
+//
+// LLVM 22's NVPTX backend drops the ordering and scope of `atomicrmw` (it
+// emits a relaxed, gpu-scoped `atom.global.add`), so read-modify-write
+// atomics are inline PTX `atom.<sem>.<scope>.global.<op>.<type>`. Loads,
+// stores, fences and cmpxchg keep their order and scope through LLVM.
+// Multimem has no LLVM intrinsic: inline PTX as well.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelContext.h"
+#include "TargetInfos.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+StringRef ptxScope(MemScope scope) {
+  switch (scope) {
+  case MemScope::cta:
+    return "cta";
+  case MemScope::gpu:
+    return "gpu";
+  case MemScope::sys:
+    return "sys";
+  }
+  return "sys";
+}
+
+StringRef ptxSem(MemOrder order) {
+  switch (order) {
+  case MemOrder::relaxed:
+    return "relaxed";
+  case MemOrder::acquire:
+    return "acquire";
+  case MemOrder::release:
+    return "release";
+  default:
+    return "acq_rel";
+  }
+}
+
+/// The register class of an inline-asm operand of type `type`.
+char regClass(Type type) {
+  if (type.isF32())
+    return 'f';
+  if (type.isF64())
+    return 'd';
+  unsigned width = type.getIntOrFloatBitWidth();
+  return width == 16 ? 'h' : width == 64 ? 'l' : 'r';
+}
+
+/// "u32", "s64", "f32", "b64", "f16", "bf16" for an atom instruction.
+std::string atomType(RMWKind kind, Type type) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (kind == RMWKind::fadd)
+    return type.isBF16() ? "bf16" : ("f" + std::to_string(width));
+  switch (kind) {
+  case RMWKind::max:
+  case RMWKind::min:
+    return "s" + std::to_string(width);
+  case RMWKind::add:
+  case RMWKind::umax:
+  case RMWKind::umin:
+    return "u" + std::to_string(width);
+  default:
+    return "b" + std::to_string(width);
+  }
+}
+
+StringRef atomOp(RMWKind kind) {
+  switch (kind) {
+  case RMWKind::add:
+  case RMWKind::fadd:
+    return "add";
+  case RMWKind::max:
+  case RMWKind::umax:
+    return "max";
+  case RMWKind::min:
+  case RMWKind::umin:
+    return "min";
+  case RMWKind::and_:
+    return "and";
+  case RMWKind::or_:
+    return "or";
+  case RMWKind::xor_:
+    return "xor";
+  case RMWKind::xchg:
+    return "exch";
+  }
+  return "exch";
+}
+
+class NVPTXTargetInfo : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  void finalizeKernel(LLVM::LLVMFuncOp kernel, OpBuilder &b) const override {
+    MLIRContext *ctx = kernel.getContext();
+    kernel->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    kernel->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                    b.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(spec.threadsPerProgram()), 1, 1}));
+    // The context arrives by value in the parameter space; grid_constant
+    // lets the kernel address it there instead of copying it to the stack.
+    unsigned ctxArg = kernel.getNumArguments() - 1;
+    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(getKernelContextType(ctx)));
+    kernel.setArgAttr(ctxArg, NVVM::NVVMDialect::getGridConstantAttrName(),
+                      b.getUnitAttr());
+    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getAlignAttrName(),
+                      b.getI64IntegerAttr(8));
+  }
+
+  Value programId(OpBuilder &b, Location loc, Axis axis,
+                  const HiddenArgs &) const override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case Axis::x:
+      return NVVM::BlockIdXOp::create(b, loc, i32);
+    case Axis::y:
+      return NVVM::BlockIdYOp::create(b, loc, i32);
+    case Axis::z:
+      return NVVM::BlockIdZOp::create(b, loc, i32);
+    }
+    return {};
+  }
+
+  Value numPrograms(OpBuilder &b, Location loc, Axis axis,
+                    const HiddenArgs &) const override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case Axis::x:
+      return NVVM::GridDimXOp::create(b, loc, i32);
+    case Axis::y:
+      return NVVM::GridDimYOp::create(b, loc, i32);
+    case Axis::z:
+      return NVVM::GridDimZOp::create(b, loc, i32);
+    }
+    return {};
+  }
+
+  Value threadId(OpBuilder &b, Location loc) const override {
+    return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  }
+
+  void programBarrier(OpBuilder &b, Location loc) const override {
+    NVVM::Barrier0Op::create(b, loc);
+  }
+
+  StringRef syncScope(MemScope scope) const override {
+    switch (scope) {
+    case MemScope::cta:
+      return "block";
+    case MemScope::gpu:
+      return "device";
+    case MemScope::sys:
+      return "";
+    }
+    return "";
+  }
+
+  Value atomicRMW(OpBuilder &b, Location loc, RMWKind kind, Value ptr,
+                  Value value, MemOrder order, MemScope scope) const override {
+    Type type = value.getType();
+    std::string asmText = llvm::formatv(
+        "atom.{0}.{1}.global.{2}{3}.{4} $0, [$1], $2;", ptxSem(order),
+        ptxScope(scope), atomOp(kind),
+        // f16/bf16 additions exist only in the no-flush-to-zero form.
+        kind == RMWKind::fadd && type.getIntOrFloatBitWidth() == 16 ? ".noftz"
+                                                                     : "",
+        atomType(kind, type));
+    char rc = regClass(type);
+    std::string constraints = std::string("=") + rc + ",l," + rc + ",~{memory}";
+    auto inlineAsm = LLVM::InlineAsmOp::create(
+        b, loc, type, ValueRange{ptr, value}, asmText, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, /*asm_dialect=*/LLVM::AsmDialectAttr(),
+        /*operand_attrs=*/ArrayAttr());
+    return inlineAsm.getResult(0);
+  }
+
+  Value timerNs(OpBuilder &b, Location loc) const override {
+    return NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
+  }
+
+  void pollPause(OpBuilder &, Location) const override {
+    // Spin without sleeping: nanosleep would add its latency to every
+    // signal-to-wakeup path, and a GPU wait has no one to yield to.
+  }
+
+  bool hasMultimem() const override { return true; }
+  Value multimem(OpBuilder &b, Location loc, Operation *op, Value mptr,
+                 Value value) const override;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Multimem (NVLS) as inline PTX
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// How a multimem value travels through PTX registers: `count` registers of
+/// `regType`, each holding one f32/i32/i64 or a pair of f16/bf16.
+struct MultimemRegs {
+  Type regType;
+  unsigned count;
+  std::string ptxType; // "f32", "bf16x2", "u32", "s64", ...
+};
+
+MultimemRegs multimemRegs(OpBuilder &b, Type valueType, MultimemReduce kind) {
+  Type elem = valueType;
+  unsigned lanes = 1;
+  if (auto vec = dyn_cast<VectorType>(valueType)) {
+    elem = vec.getElementType();
+    lanes = vec.getNumElements();
+  }
+  if (elem.isF32())
+    return {b.getF32Type(), lanes, "f32"};
+  if (elem.isF16() || elem.isBF16())
+    return {b.getI32Type(), lanes / 2, elem.isF16() ? "f16x2" : "bf16x2"};
+  unsigned width = elem.getIntOrFloatBitWidth();
+  bool isSigned = kind == MultimemReduce::min || kind == MultimemReduce::max;
+  return {b.getIntegerType(width), 1,
+          (isSigned ? "s" : "u") + std::to_string(width)};
+}
+
+StringRef multimemOp(MultimemReduce kind) {
+  switch (kind) {
+  case MultimemReduce::add:
+    return "add";
+  case MultimemReduce::min:
+  case MultimemReduce::umin:
+    return "min";
+  case MultimemReduce::max:
+  case MultimemReduce::umax:
+    return "max";
+  }
+  return "add";
+}
+
+/// ".relaxed.sys", ".release.sys", or "" for a weak access.
+std::string multimemSem(MemOrder order, MemScope scope) {
+  if (order == MemOrder::weak)
+    return "";
+  return ("." + ptxSem(order) + "." + ptxScope(scope)).str();
+}
+
+/// ".acc::f32" on f16/bf16 additions: peers accumulate in f32 for precision.
+StringRef accumulator(const MultimemRegs &regs, MultimemReduce kind) {
+  bool half = regs.ptxType == "f16x2" || regs.ptxType == "bf16x2";
+  return half && kind == MultimemReduce::add ? ".acc::f32" : "";
+}
+
+std::string vectorSuffix(const MultimemRegs &regs) {
+  return regs.count > 1 ? ".v" + std::to_string(regs.count) : "";
+}
+
+/// "{$0, $1, $2, $3}" for `count` operands starting at `first`.
+std::string regList(unsigned first, unsigned count) {
+  SmallVector<std::string> names;
+  for (unsigned i = 0; i < count; ++i)
+    names.push_back("$" + std::to_string(first + i));
+  return count == 1 ? names.front() : "{" + llvm::join(names, ", ") + "}";
+}
+
+/// Splits `value` into the registers PTX expects.
+SmallVector<Value> toRegs(OpBuilder &b, Location loc, Value value,
+                          const MultimemRegs &regs) {
+  if (regs.count == 1 && !isa<VectorType>(value.getType()))
+    return {value};
+  auto vecType = VectorType::get({regs.count}, regs.regType);
+  Value vec = LLVM::BitcastOp::create(b, loc, vecType, value);
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < regs.count; ++i)
+    out.push_back(LLVM::ExtractElementOp::create(
+        b, loc, vec, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i)));
+  return out;
+}
+
+/// Reassembles registers returned by inline asm into `type`.
+Value fromRegs(OpBuilder &b, Location loc, Value asmResult, Type type,
+               const MultimemRegs &regs) {
+  if (regs.count == 1 && !isa<VectorType>(type))
+    return asmResult;
+  auto vecType = VectorType::get({regs.count}, regs.regType);
+  Value vec = LLVM::PoisonOp::create(b, loc, vecType);
+  for (unsigned i = 0; i < regs.count; ++i) {
+    Value reg = regs.count == 1
+                    ? asmResult
+                    : LLVM::ExtractValueOp::create(b, loc, asmResult, i);
+    vec = LLVM::InsertElementOp::create(
+        b, loc, vec, reg, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
+  }
+  return LLVM::BitcastOp::create(b, loc, type, vec);
+}
+
+Value emitAsm(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
+              StringRef text, StringRef constraints) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  return resultType ? op.getResult(0) : Value();
+}
+
+} // namespace
+
+Value NVPTXTargetInfo::multimem(OpBuilder &b, Location loc, Operation *op,
+                                Value mptr, Value value) const {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), mptr);
+  if (auto ld = dyn_cast<MultimemLdReduceOp>(op)) {
+    Type type = ld.getResult().getType();
+    MultimemRegs regs = multimemRegs(b, type, ld.getKind());
+    std::string text = llvm::formatv(
+        "multimem.ld_reduce{0}.global.{1}{2}{3}.{4} {5}, [${6}];",
+        multimemSem(ld.getOrder(), ld.getScope()), multimemOp(ld.getKind()),
+        accumulator(regs, ld.getKind()), vectorSuffix(regs), regs.ptxType,
+        regList(0, regs.count), regs.count);
+    std::string constraints;
+    char rc = regClass(regs.regType);
+    for (unsigned i = 0; i < regs.count; ++i)
+      constraints += std::string("=") + rc + ",";
+    constraints += "l,~{memory}";
+    Type asmType = regs.count == 1
+                       ? regs.regType
+                       : LLVM::LLVMStructType::getLiteral(
+                             b.getContext(),
+                             SmallVector<Type>(regs.count, regs.regType));
+    Value result = emitAsm(b, loc, asmType, {addr}, text, constraints);
+    return fromRegs(b, loc, result, type, regs);
+  }
+
+  bool isStore = isa<MultimemStoreOp>(op);
+  auto kind = isStore ? MultimemReduce::add
+                      : cast<MultimemRedOp>(op).getKind();
+  MemOrder order = isStore ? cast<MultimemStoreOp>(op).getOrder()
+                           : cast<MultimemRedOp>(op).getOrder();
+  MemScope scope = isStore ? cast<MultimemStoreOp>(op).getScope()
+                           : cast<MultimemRedOp>(op).getScope();
+  MultimemRegs regs = multimemRegs(b, value.getType(), kind);
+  // multimem.st has no signedness: integer stores are plain bit moves.
+  std::string ptxType = regs.ptxType;
+  if (isStore && ptxType[0] == 's')
+    ptxType[0] = 'u';
+  std::string text =
+      isStore ? llvm::formatv("multimem.st{0}.global{1}.{2} [$0], {3};",
+                              multimemSem(order, scope), vectorSuffix(regs),
+                              ptxType, regList(1, regs.count))
+                    .str()
+              : llvm::formatv("multimem.red{0}.global.{1}{2}{3}.{4} [$0], {5};",
+                              multimemSem(order, scope), multimemOp(kind),
+                              accumulator(regs, kind), vectorSuffix(regs),
+                              ptxType, regList(1, regs.count))
+                    .str();
+  std::string constraints = "l";
+  for (unsigned i = 0; i < regs.count; ++i)
+    constraints += std::string(",") + regClass(regs.regType);
+  constraints += ",~{memory}";
+  SmallVector<Value> operands{addr};
+  llvm::append_range(operands, toRegs(b, loc, value, regs));
+  emitAsm(b, loc, Type(), operands, text, constraints);
+  return {};
+}
+
+std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const TargetSpec &spec) {
+  return std::make_unique<NVPTXTargetInfo>(spec);
+}
+
+} // namespace weft
