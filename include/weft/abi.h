@@ -63,7 +63,7 @@ typedef struct weft_wait_error {
   int32_t rank;
   uint32_t program[3];
   uint32_t cmp;         /* weft::WaitPredicate value */
-  uint64_t flag_offset; /* heap offset of the awaited flag */
+  uint64_t flag_address; /* of the awaited flag; the runtime finds its heap */
   uint64_t expected;
   uint64_t last_seen;
   uint8_t pad_[16];

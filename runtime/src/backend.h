@@ -24,6 +24,14 @@ weft_status weft_bootstrap_allgather(weft_bootstrap *bs, const void *mine,
  * dup of myfd). The caller closes them. */
 weft_status weft_bootstrap_allgather_fd(weft_bootstrap *bs, int myfd, int *fds);
 weft_status weft_bootstrap_barrier(weft_bootstrap *bs);
+/* Collective, for setup steps that can fail on some ranks only. Every rank
+ * contributes its local verdict `mine` (when it is a failure, the calling
+ * thread's weft_fail message goes with it) and `len` bytes of payload.
+ * Every rank returns its own failure if it had one, else the first failing
+ * rank's ("rank N: message"), else success with all[] (len * number of
+ * ranks bytes) filled in. */
+weft_status weft_bootstrap_agree(weft_bootstrap *bs, weft_status mine,
+                                 const void *payload, size_t len, void *all);
 
 /* Records a failure for the calling thread and returns `status`, so that
  * backends can write `return weft_fail(WEFT_ERROR_BACKEND, "...", ...)`.

@@ -1,0 +1,390 @@
+/*
+ * The HIP backend, on a dlopen'ed libamdhip64. Each rank drives one device
+ * and one non-blocking stream. The symmetric heap is fine-grained device
+ * memory (coherent across the GPUs of a node, as peer flags need) shared
+ * through HIP IPC handles; every peer's heap is mapped into this process.
+ * AMD GPUs have no multicast, so multicast_base is always 0.
+ *
+ * What does not call the runtime library (opening the device with the peer
+ * checks, the IPC-handle exchange, launch parameters) is gpu.c's, shared
+ * with the CUDA backend.
+ *
+ * Compile-verified only: no AMD GPU was available where this was written.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hip/hip_runtime_api.h>
+
+#include "gpu.h"
+
+#define WARP_SIZE 64
+
+/* X(function, return type, parameters), as hip_runtime_api.h declares them;
+ * checked against the header below. */
+#define HIP_FUNCTIONS(X)                                                       \
+  X(hipGetErrorName, const char *, (hipError_t))                               \
+  X(hipGetErrorString, const char *, (hipError_t))                             \
+  X(hipInit, hipError_t, (unsigned int))                                       \
+  X(hipGetDeviceCount, hipError_t, (int *))                                    \
+  X(hipSetDevice, hipError_t, (int))                                           \
+  X(hipDeviceGetPCIBusId, hipError_t, (char *, int, int))                      \
+  X(hipDeviceGetByPCIBusId, hipError_t, (int *, const char *))                 \
+  X(hipDeviceCanAccessPeer, hipError_t, (int *, int, int))                     \
+  X(hipStreamCreateWithFlags, hipError_t, (hipStream_t *, unsigned int))       \
+  X(hipStreamDestroy, hipError_t, (hipStream_t))                               \
+  X(hipStreamSynchronize, hipError_t, (hipStream_t))                           \
+  X(hipExtMallocWithFlags, hipError_t, (void **, size_t, unsigned int))        \
+  X(hipFree, hipError_t, (void *))                                             \
+  X(hipIpcGetMemHandle, hipError_t, (hipIpcMemHandle_t *, void *))             \
+  X(hipIpcOpenMemHandle, hipError_t, (void **, hipIpcMemHandle_t, unsigned int)) \
+  X(hipIpcCloseMemHandle, hipError_t, (void *))                                \
+  X(hipMemcpyAsync, hipError_t,                                                \
+    (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                \
+  X(hipMemsetAsync, hipError_t, (void *, int, size_t, hipStream_t))            \
+  X(hipModuleLoadData, hipError_t, (hipModule_t *, const void *))              \
+  X(hipModuleUnload, hipError_t, (hipModule_t))                                \
+  X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *)) \
+  X(hipModuleLaunchKernel, hipError_t,                                         \
+    (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int,    \
+     unsigned int, unsigned int, unsigned int, hipStream_t, void **, void **))
+
+#define TYPEDEF(name, ret, params) typedef ret (*name##_fn) params;
+HIP_FUNCTIONS(TYPEDEF)
+#undef TYPEDEF
+
+#if defined(__GNUC__)
+/* Unevaluated: references no symbol, so nothing links against HIP. */
+#define SAME_AS_HEADER(name, ret, params)                                      \
+  _Static_assert(__builtin_types_compatible_p(__typeof__(&name), name##_fn),   \
+                 #name " does not match hip_runtime_api.h");
+HIP_FUNCTIONS(SAME_AS_HEADER)
+#undef SAME_AS_HEADER
+#endif
+
+/* ---- the runtime library, loaded once per process ---- */
+
+#define FIELD(name, ret, params) name##_fn name;
+static struct {
+  HIP_FUNCTIONS(FIELD)
+  void *lib;
+  weft_status status; /* of loading and hipInit */
+  char error[256];
+} hip;
+#undef FIELD
+
+static pthread_once_t hip_once = PTHREAD_ONCE_INIT;
+
+static weft_status hip_check(hipError_t r, const char *call) {
+  if (r == hipSuccess)
+    return WEFT_SUCCESS;
+  const char *name = hip.hipGetErrorName ? hip.hipGetErrorName(r) : NULL;
+  const char *text = hip.hipGetErrorString ? hip.hipGetErrorString(r) : NULL;
+  return weft_fail(WEFT_ERROR_BACKEND, "hip backend: %s: %s: %s", call,
+                   name ? name : "hipErrorUnknown", text ? text : "unknown error");
+}
+
+/* HIP(hipFoo, args...): calls HIP, turns an error into a weft_fail. */
+#define HIP(fn, ...) hip_check(hip.fn(__VA_ARGS__), #fn)
+
+static void load_hip(void) {
+  static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.6",
+                                      "libamdhip64.so.5"};
+  const char *why = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !hip.lib; ++i)
+    if (!(hip.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) && !why)
+      why = dlerror();
+  if (!hip.lib) {
+    hip.status = WEFT_ERROR_UNSUPPORTED;
+    snprintf(hip.error, sizeof hip.error, "hip backend: cannot load "
+             "libamdhip64 (no ROCm runtime?): %s", why ? why : "?");
+    return;
+  }
+#define RESOLVE(name, ret, params)                                             \
+  if (hip.status == WEFT_SUCCESS && !weft_gpu_resolve(hip.lib, #name, &hip.name)) {              \
+    hip.status = WEFT_ERROR_UNSUPPORTED;                                       \
+    snprintf(hip.error, sizeof hip.error, "hip backend: libamdhip64 has no "   \
+             "%s (too old)", #name);                                           \
+  }
+  HIP_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+  if (hip.status != WEFT_SUCCESS)
+    return;
+  hipError_t r = hip.hipInit(0);
+  if (r != hipSuccess) {
+    /* ROCm answers "no GPU" with either code. */
+    int no_gpu = r == hipErrorNoDevice || r == hipErrorInvalidDevice;
+    hip.status = no_gpu ? WEFT_ERROR_UNSUPPORTED : WEFT_ERROR_BACKEND;
+    snprintf(hip.error, sizeof hip.error, "hip backend: hipInit: %s: %s%s",
+             hip.hipGetErrorName(r), hip.hipGetErrorString(r),
+             no_gpu ? " (no usable AMD GPU)" : "");
+  }
+}
+
+static weft_status hip_ready(void) {
+  pthread_once(&hip_once, load_hip);
+  if (hip.status != WEFT_SUCCESS)
+    return weft_fail(hip.status, "%s", hip.error);
+  return WEFT_SUCCESS;
+}
+
+/* ---- state ---- */
+
+typedef struct hip_state {
+  weft_gpu gpu; /* first; gpu.device is the ordinal */
+  hipStream_t stream;
+  size_t heap_size;
+  void *bases[WEFT_MAX_RANKS]; /* own: hipExtMallocWithFlags; peers: IPC */
+} hip_state;
+
+typedef struct hip_module {
+  hipModule_t module;
+  /* HIP does not promise to copy the code object: keep it until unload. */
+  void *image;
+} hip_module;
+
+/* The current device is per thread: set it for callers on threads other
+ * than the one that ran weft_init. */
+static weft_status enter(hip_state *s) { return HIP(hipSetDevice, s->gpu.device); }
+
+/* ---- open / close ---- */
+
+static weft_status hip_close(void *state) {
+  hip_state *s = state;
+  weft_status st = WEFT_SUCCESS;
+  if (s->stream) {
+    st = enter(s);
+    weft_keep(&st, HIP(hipStreamDestroy, s->stream));
+  }
+  free(s);
+  return st;
+}
+
+static weft_status device_count(int *count) {
+  return HIP(hipGetDeviceCount, count);
+}
+
+/* g->ordinal is in range. */
+static weft_status open_device(weft_gpu *g) {
+  hip_state *s = (hip_state *)g;
+  hipStream_t stream = NULL;
+  weft_status st;
+  g->device = g->ordinal;
+  if ((st = enter(s)) ||
+      (st = HIP(hipDeviceGetPCIBusId, g->bus_id, (int)sizeof g->bus_id, g->device)) ||
+      (st = HIP(hipStreamCreateWithFlags, &stream, hipStreamNonBlocking)))
+    return st;
+  s->stream = stream;
+  return WEFT_SUCCESS;
+}
+
+static int device_by_bus_id(int *device, const char *bus_id) {
+  return hip.hipDeviceGetByPCIBusId(device, bus_id) == hipSuccess;
+}
+
+static weft_status can_access_peer(int *can, int device, int peer_device) {
+  return HIP(hipDeviceCanAccessPeer, can, device, peer_device);
+}
+
+static const weft_gpu_ops gpu_ops = {
+    .backend = &weft_backend_hip,
+    .interconnect = "xGMI",
+    .visible_devices = "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES",
+    .state_size = sizeof(hip_state),
+    .ready = hip_ready,
+    .device_count = device_count,
+    .open_device = open_device,
+    .device_by_bus_id = device_by_bus_id,
+    .can_access_peer = can_access_peer,
+};
+
+static int hip_available(void) { return weft_gpu_available(&gpu_ops); }
+
+static weft_status hip_open(const weft_backend_params *params, void **state) {
+  return weft_gpu_open(&gpu_ops, params, state);
+}
+
+/* ---- the symmetric heap ---- */
+
+static weft_status hip_heap_unmap(void *state) {
+  hip_state *s = state;
+  weft_status st = enter(s);
+  for (int r = 0; r < s->gpu.num_ranks; ++r) {
+    if (!s->bases[r])
+      continue;
+    weft_keep(&st, r == s->gpu.rank ? HIP(hipFree, s->bases[r])
+                           : HIP(hipIpcCloseMemHandle, s->bases[r]));
+    s->bases[r] = NULL;
+  }
+  return st;
+}
+
+static weft_status create_local(hip_state *s, hipIpcMemHandle_t *handle) {
+  weft_status st = enter(s);
+  if (st == WEFT_SUCCESS)
+    st = HIP(hipExtMallocWithFlags, &s->bases[s->gpu.rank], s->heap_size,
+             hipDeviceMallocFinegrained);
+  if (st == WEFT_SUCCESS)
+    st = HIP(hipIpcGetMemHandle, handle, s->bases[s->gpu.rank]);
+  return st;
+}
+
+_Static_assert(sizeof(hipIpcMemHandle_t) <= WEFT_GPU_HANDLE_MAX,
+               "a HIP IPC handle must fit weft_gpu_share_handles");
+
+static weft_status open_peer(weft_gpu *g, int peer, const void *handle) {
+  hip_state *s = (hip_state *)g;
+  hipIpcMemHandle_t h;
+  memcpy(&h, handle, sizeof h);
+  return HIP(hipIpcOpenMemHandle, &s->bases[peer], h,
+             hipIpcMemLazyEnablePeerAccess);
+}
+
+static weft_status hip_heap_map(void *state, size_t size, void **bases,
+                                uint64_t *multicast_base) {
+  hip_state *s = state;
+  *multicast_base = 0;
+  s->heap_size = size;
+  hipIpcMemHandle_t mine;
+  memset(&mine, 0, sizeof mine);
+  weft_status st = weft_gpu_share_handles(&s->gpu, create_local(s, &mine), &mine,
+                                          sizeof mine, open_peer);
+  if (st != WEFT_SUCCESS)
+    return weft_gpu_undo(st, hip_heap_unmap, s);
+  for (int r = 0; r < s->gpu.num_ranks; ++r)
+    bases[r] = s->bases[r];
+  weft_gpu_debug(&s->gpu, "fine-grained ipc heap", s->heap_size, 0);
+  return WEFT_SUCCESS;
+}
+
+/* ---- copies ---- */
+
+static weft_status copy(hip_state *s, void *dst, const void *src, size_t n,
+                        hipMemcpyKind kind) {
+  weft_status st;
+  if ((st = enter(s)) ||
+      (st = HIP(hipMemcpyAsync, dst, src, n, kind, s->stream)))
+    return st;
+  return HIP(hipStreamSynchronize, s->stream);
+}
+
+static weft_status hip_copy_to_device(void *state, void *dst, const void *src,
+                                      size_t n) {
+  return copy(state, dst, src, n, hipMemcpyHostToDevice);
+}
+
+static weft_status hip_copy_to_host(void *state, void *dst, const void *src,
+                                    size_t n) {
+  return copy(state, dst, src, n, hipMemcpyDeviceToHost);
+}
+
+static weft_status hip_memset(void *state, void *dst, int value, size_t n) {
+  hip_state *s = state;
+  weft_status st;
+  if ((st = enter(s)) || (st = HIP(hipMemsetAsync, dst, value, n, s->stream)))
+    return st;
+  return HIP(hipStreamSynchronize, s->stream);
+}
+
+/* ---- modules and launch ---- */
+
+static weft_status hip_module_load(void *state, const void *image, size_t size,
+                                   weft_module_format format, void **module) {
+  (void)format; /* HSACO: module.c admits nothing else to this backend */
+  weft_status st = enter(state);
+  if (st != WEFT_SUCCESS)
+    return st;
+  hip_module *m = calloc(1, sizeof *m);
+  if (!m || !(m->image = malloc(size))) {
+    free(m);
+    return weft_gpu_no_memory(state);
+  }
+  memcpy(m->image, image, size);
+  hipError_t r = hip.hipModuleLoadData(&m->module, m->image);
+  if (r != hipSuccess) {
+    st = weft_fail(WEFT_ERROR_MODULE, "hip backend: hipModuleLoadData "
+                   "(HSACO): %s: %s", hip.hipGetErrorName(r),
+                   hip.hipGetErrorString(r));
+    free(m->image);
+    free(m);
+    return st;
+  }
+  *module = m;
+  return WEFT_SUCCESS;
+}
+
+static weft_status hip_module_unload(void *state, void *module) {
+  hip_module *m = module;
+  weft_status st = enter(state);
+  weft_keep(&st, HIP(hipModuleUnload, m->module));
+  free(m->image);
+  free(m);
+  return st;
+}
+
+static weft_status hip_module_get_function(void *state, void *module,
+                                           const char *name, void **function) {
+  hip_module *m = module;
+  weft_status st = enter(state);
+  if (st != WEFT_SUCCESS)
+    return st;
+  hipFunction_t f = NULL;
+  hipError_t r = hip.hipModuleGetFunction(&f, m->module, name);
+  if (r == hipErrorNotFound)
+    return weft_fail(WEFT_ERROR_NOT_FOUND, "hip backend: no kernel '%s' in "
+                     "the module", name);
+  if ((st = hip_check(r, "hipModuleGetFunction")) != WEFT_SUCCESS)
+    return st;
+  *function = f;
+  return WEFT_SUCCESS;
+}
+
+static weft_status hip_launch(void *state, void *function,
+                              const weft_launch_config *config, void **args,
+                              size_t num_args, const weft_kernel_context *kctx) {
+  hip_state *s = state;
+  weft_gpu_launch l;
+  weft_status st = enter(s);
+  if (st == WEFT_SUCCESS)
+    st = weft_gpu_launch_begin(&s->gpu, &l, config, args, num_args, kctx);
+  if (st != WEFT_SUCCESS)
+    return st;
+  /* Dynamic LDS up to the device limit needs no opt-in on AMD GPUs; HIP
+   * copies the parameters into the kernarg segment. */
+  st = HIP(hipModuleLaunchKernel, (hipFunction_t)function, config->grid[0],
+           config->grid[1], config->grid[2], l.block, 1, 1, config->shared_bytes,
+           config->stream ? (hipStream_t)config->stream : s->stream, l.params, NULL);
+  weft_gpu_launch_end(&l);
+  return st;
+}
+
+static weft_status hip_synchronize(void *state, void *stream) {
+  hip_state *s = state;
+  weft_status st = enter(s);
+  if (st != WEFT_SUCCESS)
+    return st;
+  return HIP(hipStreamSynchronize, stream ? (hipStream_t)stream : s->stream);
+}
+
+const weft_backend_ops weft_backend_hip = {
+    .name = "hip",
+    .warp_size = WARP_SIZE,
+    .available = hip_available,
+    .open = hip_open,
+    .close = hip_close,
+    .heap_map = hip_heap_map,
+    .heap_unmap = hip_heap_unmap,
+    .copy_to_device = hip_copy_to_device,
+    .copy_to_host = hip_copy_to_host,
+    .memset_device = hip_memset,
+    .module_load = hip_module_load,
+    .module_unload = hip_module_unload,
+    .module_get_function = hip_module_get_function,
+    .launch = hip_launch,
+    .synchronize = hip_synchronize,
+};

@@ -1,0 +1,282 @@
+/*
+ * The host backend: the "device" is the CPU. Each rank's heap is a memfd
+ * that every rank maps (MAP_SHARED), so host kernels read and write peers'
+ * heaps directly. A launch runs every program of the grid on its own thread
+ * at once, so programs that spin-wait on each other make progress.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define DEFAULT_MAX_PROGRAMS 1024
+#define DEFAULT_STACK_SIZE (256u << 10)
+
+typedef struct host_state {
+  int rank;
+  int num_ranks;
+  weft_bootstrap *bootstrap;
+  size_t heap_size;
+  void *bases[WEFT_MAX_RANKS];
+  size_t max_programs;
+  size_t stack_size;
+} host_state;
+
+typedef struct host_module {
+  void *handle;
+  /* Held open while loaded: dlopen identifies objects by path name, and a
+   * reused /proc/self/fd/N would otherwise return an earlier module. */
+  int fd;
+} host_module;
+
+static int host_available(void) { return 1; }
+
+static weft_status host_open(const weft_backend_params *params, void **state) {
+  host_state *s = calloc(1, sizeof *s);
+  if (!s)
+    return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: out of memory");
+  s->rank = params->rank;
+  s->num_ranks = params->num_ranks;
+  s->bootstrap = params->bootstrap;
+  weft_status st = weft_env_count("WEFT_HOST_MAX_PROGRAMS", DEFAULT_MAX_PROGRAMS,
+                                  &s->max_programs);
+  if (st == WEFT_SUCCESS)
+    st = weft_env_count("WEFT_HOST_STACK_SIZE", DEFAULT_STACK_SIZE,
+                        &s->stack_size);
+  if (st != WEFT_SUCCESS) {
+    free(s);
+    return st;
+  }
+  if (s->stack_size < (size_t)PTHREAD_STACK_MIN)
+    s->stack_size = (size_t)PTHREAD_STACK_MIN;
+  *state = s;
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_close(void *state) {
+  free(state);
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_heap_unmap(void *state) {
+  host_state *s = state;
+  for (int r = 0; r < s->num_ranks; ++r)
+    if (s->bases[r]) {
+      munmap(s->bases[r], s->heap_size);
+      s->bases[r] = NULL;
+    }
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_heap_map(void *state, size_t size, void **bases,
+                                 uint64_t *multicast_base) {
+  host_state *s = state;
+  *multicast_base = 0;
+  int fd = memfd_create("weft-heap", MFD_CLOEXEC);
+  if (fd < 0)
+    return weft_fail(WEFT_ERROR_BACKEND, "host backend: memfd_create: %s",
+                     strerror(errno));
+  if (ftruncate(fd, (off_t)size) != 0) {
+    weft_status st = weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: a "
+                               "%zu-byte heap: %s", size, strerror(errno));
+    close(fd);
+    return st;
+  }
+  int fds[WEFT_MAX_RANKS];
+  weft_status st = weft_bootstrap_allgather_fd(s->bootstrap, fd, fds);
+  close(fd);
+  if (st != WEFT_SUCCESS)
+    return st;
+  s->heap_size = size;
+  for (int r = 0; r < s->num_ranks; ++r) {
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
+    if (p == MAP_FAILED && st == WEFT_SUCCESS)
+      st = weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: cannot map rank "
+                     "%d's %zu-byte heap: %s", r, size, strerror(errno));
+    s->bases[r] = p == MAP_FAILED ? NULL : p;
+    bases[r] = s->bases[r];
+    close(fds[r]);
+  }
+  if (st != WEFT_SUCCESS)
+    host_heap_unmap(s);
+  return st;
+}
+
+static weft_status host_copy(void *state, void *dst, const void *src, size_t n) {
+  (void)state;
+  memcpy(dst, src, n);
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_memset(void *state, void *dst, int value, size_t n) {
+  (void)state;
+  memset(dst, value, n);
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_module_load(void *state, const void *image, size_t size,
+                                    weft_module_format format, void **module) {
+  (void)state;
+  (void)format;
+  host_module *m = calloc(1, sizeof *m);
+  if (!m)
+    return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: out of memory");
+  m->fd = memfd_create("weft-module", MFD_CLOEXEC);
+  if (m->fd < 0) {
+    free(m);
+    return weft_fail(WEFT_ERROR_BACKEND, "host backend: memfd_create: %s",
+                     strerror(errno));
+  }
+  const char *p = image;
+  for (size_t left = size; left;) {
+    ssize_t n = write(m->fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      weft_status st = weft_fail(WEFT_ERROR_BACKEND, "host backend: writing "
+                                 "the module: %s", strerror(errno));
+      close(m->fd);
+      free(m);
+      return st;
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", m->fd);
+  m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!m->handle) {
+    const char *why = dlerror();
+    weft_status st = weft_fail(WEFT_ERROR_MODULE, "host backend: cannot load "
+                               "the shared object: %s", why ? why : "?");
+    close(m->fd);
+    free(m);
+    return st;
+  }
+  *module = m;
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_module_unload(void *state, void *module) {
+  (void)state;
+  host_module *m = module;
+  dlclose(m->handle);
+  close(m->fd);
+  free(m);
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_module_get_function(void *state, void *module,
+                                            const char *name, void **function) {
+  (void)state;
+  host_module *m = module;
+  dlerror();
+  *function = dlsym(m->handle, name);
+  if (!*function)
+    return weft_fail(WEFT_ERROR_NOT_FOUND, "host backend: no kernel '%s' in "
+                     "the module", name);
+  return WEFT_SUCCESS;
+}
+
+typedef struct program {
+  weft_host_kernel_fn fn;
+  void **args;
+  const weft_kernel_context *kctx;
+  weft_host_program id;
+} program;
+
+static void *run_program(void *arg) {
+  program *p = arg;
+  p->fn(p->args, p->kctx, &p->id);
+  return NULL;
+}
+
+static weft_status host_launch(void *state, void *function,
+                               const weft_launch_config *config, void **args,
+                               size_t num_args, const weft_kernel_context *kctx) {
+  host_state *s = state;
+  (void)num_args;
+  uint64_t total = (uint64_t)config->grid[0] * config->grid[1] * config->grid[2];
+  if (total > s->max_programs)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                     "host backend: grid %ux%ux%u = %llu programs exceeds "
+                     "WEFT_HOST_MAX_PROGRAMS=%zu (every program runs at once "
+                     "on its own thread)", config->grid[0], config->grid[1],
+                     config->grid[2], (unsigned long long)total,
+                     s->max_programs);
+  weft_host_kernel_fn fn;
+  /* dlsym hands out functions as void *: POSIX guarantees the round trip. */
+  memcpy(&fn, &function, sizeof fn);
+  program *progs = calloc(total, sizeof *progs);
+  pthread_t *threads = calloc(total, sizeof *threads);
+  if (!progs || !threads) {
+    free(progs);
+    free(threads);
+    return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: out of memory");
+  }
+  size_t i = 0;
+  for (uint32_t z = 0; z < config->grid[2]; ++z)
+    for (uint32_t y = 0; y < config->grid[1]; ++y)
+      for (uint32_t x = 0; x < config->grid[0]; ++x, ++i)
+        progs[i] = (program){fn, args, kctx, {{x, y, z}, {config->grid[0],
+                             config->grid[1], config->grid[2]}}};
+  weft_status st = WEFT_SUCCESS;
+  if (total == 1) {
+    run_program(&progs[0]);
+  } else {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, s->stack_size);
+    size_t started = 0;
+    for (; started < total; ++started) {
+      int err = pthread_create(&threads[started], &attr, run_program,
+                               &progs[started]);
+      if (err) {
+        /* Programs already running may wait for the missing ones; they
+         * drain through WEFT_WAIT_TIMEOUT. */
+        st = weft_fail(WEFT_ERROR_BACKEND, "host backend: cannot start "
+                       "program thread %zu of %llu: %s (lower the grid or "
+                       "WEFT_HOST_STACK_SIZE)", started,
+                       (unsigned long long)total, strerror(err));
+        break;
+      }
+    }
+    pthread_attr_destroy(&attr);
+    for (size_t t = 0; t < started; ++t)
+      pthread_join(threads[t], NULL);
+  }
+  free(progs);
+  free(threads);
+  return st;
+}
+
+static weft_status host_synchronize(void *state, void *stream) {
+  (void)state;
+  (void)stream;
+  return WEFT_SUCCESS;
+}
+
+const weft_backend_ops weft_backend_host = {
+    .name = "host",
+    .warp_size = 1,
+    .available = host_available,
+    .open = host_open,
+    .close = host_close,
+    .heap_map = host_heap_map,
+    .heap_unmap = host_heap_unmap,
+    .copy_to_device = host_copy,
+    .copy_to_host = host_copy,
+    .memset_device = host_memset,
+    .module_load = host_module_load,
+    .module_unload = host_module_unload,
+    .module_get_function = host_module_get_function,
+    .launch = host_launch,
+    .synchronize = host_synchronize,
+};

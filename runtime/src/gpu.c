@@ -1,0 +1,187 @@
+/* The GPU backends' common part (see gpu.h); no driver is called directly. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+#define DEFAULT_WARPS 4 /* the compiler's default num_warps */
+
+static const char *name_of(const weft_gpu *g) { return g->ops->backend->name; }
+
+static weft_status no_memory(const char *name) {
+  return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "%s backend: out of host memory",
+                   name);
+}
+
+int weft_gpu_resolve(void *lib, const char *symbol, void *slot) {
+  void *p = dlsym(lib, symbol);
+  memcpy(slot, &p, sizeof p);
+  return p != NULL;
+}
+
+int weft_gpu_available(const weft_gpu_ops *ops) {
+  int count = 0;
+  return ops->ready() == WEFT_SUCCESS &&
+         ops->device_count(&count) == WEFT_SUCCESS && count > 0;
+}
+
+void weft_keep(weft_status *first, weft_status st) {
+  if (*first == WEFT_SUCCESS)
+    *first = st;
+}
+
+weft_status weft_gpu_no_memory(const weft_gpu *g) { return no_memory(name_of(g)); }
+
+weft_status weft_gpu_undo(weft_status st, weft_status (*undo)(void *state),
+                          void *state) {
+  char why[WEFT_ERROR_MAX];
+  snprintf(why, sizeof why, "%s", weft_thread_error());
+  undo(state);
+  return weft_fail(st, "%s", why);
+}
+
+weft_status weft_gpu_agree(const weft_gpu *g, weft_status mine) {
+  return weft_bootstrap_agree(g->bs, mine, NULL, 0, NULL);
+}
+
+/* ---- open ---- */
+
+static weft_status open_device(weft_gpu *g) {
+  int count = 0;
+  weft_status st = g->ops->device_count(&count);
+  if (st != WEFT_SUCCESS)
+    return st;
+  if (g->ordinal < 0 || g->ordinal >= count)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "%s backend: rank %d "
+                     "wants device %d, but this process sees %d device%s "
+                     "(the device is the local rank unless opts->device says "
+                     "otherwise)", name_of(g), g->rank, g->ordinal, count,
+                     count == 1 ? "" : "s");
+  return g->ops->open_device(g);
+}
+
+/* What every rank tells the others about its GPU. */
+typedef struct device_info {
+  int32_t ordinal;
+  char bus_id[32];
+} device_info;
+
+/* Every pair of ranks must be on distinct GPUs that reach each other. */
+static weft_status check_peers(const weft_gpu *g, const device_info *all) {
+  const char *name = name_of(g);
+  for (int r = 0; r < g->num_ranks; ++r) {
+    if (r == g->rank)
+      continue;
+    const device_info *p = &all[r];
+    if (!strcmp(p->bus_id, g->bus_id))
+      return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "%s backend: ranks %d "
+                       "and %d both use the GPU at PCI %s: each rank needs a "
+                       "GPU of its own (set opts->device or start at most one "
+                       "rank per GPU)", name, r < g->rank ? r : g->rank,
+                       r < g->rank ? g->rank : r, g->bus_id);
+    int peer;
+    if (!g->ops->device_by_bus_id(&peer, p->bus_id))
+      return weft_fail(WEFT_ERROR_UNSUPPORTED, "%s backend: rank %d's GPU "
+                       "(PCI %s) is not visible to rank %d, so they cannot "
+                       "map each other's heaps (give every rank the same "
+                       "%s)", name, r, p->bus_id, g->rank,
+                       g->ops->visible_devices);
+    int can = 0;
+    weft_status st = g->ops->can_access_peer(&can, g->device, peer);
+    if (st != WEFT_SUCCESS)
+      return st;
+    if (!can)
+      return weft_fail(WEFT_ERROR_UNSUPPORTED, "%s backend: no peer access "
+                       "from rank %d's GPU %d (PCI %s) to rank %d's GPU %d "
+                       "(PCI %s): the symmetric heap needs %s or PCIe P2P "
+                       "between every pair", name, g->rank, g->ordinal,
+                       g->bus_id, r, p->ordinal, p->bus_id,
+                       g->ops->interconnect);
+  }
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_gpu_open(const weft_gpu_ops *ops,
+                          const weft_backend_params *params, void **state) {
+  *state = NULL;
+  weft_gpu *g = calloc(1, ops->state_size);
+  if (!g)
+    return no_memory(ops->backend->name);
+  g->ops = ops;
+  g->rank = params->rank;
+  g->num_ranks = params->num_ranks;
+  g->ordinal = params->device;
+  g->bs = params->bootstrap;
+  weft_status st = ops->ready();
+  if (st == WEFT_SUCCESS)
+    st = open_device(g);
+  device_info mine = {g->ordinal, ""}, all[WEFT_MAX_RANKS];
+  memcpy(mine.bus_id, g->bus_id, sizeof mine.bus_id);
+  st = weft_bootstrap_agree(g->bs, st, &mine, sizeof mine, all);
+  if (st == WEFT_SUCCESS)
+    st = weft_gpu_agree(g, check_peers(g, all));
+  if (st != WEFT_SUCCESS)
+    return weft_gpu_undo(st, ops->backend->close, g);
+  *state = g;
+  return WEFT_SUCCESS;
+}
+
+/* ---- the heap ---- */
+
+static weft_status open_peers(weft_gpu *g, const char *handles, size_t len,
+                              weft_gpu_open_peer_fn open_peer) {
+  for (int r = 0; r < g->num_ranks; ++r) {
+    if (r == g->rank)
+      continue;
+    weft_status st = open_peer(g, r, handles + (size_t)r * len);
+    if (st != WEFT_SUCCESS)
+      return st;
+  }
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_gpu_share_handles(weft_gpu *g, weft_status mine,
+                                   const void *handle, size_t len,
+                                   weft_gpu_open_peer_fn open_peer) {
+  char all[WEFT_MAX_RANKS * WEFT_GPU_HANDLE_MAX];
+  weft_status st = weft_bootstrap_agree(g->bs, mine, handle, len, all);
+  if (st == WEFT_SUCCESS)
+    st = weft_gpu_agree(g, open_peers(g, all, len, open_peer));
+  return st;
+}
+
+void weft_gpu_debug(const weft_gpu *g, const char *heap, size_t bytes,
+                    int multicast) {
+  if (weft_env_is("WEFT_DEBUG", "1"))
+    fprintf(stderr, "weft: rank %d: %s backend: device %d (PCI %s), %s, %zu "
+            "bytes per rank, multicast %s\n", g->rank, name_of(g), g->ordinal,
+            g->bus_id, heap, bytes, multicast ? "on" : "off");
+}
+
+/* ---- launch ---- */
+
+weft_status weft_gpu_launch_begin(const weft_gpu *g, weft_gpu_launch *l,
+                                  const weft_launch_config *config, void **args,
+                                  size_t num_args,
+                                  const weft_kernel_context *kctx) {
+  l->params = num_args < WEFT_GPU_STACK_ARGS
+                  ? l->on_stack
+                  : malloc((num_args + 1) * sizeof *l->params);
+  if (!l->params)
+    return weft_gpu_no_memory(g);
+  for (size_t i = 0; i < num_args; ++i)
+    l->params[i] = args[i];
+  l->params[num_args] = (void *)kctx;
+  l->block = config->num_threads ? config->num_threads
+                                 : DEFAULT_WARPS * g->ops->backend->warp_size;
+  return WEFT_SUCCESS;
+}
+
+void weft_gpu_launch_end(weft_gpu_launch *l) {
+  if (l->params != l->on_stack)
+    free(l->params);
+  l->params = NULL;
+}

@@ -1,0 +1,162 @@
+/*
+ * weft_malloc / weft_free / weft_peer_ptr: the collective, symmetric face of
+ * the allocator. Every call exchanges (call number, operation, argument,
+ * local verdict) among all ranks first, so a rank that asks for something
+ * different, or whose local check failed, fails the call on every rank
+ * instead of leaving the heaps out of step.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { OP_MALLOC = 1, OP_FREE = 2 };
+
+#define NOT_IN_HEAP UINT64_MAX
+
+typedef struct call_record {
+  uint64_t seq;
+  uint64_t arg; /* malloc: requested bytes; free: heap offset */
+  uint32_t op;
+  int32_t status; /* this rank's local verdict */
+} call_record;
+
+/* Appends a description of c to buf[*len..n), clamping *len at n - 1. */
+static void describe(char *buf, size_t n, size_t *len, const call_record *c,
+                     int rank, uint64_t seq) {
+  char at[48] = "";
+  if (c->seq != seq)
+    snprintf(at, sizeof at, " (its call #%" PRIu64 ")", c->seq);
+  char *p = buf + *len;
+  size_t room = n - *len;
+  int k;
+  if (c->op == OP_MALLOC)
+    k = snprintf(p, room, "rank %d asked %" PRIu64 " bytes%s", rank, c->arg, at);
+  else if (c->arg == NOT_IN_HEAP)
+    k = snprintf(p, room, "rank %d freed a pointer outside the heap%s", rank, at);
+  else if (c->arg == 0)
+    k = snprintf(p, room, "rank %d freed NULL%s", rank, at);
+  else
+    k = snprintf(p, room, "rank %d freed heap offset 0x%" PRIx64 "%s", rank,
+                 c->arg, at);
+  *len += k < 0 ? 0 : (size_t)k;
+  if (*len >= n)
+    *len = n - 1;
+}
+
+/* Exchanges this rank's record; fails on every rank alike when the ranks
+ * disagree or any of them failed its local check. */
+static weft_status agree(weft_context *ctx, const char *what, call_record *mine,
+                         weft_status local) {
+  char local_message[WEFT_ERROR_MAX];
+  snprintf(local_message, sizeof local_message, "%s", weft_thread_error());
+  mine->seq = ++ctx->collective_seq;
+  mine->status = (int32_t)local;
+  call_record all[WEFT_MAX_RANKS];
+  weft_status st = weft_bootstrap_allgather(ctx->bootstrap, mine, sizeof *mine, all);
+  if (st != WEFT_SUCCESS) {
+    /* E.g. a peer was in weft_barrier instead: this call did not happen. */
+    --ctx->collective_seq;
+    return st;
+  }
+  char msg[WEFT_ERROR_MAX];
+  size_t len = (size_t)snprintf(msg, sizeof msg, "%s: asymmetric call #%" PRIu64
+                                ": ", what, mine->seq);
+  int differs = 0;
+  for (int r = 1; r < ctx->num_ranks; ++r) {
+    const call_record *c = &all[r];
+    if (c->seq == all[0].seq && c->op == all[0].op && c->arg == all[0].arg)
+      continue;
+    if (!differs)
+      describe(msg, sizeof msg, &len, &all[0], 0, mine->seq);
+    differs = 1;
+    if (len + 2 < sizeof msg) {
+      memcpy(msg + len, ", ", 3);
+      len += 2;
+    }
+    describe(msg, sizeof msg, &len, c, r, mine->seq);
+  }
+  if (differs)
+    return weft_fail(WEFT_ERROR_ASYMMETRIC, "%s", msg);
+  if (local != WEFT_SUCCESS)
+    return weft_fail(local, "%s", local_message);
+  for (int r = 0; r < ctx->num_ranks; ++r)
+    if (all[r].status != WEFT_SUCCESS)
+      return weft_fail((weft_status)all[r].status, "%s: failed on rank %d "
+                       "(%s)", what, r, weft_status_string(all[r].status));
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_malloc(weft_context *ctx, size_t size, void **out) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_malloc: ctx is NULL");
+  if (out)
+    *out = NULL;
+  weft_status local = WEFT_SUCCESS;
+  /* Size 0 still gets a distinct, aligned block. */
+  uint64_t need = size ? ((uint64_t)size + WEFT_HEAP_ALIGN - 1) &
+                             ~(uint64_t)(WEFT_HEAP_ALIGN - 1)
+                       : WEFT_HEAP_ALIGN;
+  if (!out)
+    local = weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_malloc: out is NULL");
+  else if (need < size)
+    local = weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "weft_malloc: %zu bytes is "
+                      "more than any heap", size);
+  else
+    local = weft_allocator_check_alloc(&ctx->allocator, need);
+  call_record mine = {0, size, OP_MALLOC, 0};
+  weft_status st = agree(ctx, "weft_malloc", &mine, local);
+  if (st != WEFT_SUCCESS)
+    return weft_ctx_fail(ctx, st);
+  uint64_t offset = weft_allocator_alloc(&ctx->allocator, need);
+  *out = (char *)(uintptr_t)ctx->kctx.heap_base[ctx->rank] + offset;
+  return WEFT_SUCCESS;
+}
+
+/* The heap offset of ptr in this rank's heap, or NOT_IN_HEAP. */
+static uint64_t heap_offset(const weft_context *ctx, const void *ptr) {
+  uintptr_t base = (uintptr_t)ctx->kctx.heap_base[ctx->rank];
+  uintptr_t p = (uintptr_t)ptr;
+  return p >= base && p - base < ctx->heap_size ? (uint64_t)(p - base)
+                                                : NOT_IN_HEAP;
+}
+
+weft_status weft_free(weft_context *ctx, void *ptr) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_free: ctx is NULL");
+  uint64_t offset = ptr ? heap_offset(ctx, ptr) : 0;
+  weft_status local = WEFT_SUCCESS;
+  if (offset == NOT_IN_HEAP)
+    local = weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_free: %p is not in "
+                      "this rank's symmetric heap [%p, +0x%zx)", ptr,
+                      (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
+                      ctx->heap_size);
+  else if (ptr)
+    local = weft_allocator_check_free(&ctx->allocator, offset);
+  call_record mine = {0, offset, OP_FREE, 0};
+  weft_status st = agree(ctx, "weft_free", &mine, local);
+  if (st != WEFT_SUCCESS)
+    return weft_ctx_fail(ctx, st);
+  if (ptr)
+    weft_allocator_free(&ctx->allocator, offset);
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **out) {
+  if (!ctx || !out)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_peer_ptr: %s is NULL",
+                     ctx ? "out" : "ctx");
+  *out = NULL;
+  uint64_t offset = heap_offset(ctx, ptr);
+  if (offset == NOT_IN_HEAP)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_peer_ptr: %p is not in this rank's symmetric "
+                         "heap", ptr));
+  if (peer < 0 || peer >= ctx->num_ranks)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_peer_ptr: peer %d is not a rank (0..%d)", peer,
+                         ctx->num_ranks - 1));
+  *out = (char *)(uintptr_t)ctx->kctx.heap_base[peer] + offset;
+  return WEFT_SUCCESS;
+}

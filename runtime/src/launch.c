@@ -1,0 +1,85 @@
+/* Kernel launch, synchronisation and the report of timed-out device waits. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *cmp_name(uint32_t cmp) {
+  static const char *const names[] = {"==", "!=", ">=", ">", "<=", "<"};
+  return cmp < 6 ? names[cmp] : "?";
+}
+
+/* "rank 2's heap offset 0x40" for an address in some rank's heap. */
+static void describe_address(const weft_context *ctx, uint64_t address,
+                             char *out, size_t size) {
+  for (int r = 0; r < ctx->num_ranks; ++r)
+    if (address - ctx->kctx.heap_base[r] < ctx->heap_size) {
+      snprintf(out, size, "rank %d's heap offset 0x%" PRIx64, r,
+               address - ctx->kctx.heap_base[r]);
+      return;
+    }
+  snprintf(out, size, "address 0x%" PRIx64 " (outside the symmetric heap)",
+           address);
+}
+
+weft_status weft_check_wait_error(weft_context *ctx) {
+  weft_wait_error rec;
+  void *where = (void *)(uintptr_t)(ctx->kctx.heap_base[ctx->rank] +
+                                    offsetof(weft_reserved, wait_error));
+  weft_status st = ctx->ops->copy_to_host(ctx->state, &rec, where, sizeof rec);
+  if (st != WEFT_SUCCESS || rec.status != WEFT_WAIT_TIMED_OUT)
+    return st;
+  /* Reset first, so the next launch starts clean whatever the caller does. */
+  st = ctx->ops->memset_device(ctx->state, where, 0, sizeof rec);
+  if (st != WEFT_SUCCESS)
+    return st;
+  char flag[96];
+  describe_address(ctx, rec.flag_address, flag, sizeof flag);
+  return weft_fail(WEFT_ERROR_TIMEOUT,
+                   "wait timed out on rank %d, program (%u,%u,%u): flag at "
+                   "%s, expected %s %" PRIu64 ", last seen %" PRIu64
+                   " (WEFT_WAIT_TIMEOUT=%g s)",
+                   rec.rank, rec.program[0], rec.program[1], rec.program[2],
+                   flag, cmp_name(rec.cmp), rec.expected,
+                   rec.last_seen, (double)ctx->kctx.wait_timeout_ns * 1e-9);
+}
+
+weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
+                        void **args, size_t num_args) {
+  if (!kernel)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: kernel is NULL");
+  weft_context *ctx = kernel->module->ctx;
+  if (num_args && !args)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_launch: %zu arguments but args is NULL", num_args));
+  weft_launch_config c = {{1, 1, 1}, 0, 0, NULL};
+  if (config)
+    c = *config;
+  for (int i = 0; i < 3; ++i)
+    if (!c.grid[i])
+      c.grid[i] = 1;
+  weft_status st = ctx->ops->launch(ctx->state, kernel->function, &c, args,
+                                    num_args, &ctx->kctx);
+  /* The host backend has finished the launch: report a timed-out wait now. */
+  if (st == WEFT_SUCCESS && ctx->backend == WEFT_BACKEND_HOST)
+    st = weft_check_wait_error(ctx);
+  return weft_ctx_fail(ctx, st);
+}
+
+weft_status weft_synchronize(weft_context *ctx) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_synchronize: ctx is NULL");
+  weft_status st = ctx->ops->synchronize(ctx->state, NULL);
+  if (st == WEFT_SUCCESS)
+    st = weft_check_wait_error(ctx);
+  return weft_ctx_fail(ctx, st);
+}
+
+weft_status weft_get_kernel_context(weft_context *ctx, weft_kernel_context *out) {
+  if (!ctx || !out)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                     "weft_get_kernel_context: NULL argument");
+  *out = ctx->kctx;
+  return WEFT_SUCCESS;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Validates libweft's CUDA backend on a GPU machine (CUDA, no LLVM), from
+# the repository root: builds the runtime alone, builds test/Runtime/gpu
+# with nvcc, and runs it on every GPU through weft-run with each heap kind
+# (WEFT_CUDA_HEAP=vmm, ipc). Everything is also written to
+# $OUT/validate_runtime.log when OUT is set. Exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+# Multicast (NVLS) objects must never be created on the lent machines.
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+unset WEFT_ENABLE_MULTICAST
+
+if [[ -n "${OUT:-}" ]]; then
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/validate_runtime.log") 2>&1
+fi
+
+failures=0
+step() { # step NAME CMD...: runs CMD, keeps its output in $work/NAME.log
+  local name=$1
+  shift
+  echo "== $name: $*"
+  if "$@" 2>&1 | tee "$work/$name.log"; then
+    echo "== $name: ok"
+  else
+    echo "== $name: FAILED"
+    failures=$((failures + 1))
+    return 1
+  fi
+}
+
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+generator="Unix Makefiles"
+command -v ninja > /dev/null && generator=Ninja
+build="build-gpu"
+work=$build/gpu-test
+mkdir -p "$work"
+
+date -u
+nvidia-smi -L
+nvidia-smi topo -m || true
+"$NVCC" --version | tail -n 2
+echo "cmake generator: $generator"
+ngpus=$(nvidia-smi -L | wc -l)
+
+step configure cmake -S . -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  -DWEFT_ENABLE_COMPILER=OFF -DWEFT_ENABLE_HIP=OFF || exit 1
+step build cmake --build "$build" -j "$(nproc)" || exit 1
+step nvcc-cubin "$NVCC" -arch=sm_90 -Iinclude -cubin -o "$work/peer_kernels.cubin" \
+  test/Runtime/gpu/peer_kernels.cu || exit 1
+step nvcc-ptx "$NVCC" -arch=sm_90 -Iinclude -ptx -o "$work/peer_kernels.ptx" \
+  test/Runtime/gpu/peer_kernels.cu || exit 1
+step cc-peer-test cc -std=c11 -O2 -Wall -Wextra -Werror -Iinclude \
+  test/Runtime/gpu/peer_test.c -L"$build/lib" -lweft -Wl,-rpath,"$PWD/$build/lib" \
+  -o "$work/peer_test" || exit 1
+
+# The host-backend suite, plus the backends case, which here expects CUDA
+# to initialise and to be the default.
+step ctest ctest --test-dir "$build" -L runtime -j 8 --output-on-failure
+
+run=("$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 300 --)
+# The cubin under the VMM heap, the PTX (JIT) under the IPC heap.
+for heap in vmm ipc; do
+  module=$work/peer_kernels.cubin
+  [[ $heap == ipc ]] && module=$work/peer_kernels.ptx
+  if step "peers-$heap" env WEFT_CUDA_HEAP=$heap WEFT_DEBUG=1 \
+      "${run[@]}" "$work/peer_test" peers "$module" 256; then
+    # The heap kind asked for is the one every rank mapped.
+    if [[ $(grep -c "cuda backend: .*, $heap heap" "$work/peers-$heap.log") != "$ngpus" ]]; then
+      echo "== peers-$heap: FAILED: not every rank reports a $heap heap"
+      failures=$((failures + 1))
+    fi
+  fi
+done
+step errors "${run[@]}" "$work/peer_test" errors "$work/peer_kernels.ptx"
+if ((ngpus >= 2)); then
+  step same-device "$build/bin/weft-run" -n 2 --backend cuda --timeout 120 -- \
+    "$work/peer_test" same-device "$work/peer_kernels.ptx"
+fi
+
+echo "== bandwidth (GB/s per direction, all ranks at once):"
+for heap in vmm ipc; do
+  echo "   $heap heap:"
+  grep -h "GB/s" "$work/peers-$heap.log" | sed 's/^/     /'
+done
+if ((failures)); then
+  echo "validate_runtime: $failures step(s) FAILED"
+  exit 1
+fi
+echo "validate_runtime: all steps passed"

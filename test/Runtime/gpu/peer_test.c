@@ -1,0 +1,195 @@
+/*
+ * GPU validation of the runtime through its public API only, one process
+ * per GPU under weft-run (scripts/gpu/validate_runtime.sh builds and runs
+ * it):
+ *
+ *   peer_test peers MODULE [MiB]   symmetric writes and reads between every
+ *                                  pair of ranks, then pull and push
+ *                                  bandwidth to the next rank
+ *   peer_test errors MODULE        module and launch errors are reported
+ *   peer_test same-device MODULE   two ranks on one GPU are refused
+ *
+ * MODULE is peer_kernels.cu compiled to PTX or cubin. Device-side checks
+ * count wrong words into the heap; expect_zero then fails the launch, so a
+ * mismatch surfaces as a weft_synchronize error.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../check.h"
+
+static weft_module *g_module;
+
+#define THREADS 512
+#define CHECK_GRID 128
+#define ITERATIONS 50
+
+/* The cuda backend on the local rank's device. */
+static void init(void) {
+  weft_init_options o = options_for(WEFT_BACKEND_CUDA);
+  init_ok(&o);
+}
+
+static weft_kernel *kernel(const char *name) {
+  weft_kernel *k;
+  CHECK_OK(weft_module_get_kernel(g_module, name, &k));
+  return k;
+}
+
+static void launch(weft_kernel *k, uint32_t grid, void **args, size_t n) {
+  weft_launch_config c = {{grid, 1, 1}, THREADS, 0, NULL};
+  CHECK_OK(weft_launch(k, &c, args, n));
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Tags of the word patterns (pattern = tag << 40 | index). */
+static uint32_t slot_tag(int writer, int owner) {
+  return 1u + (uint32_t)writer * WEFT_MAX_RANKS + (uint32_t)owner;
+}
+static uint32_t copy_tag(int rank) { return 0x800000u | (uint32_t)rank; }
+
+/* Fails unless peer's copy of p[0..n) holds pattern(tag). */
+static void expect_words(uint64_t *p, uint64_t n, uint32_t tag, int peer,
+                         unsigned long long *errors, int check) {
+  void *args[] = {&p, &n, &tag, &peer, &errors};
+  launch(kernel("check_words"), CHECK_GRID, args, 5);
+  void *zargs[] = {&errors, &check};
+  launch(kernel("expect_zero"), 1, zargs, 2);
+  CHECK_OK(weft_synchronize(g_ctx));
+}
+
+/* Rank r writes slot r of every rank's copy; every rank then checks its
+ * own copy, and every peer's copy read across the link. */
+static void check_slots(uint64_t words, unsigned long long *errors) {
+  int n = weft_num_ranks(g_ctx);
+  uint64_t *slots;
+  CHECK_OK(weft_malloc(g_ctx, words * 8 * (size_t)n, (void **)&slots));
+  uint64_t *mine = slots + (size_t)g_rank * words;
+  for (int peer = 0; peer < n; ++peer) {
+    uint32_t tag = slot_tag(g_rank, peer);
+    void *args[] = {&mine, &words, &tag, &peer};
+    launch(kernel("fill_words"), CHECK_GRID, args, 4);
+  }
+  CHECK_OK(weft_barrier(g_ctx));
+  for (int i = 0; i < n; ++i) {
+    int owner = (g_rank + i) % n; /* own copy first */
+    for (int w = 0; w < n; ++w)
+      expect_words(slots + (size_t)w * words, words, slot_tag(w, owner), owner,
+                   errors, 1);
+  }
+  printf("rank %d: slots ok: %d x %llu words written to every rank, checked "
+         "on every copy\n", g_rank, n, (unsigned long long)words);
+  CHECK_OK(weft_barrier(g_ctx));
+  CHECK_OK(weft_free(g_ctx, slots));
+}
+
+/* Pull (read next's memory) and push (write next's memory), timed over
+ * ITERATIONS launches for each grid size, then the moved bytes are checked. */
+static void bandwidth(uint64_t bytes, unsigned long long *errors) {
+  static const uint32_t grids[] = {8, 32, 132}; /* 132: one program per SM */
+  int n = weft_num_ranks(g_ctx), next = (g_rank + 1) % n,
+      prev = (g_rank + n - 1) % n;
+  uint64_t words = bytes / 8, n16 = bytes / 16;
+  uint64_t *src, *dst;
+  CHECK_OK(weft_malloc(g_ctx, bytes, (void **)&src));
+  CHECK_OK(weft_malloc(g_ctx, bytes, (void **)&dst));
+  uint32_t tag = copy_tag(g_rank);
+  void *fill[] = {&src, &words, &tag, &g_rank};
+  launch(kernel("fill_words"), CHECK_GRID, fill, 4);
+  weft_kernel *copy = kernel("copy_next");
+  for (int pull = 1; pull >= 0; --pull) {
+    void *args[] = {&dst, &src, &n16, &pull};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; ++g) {
+      launch(copy, grids[g], args, 4); /* warm-up */
+      CHECK_OK(weft_barrier(g_ctx));
+      double t0 = now_s();
+      for (int i = 0; i < ITERATIONS; ++i)
+        launch(copy, grids[g], args, 4);
+      CHECK_OK(weft_synchronize(g_ctx));
+      double t = now_s() - t0;
+      printf("rank %d: %s rank %d, %llu MiB x %d, %u programs x %d threads: "
+             "%.1f GB/s\n", g_rank, pull ? "pull (read) from" : "push (write) to",
+             next, (unsigned long long)(bytes >> 20), ITERATIONS, grids[g],
+             THREADS, (double)bytes * ITERATIONS / t * 1e-9);
+      CHECK_OK(weft_barrier(g_ctx));
+    }
+    /* pull: own dst holds next's src; push: prev wrote its src into it. */
+    expect_words(dst, words, copy_tag(pull ? next : prev), g_rank, errors, 2);
+    CHECK_OK(weft_barrier(g_ctx));
+  }
+  CHECK_OK(weft_free(g_ctx, src));
+  CHECK_OK(weft_free(g_ctx, dst));
+}
+
+static int test_peers(const char *module, uint64_t mib) {
+  init();
+  CHECK_OK(weft_module_load_file(g_ctx, module, WEFT_MODULE_AUTO, &g_module));
+  unsigned long long *errors;
+  CHECK_OK(weft_malloc(g_ctx, sizeof *errors, (void **)&errors));
+  void *args[] = {&errors};
+  launch(kernel("zero"), 1, args, 1);
+  check_slots((uint64_t)1 << 20, errors);
+  bandwidth(mib << 20, errors);
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* Bad PTX comes back with the JIT log, a missing kernel as NOT_FOUND, and
+ * a faulting kernel as an illegal address at weft_synchronize. */
+static int test_errors(const char *module) {
+  init();
+  static const char bad[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                            ".visible .entry broken() { frobnicate; }\n";
+  weft_module *m;
+  CHECK_FAILS(weft_module_load(g_ctx, bad, sizeof bad - 1, WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_MODULE, "CUDA_ERROR_INVALID_PTX");
+  CHECK(strstr(weft_last_error(g_ctx), "frobnicate")); /* the JIT log */
+  printf("rank %d: bad PTX: %s\n", g_rank, weft_last_error(g_ctx));
+  CHECK_OK(weft_module_load_file(g_ctx, module, WEFT_MODULE_AUTO, &g_module));
+  weft_kernel *k;
+  CHECK_FAILS(weft_module_get_kernel(g_module, "no_such_kernel", &k),
+              WEFT_ERROR_NOT_FOUND, "no_such_kernel");
+  launch(kernel("fault"), 1, NULL, 0);
+  CHECK_FAILS(weft_synchronize(g_ctx), WEFT_ERROR_BACKEND,
+              "CUDA_ERROR_ILLEGAL_ADDRESS");
+  printf("rank %d: fault: %s\n", g_rank, weft_last_error(g_ctx));
+  /* The context is lost now; finalize must still return, not hang. */
+  weft_status st = weft_finalize(g_ctx);
+  printf("rank %d: finalize after the fault: %s\n", g_rank, weft_status_string(st));
+  return 0;
+}
+
+static int test_same_device(void) {
+  weft_init_options o = options_for(WEFT_BACKEND_CUDA);
+  o.device = 0;
+  CHECK_FAILS(weft_init(&o, &g_ctx), WEFT_ERROR_INVALID_ARGUMENT,
+              "both use the GPU");
+  CHECK(g_ctx == NULL);
+  printf("%s\n", weft_last_error(NULL));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  g_rank = env_rank();
+  if (argc < 3) {
+    fprintf(stderr, "usage: peer_test peers|errors|same-device MODULE [MiB]\n");
+    return 2;
+  }
+  if (!strcmp(argv[1], "peers"))
+    return test_peers(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 256);
+  if (!strcmp(argv[1], "errors"))
+    return test_errors(argv[2]);
+  if (!strcmp(argv[1], "same-device"))
+    return test_same_device();
+  fprintf(stderr, "peer_test: unknown case '%s'\n", argv[1]);
+  return 2;
+}

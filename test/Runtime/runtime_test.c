@@ -1,0 +1,797 @@
+/*
+ * Runtime tests. Each case runs in every rank started by weft-run (or alone
+ * for the single-process cases): `runtime_test CASE [ARGS]`. A rank exits 0
+ * when everything it checked held.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "gpu.h"
+#include "internal.h"
+
+static void clear_launcher_env(void);
+
+static void init_host(size_t heap_size) {
+  weft_init_options o = options_for(WEFT_BACKEND_HOST);
+  o.heap_size = heap_size;
+  init_ok(&o);
+  CHECK(weft_context_backend(g_ctx) == WEFT_BACKEND_HOST);
+}
+
+static uint64_t offset_of(const void *p) {
+  weft_kernel_context k;
+  CHECK_OK(weft_get_kernel_context(g_ctx, &k));
+  return (uint64_t)(uintptr_t)p - k.heap_base[g_rank];
+}
+
+/* Symmetric offsets, direct peer access, barrier, reuse after free. */
+static int test_heap(void) {
+  init_host(0);
+  int n = weft_num_ranks(g_ctx);
+  const char *ws = getenv("WEFT_WORLD_SIZE");
+  CHECK(n == (ws ? atoi(ws) : 1));
+  weft_kernel_context k;
+  CHECK_OK(weft_get_kernel_context(g_ctx, &k));
+  CHECK(k.rank == g_rank && k.num_ranks == n && k.abi_version == WEFT_ABI_VERSION);
+  CHECK(k.heap_size == 256u << 20);
+  const unsigned char *reserved = (const unsigned char *)(uintptr_t)k.heap_base[g_rank];
+  for (size_t i = 0; i < WEFT_RESERVED_BYTES; ++i)
+    CHECK(reserved[i] == 0);
+
+  void *small, *page, *big;
+  CHECK_OK(weft_malloc(g_ctx, 1, &small));
+  CHECK_OK(weft_malloc(g_ctx, 4096, &page));
+  CHECK_OK(weft_malloc(g_ctx, 100000, &big));
+  CHECK(offset_of(small) >= WEFT_RESERVED_BYTES);
+  CHECK(offset_of(small) % WEFT_HEAP_ALIGN == 0 && offset_of(page) % WEFT_HEAP_ALIGN == 0 &&
+        offset_of(big) % WEFT_HEAP_ALIGN == 0);
+
+  /* Every rank writes its offsets into slot [rank] of every peer's table. */
+  uint64_t *table;
+  CHECK_OK(weft_malloc(g_ctx, sizeof(uint64_t) * 4 * WEFT_MAX_RANKS, (void **)&table));
+  uint64_t mine[4] = {offset_of(small), offset_of(page), offset_of(big), offset_of(table)};
+  for (int peer = 0; peer < n; ++peer) {
+    uint64_t *remote;
+    CHECK_OK(weft_peer_ptr(g_ctx, table, peer, (void **)&remote));
+    CHECK(remote == (uint64_t *)((char *)(uintptr_t)k.heap_base[peer] + mine[3]));
+    memcpy(&remote[4 * g_rank], mine, sizeof mine);
+    int64_t *data;
+    CHECK_OK(weft_peer_ptr(g_ctx, big, peer, (void **)&data));
+    data[g_rank] = (g_rank + 1) * 1000 + peer;
+  }
+  CHECK_OK(weft_barrier(g_ctx));
+  for (int r = 0; r < n; ++r) {
+    CHECK(memcmp(&table[4 * r], mine, sizeof mine) == 0);
+    CHECK(((int64_t *)big)[r] == (r + 1) * 1000 + g_rank);
+  }
+  CHECK_OK(weft_barrier(g_ctx));
+
+  void *p;
+  CHECK_FAILS(weft_peer_ptr(g_ctx, big, n, &p), WEFT_ERROR_INVALID_ARGUMENT, "not a rank");
+  CHECK_FAILS(weft_peer_ptr(g_ctx, &p, 0, &p), WEFT_ERROR_INVALID_ARGUMENT, "not in this rank");
+
+  /* First fit: freeing and asking again gives the same block back. */
+  uint64_t page_offset = offset_of(page);
+  CHECK_OK(weft_free(g_ctx, page));
+  CHECK_OK(weft_malloc(g_ctx, 4000, &page));
+  CHECK(offset_of(page) == page_offset);
+  CHECK_OK(weft_free(g_ctx, NULL));
+  CHECK_OK(weft_free(g_ctx, small));
+  CHECK_OK(weft_free(g_ctx, page));
+  CHECK_OK(weft_free(g_ctx, big));
+  CHECK_OK(weft_free(g_ctx, table));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* Host kernels from a .so: peer writes through ctx->heap_base, residency,
+ * device-wait timeout reporting. */
+static int test_kernel(const char *so) {
+  setenv("WEFT_WAIT_TIMEOUT", "2", 1);
+  init_host(0);
+  int n = weft_num_ranks(g_ctx);
+  weft_module *m;
+  weft_kernel *ring, *spin, *forever, *readctx, *again;
+  CHECK_OK(weft_module_load_file(g_ctx, so, WEFT_MODULE_AUTO, &m));
+  CHECK_OK(weft_module_get_kernel(m, "ring_write", &ring));
+  CHECK_OK(weft_module_get_kernel(m, "ring_write", &again));
+  CHECK(ring == again);
+  CHECK_OK(weft_module_get_kernel(m, "spin_ring", &spin));
+  CHECK_OK(weft_module_get_kernel(m, "wait_forever", &forever));
+  CHECK_OK(weft_module_get_kernel(m, "read_context", &readctx));
+  CHECK_FAILS(weft_module_get_kernel(m, "no_such_kernel", &again),
+              WEFT_ERROR_NOT_FOUND, "no_such_kernel");
+
+  const uint32_t gx = 8, gy = 2, programs = gx * gy;
+  int64_t *table;
+  CHECK_OK(weft_malloc(g_ctx, sizeof(int64_t) * programs * n, (void **)&table));
+  int64_t base = 7000000;
+  void *args[] = {&table, &base};
+  weft_launch_config cfg = {{gx, gy, 0}, 0, 0, NULL};
+  CHECK_OK(weft_launch(ring, &cfg, args, 2));
+  CHECK_OK(weft_barrier(g_ctx));
+  for (int r = 0; r < n; ++r)
+    for (uint32_t i = 0; i < programs; ++i)
+      CHECK(table[r * programs + i] == base + r * 1000 + i);
+
+  int32_t *info;
+  CHECK_OK(weft_malloc(g_ctx, 16, (void **)&info));
+  void *info_args[] = {&info};
+  weft_launch_config three = {{2, 3, 4}, 0, 0, NULL};
+  CHECK_OK(weft_launch(readctx, &three, info_args, 1));
+  CHECK(info[0] == g_rank && info[1] == n && info[2] == (int32_t)WEFT_ABI_VERSION &&
+        info[3] == 24);
+
+  const uint32_t spinners = 64;
+  uint64_t *flags;
+  CHECK_OK(weft_malloc(g_ctx, sizeof(uint64_t) * 2 * spinners, (void **)&flags));
+  memset(flags, 0, sizeof(uint64_t) * 2 * spinners);
+  CHECK_OK(weft_barrier(g_ctx));
+  weft_launch_config wide = {{spinners, 1, 1}, 0, 0, NULL};
+  for (uint64_t epoch = 1; epoch <= 3; ++epoch) {
+    void *spin_args[] = {&flags, &epoch};
+    CHECK_OK(weft_launch(spin, &wide, spin_args, 2));
+  }
+  CHECK_OK(weft_barrier(g_ctx));
+
+  uint64_t *never;
+  CHECK_OK(weft_malloc(g_ctx, sizeof(uint64_t), (void **)&never));
+  *never = 0;
+  void *never_args[] = {&never};
+  char expect[128];
+  snprintf(expect, sizeof expect, "wait timed out on rank %d, program (", g_rank);
+  weft_launch_config two = {{2, 1, 1}, 0, 0, NULL};
+  CHECK_FAILS(weft_launch(forever, &two, never_args, 1), WEFT_ERROR_TIMEOUT, expect);
+  snprintf(expect, sizeof expect, "flag at rank %d's heap offset 0x%llx, "
+           "expected == 1, last seen 0", g_rank, (unsigned long long)offset_of(never));
+  CHECK(strstr(weft_last_error(g_ctx), expect));
+  /* The record was reset: the next launch is clean. */
+  CHECK_OK(weft_launch(ring, &cfg, args, 2));
+  CHECK_OK(weft_synchronize(g_ctx));
+  CHECK_OK(weft_module_unload(m));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* Every rank must get WEFT_ERROR_ASYMMETRIC, and the heap stays usable. */
+static int test_asymmetric(void) {
+  init_host(0);
+  int n = weft_num_ranks(g_ctx);
+  CHECK(n >= 2);
+  void *p;
+  CHECK_FAILS(weft_malloc(g_ctx, g_rank == 1 ? 8192 : 4096, &p), WEFT_ERROR_ASYMMETRIC,
+              "weft_malloc: asymmetric call #1: rank 0 asked 4096 bytes, rank 1 asked "
+              "8192 bytes");
+  CHECK(p == NULL);
+  void *a, *b;
+  CHECK_OK(weft_malloc(g_ctx, 4096, &a));
+  CHECK_OK(weft_malloc(g_ctx, 4096, &b));
+  CHECK_FAILS(weft_free(g_ctx, g_rank == n - 1 ? b : a), WEFT_ERROR_ASYMMETRIC,
+              "weft_free: asymmetric call #4");
+  /* A different collective altogether: weft_barrier against weft_malloc. */
+  weft_status st = g_rank == 1 ? weft_barrier(g_ctx) : weft_malloc(g_ctx, 64, &p);
+  if (st != WEFT_ERROR_ASYMMETRIC || !strstr(weft_last_error(g_ctx), "disagree"))
+    FAIL("barrier vs malloc -> %s: %s", weft_status_string(st), weft_last_error(g_ctx));
+  CHECK_OK(weft_free(g_ctx, a));
+  CHECK_OK(weft_free(g_ctx, b));
+  CHECK_OK(weft_malloc(g_ctx, 4096, &p));
+  CHECK(offset_of(p) == WEFT_RESERVED_BYTES);
+  CHECK_OK(weft_barrier(g_ctx));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* Exhaustion, coalescing, double free, foreign and interior pointers. */
+static int test_errors(void) {
+  const size_t heap = 1u << 20, user = heap - WEFT_RESERVED_BYTES;
+  init_host(heap);
+  void *p, *blocks[4];
+  CHECK_FAILS(weft_malloc(g_ctx, 2 * heap, &p), WEFT_ERROR_OUT_OF_MEMORY,
+              "requested 2097152 bytes, largest free block 983040 bytes");
+  for (int i = 0; i < 4; ++i)
+    CHECK_OK(weft_malloc(g_ctx, user / 4, &blocks[i]));
+  CHECK_FAILS(weft_malloc(g_ctx, 1, &p), WEFT_ERROR_OUT_OF_MEMORY,
+              "largest free block 0 bytes");
+  CHECK_OK(weft_free(g_ctx, blocks[1]));
+  CHECK_OK(weft_free(g_ctx, blocks[2]));
+  /* The two freed neighbours coalesced into one block. */
+  CHECK_OK(weft_malloc(g_ctx, user / 2, &p));
+  CHECK(p == blocks[1]);
+
+  CHECK_FAILS(weft_free(g_ctx, blocks[2]), WEFT_ERROR_INVALID_ARGUMENT, "not at its start");
+  CHECK_OK(weft_free(g_ctx, p));
+  CHECK_FAILS(weft_free(g_ctx, p), WEFT_ERROR_INVALID_ARGUMENT, "double free");
+  int on_stack;
+  CHECK_FAILS(weft_free(g_ctx, &on_stack), WEFT_ERROR_INVALID_ARGUMENT,
+              "not in this rank's symmetric heap");
+  CHECK_FAILS(weft_free(g_ctx, (char *)blocks[0] + 256), WEFT_ERROR_INVALID_ARGUMENT,
+              "not at its start");
+  weft_kernel_context k;
+  CHECK_OK(weft_get_kernel_context(g_ctx, &k));
+  CHECK_FAILS(weft_free(g_ctx, (void *)(uintptr_t)(k.heap_base[g_rank] + 512)),
+              WEFT_ERROR_INVALID_ARGUMENT, "reserved region");
+  /* None of that disturbed the live blocks. */
+  CHECK_OK(weft_free(g_ctx, blocks[0]));
+  CHECK_OK(weft_free(g_ctx, blocks[3]));
+  CHECK_OK(weft_malloc(g_ctx, user, &p));
+  CHECK_OK(weft_free(g_ctx, p));
+
+  CHECK_FAILS(weft_malloc(g_ctx, 64, NULL), WEFT_ERROR_INVALID_ARGUMENT, "out is NULL");
+  CHECK_OK(weft_finalize(g_ctx));
+  g_ctx = NULL;
+  CHECK_FAILS(weft_malloc(NULL, 64, &p), WEFT_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+  return 0;
+}
+
+/* Rank `victim` leaves (mode "exit": _exit(0); "segv": SIGSEGV) after the
+ * first barrier; every other rank must see WEFT_ERROR_PEER_LOST naming it. */
+static int test_lost(const char *mode, int victim) {
+  init_host(0);
+  CHECK_OK(weft_barrier(g_ctx));
+  if (g_rank == victim) {
+    if (!strcmp(mode, "segv"))
+      raise(SIGSEGV);
+    _exit(0);
+  }
+  char name[32];
+  snprintf(name, sizeof name, "lost rank %d", victim);
+  weft_status st = WEFT_SUCCESS;
+  for (int i = 0; i < 1000 && st == WEFT_SUCCESS; ++i)
+    st = weft_barrier(g_ctx);
+  if (st != WEFT_ERROR_PEER_LOST || !strstr(weft_last_error(g_ctx), name))
+    FAIL("expected WEFT_ERROR_PEER_LOST naming rank %d, got %s: %s", victim,
+         weft_status_string(st), weft_last_error(g_ctx));
+  /* Every later call fails the same way instead of hanging. */
+  void *p;
+  CHECK_FAILS(weft_malloc(g_ctx, 64, &p), WEFT_ERROR_PEER_LOST, name);
+  printf("rank %d: %s\n", g_rank, weft_last_error(g_ctx));
+  weft_finalize(g_ctx);
+  return 0;
+}
+
+/* Rank 1 fails; rank 0 ignores SIGTERM and sleeps: weft-run must kill it. */
+static int test_stubborn(void) {
+  init_host(0);
+  CHECK_OK(weft_barrier(g_ctx));
+  if (g_rank == 1)
+    exit(3);
+  signal(SIGTERM, SIG_IGN);
+  for (;;)
+    pause();
+}
+
+/* The same job under torchrun's variables, without WEFT_JOB_TOKEN: rank 0
+ * makes the token and leaves it in the private directory. */
+static int test_torchrun(void) {
+  char rank[16], size[16], job[128];
+  snprintf(rank, sizeof rank, "%s", getenv("WEFT_RANK"));
+  snprintf(size, sizeof size, "%s", getenv("WEFT_WORLD_SIZE"));
+  snprintf(job, sizeof job, "%s", getenv("WEFT_JOB_ID"));
+  clear_launcher_env();
+  setenv("RANK", rank, 1);
+  setenv("WORLD_SIZE", size, 1);
+  setenv("LOCAL_RANK", rank, 1);
+  setenv("TORCHELASTIC_RUN_ID", job, 1);
+  init_host(0);
+  int n = weft_num_ranks(g_ctx);
+  CHECK(g_rank == atoi(rank) && n == atoi(size));
+  int *slot, *next;
+  CHECK_OK(weft_malloc(g_ctx, sizeof *slot, (void **)&slot));
+  CHECK_OK(weft_peer_ptr(g_ctx, slot, (g_rank + 1) % n, (void **)&next));
+  *next = g_rank + 100;
+  CHECK_OK(weft_barrier(g_ctx));
+  CHECK(*slot == (g_rank + n - 1) % n + 100);
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* Rank 0 interrupts weft-run, which must pass SIGINT on to every rank. */
+static int test_interrupt(void) {
+  init_host(0);
+  CHECK_OK(weft_barrier(g_ctx));
+  if (g_rank == 0)
+    kill(getppid(), SIGINT);
+  for (;;)
+    pause();
+}
+
+/* Rank 1 presents a wrong job token: it is refused, and rank 0 says so. */
+static int test_auth(void) {
+  weft_init_options o = options_for(WEFT_BACKEND_HOST);
+  o.timeout_s = 3;
+  g_rank = env_rank();
+  if (g_rank == 1)
+    setenv("WEFT_JOB_TOKEN", "not-the-token", 1);
+  weft_context *ctx = NULL;
+  weft_status st = weft_init(&o, &ctx);
+  if (g_rank >= 2)
+    return 0; /* not a part of this test */
+  if (st != WEFT_ERROR_AUTH || ctx)
+    FAIL("expected WEFT_ERROR_AUTH, got %s: %s", weft_status_string(st),
+         weft_last_error(NULL));
+  CHECK(strstr(weft_last_error(NULL), g_rank == 0 ? "wrong job token" : "rejected rank 1"));
+  printf("rank %d: %s\n", g_rank, weft_last_error(NULL));
+  return 0;
+}
+
+static int test_grid(const char *so) {
+  init_host(0);
+  weft_module *m;
+  CHECK_OK(weft_module_load_file(g_ctx, so, WEFT_MODULE_AUTO, &m));
+  weft_kernel *k;
+  CHECK_OK(weft_module_get_kernel(m, "ring_write", &k));
+  weft_launch_config cfg = {{64, 32, 1}, 0, 0, NULL};
+  CHECK_FAILS(weft_launch(k, &cfg, NULL, 0), WEFT_ERROR_INVALID_ARGUMENT,
+              "grid 64x32x1 = 2048 programs exceeds WEFT_HOST_MAX_PROGRAMS=1024");
+  CHECK_FAILS(weft_launch(k, &cfg, NULL, 2), WEFT_ERROR_INVALID_ARGUMENT, "args is NULL");
+  CHECK_OK(weft_finalize(g_ctx)); /* unloads m */
+  return 0;
+}
+
+/* The GPU backends on a machine without that GPU: weft_init fails cleanly
+ * on every rank with a message naming the backend (where the GPU is there,
+ * it succeeds), and the default backend is cuda only where CUDA works. */
+static int test_backends(void) {
+  g_rank = env_rank();
+  static const struct {
+    weft_backend backend;
+    const char *name;
+    const weft_backend_ops *ops;
+  } gpus[] = {{WEFT_BACKEND_CUDA, "cuda backend", &weft_backend_cuda},
+              {WEFT_BACKEND_HIP, "hip backend", &weft_backend_hip}};
+  for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; ++i) {
+    weft_init_options o = options_for(gpus[i].backend);
+    o.heap_size = 64u << 20;
+    weft_context *ctx = NULL;
+    weft_status st = weft_init(&o, &ctx);
+    const char *m = weft_last_error(NULL);
+    if (gpus[i].ops->available()) {
+      if (st != WEFT_SUCCESS)
+        FAIL("%s is available but weft_init failed: %s", gpus[i].name, m);
+      CHECK_OK(weft_finalize(ctx));
+      continue;
+    }
+    if ((st != WEFT_ERROR_UNSUPPORTED && st != WEFT_ERROR_BACKEND) || ctx ||
+        !strstr(m, gpus[i].name))
+      FAIL("%s: expected WEFT_ERROR_UNSUPPORTED or BACKEND naming it, got %s: %s",
+           gpus[i].name, weft_status_string(st), m);
+    printf("rank %d: %s\n", g_rank, m);
+  }
+  unsetenv("WEFT_BACKEND");
+  CHECK_OK(weft_init(NULL, &g_ctx));
+  CHECK(weft_context_backend(g_ctx) ==
+        (weft_backend_cuda.available() ? WEFT_BACKEND_CUDA : WEFT_BACKEND_HOST));
+  CHECK_OK(weft_barrier(g_ctx));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* gpu.c (the GPU backends' common part) on a fake driver: what each rank's
+ * fake GPU looks like, set per scenario. */
+static struct {
+  int count;       /* devices this process sees */
+  int same_bus;    /* every rank reports one bus id */
+  int visible;     /* peers' GPUs are visible */
+  int can_access;  /* peer access between every pair */
+  int fail_open;   /* open_peer fails on this rank */
+  int opened[WEFT_MAX_RANKS];
+} fake;
+
+static weft_status fake_ready(void) { return WEFT_SUCCESS; }
+
+static weft_status fake_count(int *count) {
+  *count = fake.count;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_open_device(weft_gpu *g) {
+  g->device = 100 + g->ordinal;
+  snprintf(g->bus_id, sizeof g->bus_id, "0000:%02x:00.0",
+           fake.same_bus ? 0x40 : 0x40 + g->ordinal);
+  return WEFT_SUCCESS;
+}
+
+static int fake_by_bus_id(int *device, const char *bus_id) {
+  unsigned bus = 0;
+  sscanf(bus_id, "0000:%x:", &bus);
+  *device = 100 + (int)bus - 0x40;
+  return fake.visible;
+}
+
+static weft_status fake_can_access(int *can, int device, int peer) {
+  CHECK(device == 100 + g_rank && peer >= 100 && peer != device);
+  *can = fake.can_access;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_close(void *state) {
+  free(state);
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_open_peer(weft_gpu *g, int peer, const void *handle) {
+  char want[24];
+  snprintf(want, sizeof want, "handle-%d", peer);
+  CHECK(peer != g->rank && !strcmp(handle, want));
+  fake.opened[peer] = 1;
+  return fake.fail_open ? weft_fail(WEFT_ERROR_BACKEND, "fake backend: cannot "
+                                    "open rank %d's handle", peer)
+                        : WEFT_SUCCESS;
+}
+
+static const weft_backend_ops fake_backend = {
+    .name = "fake", .warp_size = 16, .close = fake_close};
+static const weft_gpu_ops fake_ops = {
+    .backend = &fake_backend,
+    .interconnect = "FakeLink",
+    .visible_devices = "FAKE_VISIBLE_DEVICES",
+    .state_size = sizeof(weft_gpu),
+    .ready = fake_ready,
+    .device_count = fake_count,
+    .open_device = fake_open_device,
+    .device_by_bus_id = fake_by_bus_id,
+    .can_access_peer = fake_can_access,
+};
+
+/* weft_gpu_open on every rank (device = rank unless given): want and, on
+ * failure, the message; returns the state on success. */
+static weft_gpu *fake_open(weft_bootstrap *bs, int device, weft_status want,
+                           const char *text) {
+  weft_env_info env;
+  CHECK_OK(weft_env_detect(&env));
+  weft_backend_params params = {env.rank, env.world_size, env.local_rank,
+                                device, bs};
+  void *state = (void *)1;
+  CHECK_FAILS(weft_gpu_open(&fake_ops, &params, &state), want, text);
+  CHECK((state != NULL) == (want == WEFT_SUCCESS));
+  return state;
+}
+
+/* Every rank of 2 or more: the peer checks, the handle exchange and the
+ * launch parameters of gpu.c, with their messages. */
+static int test_gpu_common(void) {
+  weft_env_info env;
+  CHECK_OK(weft_env_detect(&env));
+  g_rank = env.rank;
+  int n = env.world_size, other = g_rank == 0 ? 1 : 0;
+  CHECK(n >= 2);
+  weft_bootstrap_config bc = {env.rank, n, env.job_id, 30, 30};
+  weft_bootstrap *bs;
+  CHECK_OK(weft_bootstrap_open(&bc, &bs));
+  char text[256];
+
+  fake.count = n;
+  fake.visible = fake.can_access = 1;
+  weft_gpu *g = fake_open(bs, g_rank, WEFT_SUCCESS, "");
+  CHECK(g->rank == g_rank && g->num_ranks == n && g->device == 100 + g_rank);
+
+  /* The IPC-handle exchange: every peer's handle reaches open_peer. */
+  char handle[24];
+  snprintf(handle, sizeof handle, "handle-%d", g_rank);
+  CHECK_OK(weft_gpu_share_handles(g, WEFT_SUCCESS, handle, sizeof handle,
+                                  fake_open_peer));
+  for (int r = 0; r < n; ++r)
+    CHECK(fake.opened[r] == (r != g_rank));
+  /* A rank that fails to open a peer's handle fails the step everywhere. */
+  fake.fail_open = g_rank == n - 1;
+  if (g_rank == n - 1)
+    snprintf(text, sizeof text, "fake backend: cannot open rank 0's handle");
+  else
+    snprintf(text, sizeof text, "rank %d: fake backend: cannot open rank 0's "
+             "handle", n - 1);
+  CHECK_FAILS(weft_gpu_share_handles(g, WEFT_SUCCESS, handle, sizeof handle,
+                                     fake_open_peer), WEFT_ERROR_BACKEND, text);
+  fake.fail_open = 0;
+  /* So does one whose own memory failed, before any handle is opened. */
+  memset(fake.opened, 0, sizeof fake.opened);
+  weft_status mine = g_rank == 0 ? weft_fail(WEFT_ERROR_OUT_OF_MEMORY,
+                                             "fake backend: no memory")
+                                 : WEFT_SUCCESS;
+  CHECK_FAILS(weft_gpu_share_handles(g, mine, handle, sizeof handle,
+                                     fake_open_peer), WEFT_ERROR_OUT_OF_MEMORY,
+              g_rank == 0 ? "fake backend: no memory"
+                          : "rank 0: fake backend: no memory");
+  for (int r = 0; r < n; ++r)
+    CHECK(!fake.opened[r]);
+
+  /* Launch parameters: args, then the context; four warps by default. */
+  weft_kernel_context kctx;
+  void *args[40];
+  for (int i = 0; i < 40; ++i)
+    args[i] = &args[i];
+  for (size_t count = 2; count <= 40; count += 38) {
+    weft_launch_config config = {{1, 1, 1}, 0, 0, NULL};
+    weft_gpu_launch l;
+    CHECK_OK(weft_gpu_launch_begin(g, &l, &config, args, count, &kctx));
+    CHECK(l.block == 64 && l.params[count] == &kctx);
+    CHECK((l.params == l.on_stack) == (count < WEFT_GPU_STACK_ARGS));
+    for (size_t i = 0; i < count; ++i)
+      CHECK(l.params[i] == args[i]);
+    weft_gpu_launch_end(&l);
+    config.num_threads = 96;
+    CHECK_OK(weft_gpu_launch_begin(g, &l, &config, args, count, &kctx));
+    CHECK(l.block == 96);
+    weft_gpu_launch_end(&l);
+  }
+  CHECK_OK(fake_close(g));
+
+  /* Two ranks on one GPU, both named (each rank's first peer: `other`). */
+  fake.same_bus = 1;
+  snprintf(text, sizeof text, "fake backend: ranks 0 and %d both use the GPU "
+           "at PCI 0000:40:00.0: each rank needs a GPU of its own (set "
+           "opts->device or start at most one rank per GPU)",
+           g_rank == 0 ? 1 : g_rank);
+  fake_open(bs, g_rank, WEFT_ERROR_INVALID_ARGUMENT, text);
+  fake.same_bus = 0;
+
+  /* A peer's GPU this process cannot see. */
+  fake.visible = 0;
+  snprintf(text, sizeof text, "fake backend: rank %d's GPU (PCI 0000:%02x:00.0) "
+           "is not visible to rank %d, so they cannot map each other's heaps "
+           "(give every rank the same FAKE_VISIBLE_DEVICES)", other,
+           0x40 + other, g_rank);
+  fake_open(bs, g_rank, WEFT_ERROR_UNSUPPORTED, text);
+  fake.visible = 1;
+
+  /* No peer access. */
+  fake.can_access = 0;
+  snprintf(text, sizeof text, "fake backend: no peer access from rank %d's GPU "
+           "%d (PCI 0000:%02x:00.0) to rank %d's GPU %d (PCI 0000:%02x:00.0): "
+           "the symmetric heap needs FakeLink or PCIe P2P between every pair",
+           g_rank, g_rank, 0x40 + g_rank, other, other, 0x40 + other);
+  fake_open(bs, g_rank, WEFT_ERROR_UNSUPPORTED, text);
+  fake.can_access = 1;
+
+  /* A device out of range on the last rank fails every rank with its
+   * message. */
+  int last = n - 1;
+  char own[200];
+  snprintf(own, sizeof own, "fake backend: rank %d wants device %d, but this "
+           "process sees %d devices (the device is the local rank unless "
+           "opts->device says otherwise)", last, n + 3, n);
+  if (g_rank == last)
+    snprintf(text, sizeof text, "%s", own);
+  else
+    snprintf(text, sizeof text, "rank %d: %s", last, own);
+  fake_open(bs, g_rank == last ? n + 3 : g_rank, WEFT_ERROR_INVALID_ARGUMENT,
+            text);
+
+  /* The bootstrap is still in step: a payload goes round. */
+  int32_t ranks[WEFT_MAX_RANKS], me = g_rank * 7;
+  CHECK_OK(weft_bootstrap_agree(bs, WEFT_SUCCESS, &me, sizeof me, ranks));
+  for (int r = 0; r < n; ++r)
+    CHECK(ranks[r] == r * 7);
+  weft_bootstrap_close(bs);
+  return 0;
+}
+
+static void clear_launcher_env(void) {
+  static const char *const vars[] = {
+      "WEFT_RANK", "WEFT_WORLD_SIZE", "WEFT_LOCAL_RANK", "WEFT_JOB_ID", "WEFT_JOB_TOKEN",
+      "RANK", "WORLD_SIZE", "LOCAL_RANK", "TORCHELASTIC_RUN_ID", "MASTER_ADDR",
+      "MASTER_PORT", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+      "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
+      "OMPI_MCA_orte_ess_jobid", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+      "SLURM_JOB_ID", "SLURM_STEP_ID", "WEFT_BACKEND", "WEFT_HEAP_SIZE"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
+    unsetenv(vars[i]);
+}
+
+/* Sets the space-separated NAME=value assignments in the environment. */
+static void set_env(const char *assignments) {
+  char buf[512], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", assignments);
+  for (char *a = strtok_r(buf, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(a, '=');
+    CHECK(eq != NULL);
+    *eq = 0;
+    setenv(a, eq + 1, 1);
+  }
+}
+
+/* After set_env(assignments), the launcher environment reads as given. */
+static void check_env(const char *assignments, int rank, int size, int local,
+                      const char *job_id, const char *launcher) {
+  set_env(assignments);
+  weft_env_info e;
+  CHECK_OK(weft_env_detect(&e));
+  if (e.rank != rank || e.world_size != size || e.local_rank != local ||
+      strcmp(e.job_id, job_id) || strcmp(e.launcher, launcher))
+    FAIL("env: got rank %d size %d local %d job '%s' via %s; expected %d %d %d '%s' via %s",
+         e.rank, e.world_size, e.local_rank, e.job_id, e.launcher, rank, size, local,
+         job_id, launcher);
+}
+
+/* Unit test of the launcher-environment parser and the size parser. */
+static int test_env(void) {
+  clear_launcher_env();
+  weft_env_info e;
+  CHECK_OK(weft_env_detect(&e));
+  CHECK(e.rank == 0 && e.world_size == 1 && e.job_id_defaulted && !strcmp(e.launcher, "none"));
+
+  check_env("RANK=3 WORLD_SIZE=8 LOCAL_RANK=1 MASTER_ADDR=node7 MASTER_PORT=29500",
+            3, 8, 1, "torchrun-node7:29500", "torchrun");
+  check_env("TORCHELASTIC_RUN_ID=abc", 3, 8, 1, "torchrun-abc", "torchrun");
+  /* torchrun inside a Slurm allocation: torchrun's variables win. */
+  check_env("SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_JOB_ID=991", 3, 8, 1,
+            "torchrun-abc", "torchrun");
+  clear_launcher_env();
+
+  check_env("OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_SIZE=6 "
+            "OMPI_COMM_WORLD_LOCAL_RANK=2 OMPI_MCA_ess_base_jobid=4242",
+            5, 6, 2, "openmpi-4242", "openmpi");
+  check_env("PMIX_NAMESPACE=prterun-x-1@1", 5, 6, 2, "openmpi-prterun-x-1@1",
+            "openmpi");
+  clear_launcher_env();
+
+  check_env("SLURM_PROCID=7 SLURM_NTASKS=16 SLURM_LOCALID=3 SLURM_JOB_ID=12345 "
+            "SLURM_STEP_ID=2", 7, 16, 3, "slurm-12345:2", "slurm");
+  /* weft-run's variables win over everything, WEFT_JOB_ID names any job. */
+  check_env("WEFT_RANK=1 WEFT_WORLD_SIZE=2 WEFT_JOB_ID=job-x", 1, 2, 1, "job-x",
+            "weft");
+  clear_launcher_env();
+
+  /* A local rank defaults to the rank. */
+  check_env("WEFT_RANK=1 WEFT_WORLD_SIZE=4 WEFT_JOB_ID=j", 1, 4, 1, "j", "weft");
+  /* Malformed or incomplete environments are errors, not guesses. */
+  set_env("WEFT_RANK=4");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP, "out of range");
+  set_env("WEFT_RANK=x");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP, "WEFT_RANK='x'");
+  unsetenv("WEFT_RANK");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP, "must both be set");
+  clear_launcher_env();
+  set_env("RANK=0 WORLD_SIZE=2");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP, "no job id");
+  clear_launcher_env();
+
+  static const struct { const char *text; size_t bytes; } sizes[] = {
+      {"4096", 4096}, {"64K", 64u << 10}, {"256M", 256u << 20}, {"1G", 1u << 30},
+      {"2GiB", (size_t)2 << 30}, {"3mb", 3u << 20}, {"1T", (size_t)1 << 40}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    size_t v = 0;
+    CHECK_OK(weft_parse_size(sizes[i].text, &v));
+    CHECK(v == sizes[i].bytes);
+  }
+  static const char *const bad[] = {"", "-1", "12Q", "M", "1.5G", "99999999999999999999G"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    size_t v;
+    CHECK_FAILS(weft_parse_size(bad[i], &v), WEFT_ERROR_INVALID_ARGUMENT, "bad size");
+  }
+
+  /* The heap size comes from WEFT_HEAP_SIZE unless the options give one. */
+  setenv("WEFT_HEAP_SIZE", "3M", 1);
+  weft_init_options o = options_for(WEFT_BACKEND_HOST);
+  CHECK_OK(weft_init(&o, &g_ctx));
+  weft_kernel_context k;
+  CHECK_OK(weft_get_kernel_context(g_ctx, &k));
+  CHECK(k.heap_size == 3u << 20 && k.num_ranks == 1 && k.wait_timeout_ns == 0);
+  CHECK_OK(weft_finalize(g_ctx));
+  setenv("WEFT_HEAP_SIZE", "lots", 1);
+  CHECK_FAILS(weft_init(&o, &g_ctx), WEFT_ERROR_INVALID_ARGUMENT, "WEFT_HEAP_SIZE");
+  CHECK(g_ctx == NULL);
+  o.heap_size = 2u << 20;
+  CHECK_OK(weft_init(&o, &g_ctx));
+  CHECK_OK(weft_get_kernel_context(g_ctx, &k));
+  CHECK(k.heap_size == 2u << 20);
+  CHECK_OK(weft_finalize(g_ctx));
+  g_ctx = NULL;
+  unsetenv("WEFT_HEAP_SIZE");
+  setenv("WEFT_BACKEND", "tpu", 1);
+  CHECK_FAILS(weft_init(NULL, &g_ctx), WEFT_ERROR_INVALID_ARGUMENT, "WEFT_BACKEND='tpu'");
+  setenv("WEFT_BACKEND", "hip", 1);
+  weft_status st = weft_init(NULL, &g_ctx);
+  CHECK(st != WEFT_SUCCESS && g_ctx == NULL); /* no AMD GPU anywhere */
+  unsetenv("WEFT_BACKEND");
+  o.heap_size = 0;
+  o.world_size = 2;
+  o.rank = 0;
+  CHECK_FAILS(weft_init(&o, &g_ctx), WEFT_ERROR_BOOTSTRAP, "no job id");
+  CHECK(strcmp(weft_status_string(WEFT_ERROR_AUTH), "WEFT_ERROR_AUTH") == 0);
+  return 0;
+}
+
+/* A process with no launcher environment is rank 0 of 1. */
+static int test_single(void) {
+  clear_launcher_env();
+  setenv("WEFT_BACKEND", "host", 1);
+  CHECK_OK(weft_init(NULL, &g_ctx));
+  g_rank = 0;
+  CHECK(weft_rank(g_ctx) == 0 && weft_num_ranks(g_ctx) == 1 && weft_local_rank(g_ctx) == 0);
+  void *p, *q;
+  CHECK_OK(weft_malloc(g_ctx, 1 << 20, &p));
+  CHECK_OK(weft_peer_ptr(g_ctx, p, 0, &q));
+  CHECK(p == q);
+  memset(p, 0xab, 1 << 20);
+  CHECK_OK(weft_barrier(g_ctx));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
+/* Module format detection from the image, and refusal of foreign formats. */
+static int test_format(const char *so) {
+  unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  elf[18] = 190;
+  CHECK(weft_module_detect(elf, sizeof elf) == WEFT_MODULE_CUBIN);
+  elf[18] = 224;
+  CHECK(weft_module_detect(elf, sizeof elf) == WEFT_MODULE_HSACO);
+  elf[18] = 62;
+  CHECK(weft_module_detect(elf, sizeof elf) == WEFT_MODULE_HOST_SO);
+  elf[18] = 40; /* EM_ARM */
+  CHECK(weft_module_detect(elf, sizeof elf) == WEFT_MODULE_AUTO);
+  const char ptx[] = "//\n// Generated by LLVM NVPTX Back-End\n//\n\n.version 8.7\n"
+                     ".target sm_90\n.address_size 64\n";
+  CHECK(weft_module_detect(ptx, sizeof ptx - 1) == WEFT_MODULE_PTX);
+  CHECK(weft_module_detect("hello", 5) == WEFT_MODULE_AUTO);
+
+  init_host(0);
+  weft_module *m = NULL;
+  elf[18] = 190;
+  CHECK_FAILS(weft_module_load(g_ctx, elf, sizeof elf, WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_MODULE, "a cubin module cannot be loaded by the host backend");
+  elf[18] = 224;
+  CHECK_FAILS(weft_module_load(g_ctx, elf, sizeof elf, WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_MODULE, "HSACO module cannot be loaded by the host backend (it "
+              "needs the hip backend)");
+  CHECK_FAILS(weft_module_load(g_ctx, ptx, sizeof ptx - 1, WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_MODULE, "PTX");
+  elf[18] = 40;
+  CHECK_FAILS(weft_module_load(g_ctx, elf, sizeof elf, WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_MODULE, "machine 40");
+  CHECK_FAILS(weft_module_load(g_ctx, "hello", 5, WEFT_MODULE_AUTO, &m), WEFT_ERROR_MODULE,
+              "unrecognised");
+  elf[18] = 62; /* a host ELF header with nothing behind it */
+  CHECK_FAILS(weft_module_load(g_ctx, elf, sizeof elf, WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_MODULE, "cannot load");
+  CHECK_FAILS(weft_module_load_file(g_ctx, "/nonexistent/k.so", WEFT_MODULE_AUTO, &m),
+              WEFT_ERROR_NOT_FOUND, "/nonexistent/k.so");
+  CHECK(m == NULL);
+  /* Two modules loaded at once, one unloaded, another loaded: distinct. */
+  weft_module *a, *b, *c;
+  CHECK_OK(weft_module_load_file(g_ctx, so, WEFT_MODULE_AUTO, &a));
+  CHECK_OK(weft_module_load_file(g_ctx, so, WEFT_MODULE_HOST_SO, &b));
+  CHECK_OK(weft_module_unload(a));
+  CHECK_OK(weft_module_load_file(g_ctx, so, WEFT_MODULE_AUTO, &c));
+  weft_kernel *k;
+  CHECK_OK(weft_module_get_kernel(c, "read_context", &k));
+  int32_t *info;
+  CHECK_OK(weft_malloc(g_ctx, 16, (void **)&info));
+  void *args[] = {&info};
+  CHECK_OK(weft_launch(k, NULL, args, 1));
+  CHECK(info[0] == g_rank && info[3] == 1);
+  CHECK_OK(weft_finalize(g_ctx)); /* unloads b and c */
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: runtime_test CASE [ARGS]\n");
+    return 2;
+  }
+  const char *c = argv[1];
+  const char *arg = argc > 2 ? argv[2] : "";
+  if (!strcmp(c, "heap")) return test_heap();
+  if (!strcmp(c, "kernel")) return test_kernel(arg);
+  if (!strcmp(c, "asymmetric")) return test_asymmetric();
+  if (!strcmp(c, "errors")) return test_errors();
+  if (!strcmp(c, "lost")) return test_lost(arg, argc > 3 ? atoi(argv[3]) : 1);
+  if (!strcmp(c, "stubborn")) return test_stubborn();
+  if (!strcmp(c, "auth")) return test_auth();
+  if (!strcmp(c, "torchrun")) return test_torchrun();
+  if (!strcmp(c, "interrupt")) return test_interrupt();
+  if (!strcmp(c, "grid")) return test_grid(arg);
+  if (!strcmp(c, "env")) return test_env();
+  if (!strcmp(c, "single")) return test_single();
+  if (!strcmp(c, "format")) return test_format(arg);
+  if (!strcmp(c, "backends")) return test_backends();
+  if (!strcmp(c, "gpu_common")) return test_gpu_common();
+  if (!strcmp(c, "sleep")) { sleep(600); return 0; }
+  fprintf(stderr, "runtime_test: unknown case '%s'\n", c);
+  return 2;
+}
