@@ -46,9 +46,9 @@ weft_status weft_run_pipeline(weft_compiler *compiler, const char *ir,
 void weft_string_free(char *s);
 
 /* Compiles `ir` for opts->target. The artifacts hold, by name: "weft" (the
- * optimised tile IR), "llir" (LLVM IR), and per target "ptx" and, when
- * ptxas is found, "cubin" (cuda); "amdgcn" and "hsaco" (hip); "asm" and
- * "so" (host). */
+ * tile IR after the weft-optimize pipeline), "llir" (LLVM IR), and per
+ * target "ptx" and, when ptxas is found, "cubin" (cuda); "amdgcn" and
+ * "hsaco" (hip); "asm" and "so" (host). */
 weft_status weft_compile(weft_compiler *compiler, const char *ir,
                          size_t ir_size, const weft_compile_options *opts,
                          weft_artifacts **out);

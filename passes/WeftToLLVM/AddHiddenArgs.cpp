@@ -23,7 +23,7 @@ struct AddHiddenArgs : impl::WeftAddHiddenArgsBase<AddHiddenArgs> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps);
+    auto spec = parseTargetOption(module, target, numWarps, debug);
     if (failed(spec))
       return signalPassFailure();
     auto info = TargetInfo::create(*spec);

@@ -6,7 +6,7 @@
 // !weft.ptr becoming the target's global pointer.
 //
 //===----------------------------------------------------------------------===//
-#include "Lowering.h"
+#include "TileLowering.h"
 
 #include "weft/Conversion/Passes.h"
 
@@ -15,7 +15,9 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -31,22 +33,30 @@ using namespace mlir;
 namespace weft {
 namespace {
 
-/// Tile operands are distributed to threads before this pass; say so
-/// instead of a bare "failed to legalize".
-LogicalResult checkScalar(ModuleOp module) {
+/// Tiles are distributed to threads (weft-assign-layouts) before this
+/// pass, and only in forms the patterns handle; say so instead of a bare
+/// "failed to legalize".
+LogicalResult checkDistributed(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    if (!isa<WeftDialect>(op->getDialect()))
-      return WalkResult::advance();
-    auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
-    if (llvm::any_of(op->getOperandTypes(), isTile) ||
-        llvm::any_of(op->getResultTypes(), isTile)) {
-      op->emitOpError("on tiles must be distributed to threads before the "
-                      "LLVM lowering");
+    auto isPlainTile = [](Type t) {
+      return isa<RankedTensorType>(t) && !isDistributed(t);
+    };
+    if (llvm::any_of(op->getOperandTypes(), isPlainTile) ||
+        llvm::any_of(op->getResultTypes(), isPlainTile)) {
+      op->emitOpError("on tiles must be distributed to threads "
+                      "(weft-assign-layouts) before the LLVM lowering");
       return WalkResult::interrupt();
     }
-    return WalkResult::advance();
+    return failed(checkTileLowerable(op)) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
   });
   return failure(result.wasInterrupted());
+}
+
+bool hasNoTiles(Operation *op) {
+  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::none_of(op->getOperandTypes(), isTile) &&
+         llvm::none_of(op->getResultTypes(), isTile);
 }
 
 struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
@@ -55,22 +65,31 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    auto spec = parseTargetOption(module, target, numWarps);
-    if (failed(spec) || failed(checkScalar(module)))
+    auto spec = parseTargetOption(module, target, numWarps, debug);
+    if (failed(spec) || failed(checkDistributed(module)))
       return signalPassFailure();
     auto info = TargetInfo::create(*spec);
     LLVMTypeConverter converter(ctx);
     addPointerConversion(converter, *info);
+    addTileConversion(converter);
     Lowering lowering(*info);
+    // Before any rewrite: the tile patterns look up the original values.
+    AxisInfoAnalysis axis(module);
+    TileLowering tiles(lowering, axis);
 
     {
       ConversionTarget legality(*ctx);
       legality.addIllegalDialect<WeftDialect>();
       legality.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      legality.addDynamicallyLegalDialect<arith::ArithDialect,
+                                          math::MathDialect>(hasNoTiles);
       RewritePatternSet patterns(ctx);
       populateMemoryPatterns(converter, lowering, patterns);
       populateSynchronizationPatterns(converter, lowering, patterns);
       populateMultimemPatterns(converter, lowering, patterns);
+      populateTileOpPatterns(converter, tiles, patterns);
+      populateTileMemoryPatterns(converter, tiles, patterns);
+      populateReducePatterns(converter, tiles, patterns);
       if (failed(applyPartialConversion(module, legality, std::move(patterns))))
         return signalPassFailure();
     }

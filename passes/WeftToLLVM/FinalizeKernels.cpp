@@ -22,7 +22,7 @@ struct FinalizeKernels : impl::WeftFinalizeKernelsBase<FinalizeKernels> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps);
+    auto spec = parseTargetOption(module, target, numWarps, debug);
     if (failed(spec))
       return signalPassFailure();
     auto info = TargetInfo::create(*spec);

@@ -82,35 +82,72 @@ Lowering::oncePerProgram(OpBuilder &b, Location loc, TypeRange resultTypes,
 
 void Lowering::forEach(OpBuilder &b, Location loc, Value upper,
                        function_ref<void(Value)> body) const {
+  forEach(b, loc, upper, ValueRange{}, [&](Value iv, ValueRange) {
+    body(iv);
+    return SmallVector<Value>{};
+  });
+}
+
+SmallVector<Value> Lowering::forEach(
+    OpBuilder &b, Location loc, Value upper, ValueRange inits,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) const {
+  SmallVector<Type> carriedTypes(inits.getTypes());
+  SmallVector<Location> carriedLocs(inits.size(), loc);
   Block *before = b.getInsertionBlock();
   Block *exit = before->splitBlock(b.getInsertionPoint());
-  Block *header = b.createBlock(exit, {b.getI32Type()}, {loc});
+  exit->addArguments(carriedTypes, carriedLocs);
+  SmallVector<Type> headerTypes{b.getI32Type()};
+  llvm::append_range(headerTypes, carriedTypes);
+  SmallVector<Location> headerLocs(headerTypes.size(), loc);
+  Block *header = b.createBlock(exit, headerTypes, headerLocs);
   Block *bodyBlock = b.createBlock(exit);
 
   b.setInsertionPointToEnd(before);
-  LLVM::BrOp::create(b, loc, ValueRange{i32Const(b, loc, 0)}, header);
+  SmallVector<Value> entryArgs{i32Const(b, loc, 0)};
+  llvm::append_range(entryArgs, inits);
+  LLVM::BrOp::create(b, loc, entryArgs, header);
 
   b.setInsertionPointToEnd(header);
   Value iv = header->getArgument(0);
+  ValueRange carried = header->getArguments().drop_front();
   Value more = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, iv, upper);
-  LLVM::CondBrOp::create(b, loc, more, bodyBlock, exit);
+  LLVM::CondBrOp::create(b, loc, more, bodyBlock, ValueRange{}, exit, carried);
 
   b.setInsertionPointToEnd(bodyBlock);
-  body(iv);
-  Value next = LLVM::AddOp::create(b, loc, iv, i32Const(b, loc, 1));
-  LLVM::BrOp::create(b, loc, ValueRange{next}, header);
+  SmallVector<Value> next{LLVM::AddOp::create(b, loc, iv, i32Const(b, loc, 1))};
+  llvm::append_range(next, body(iv, carried));
+  LLVM::BrOp::create(b, loc, next, header);
 
   b.setInsertionPointToStart(exit);
+  return SmallVector<Value>(exit->getArguments());
 }
 
 Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
                           Value peer) const {
   Value ctx = hiddenArgs(op).context;
+  Type i64 = b.getI64Type();
   Value rank = loadContextField(b, loc, ctx, offsetof(weft_kernel_context, rank),
                                 b.getI32Type());
   Value self = loadHeapBase(b, loc, ctx, rank);
+  Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
+  if (target.getSpec().debug) {
+    // A peer that is no rank, or a pointer outside this rank's heap, would
+    // silently reach some other memory: stop the kernel there instead.
+    Value numRanks = loadContextField(
+        b, loc, ctx, offsetof(weft_kernel_context, num_ranks), b.getI32Type());
+    Value heapSize = loadContextField(
+        b, loc, ctx, offsetof(weft_kernel_context, heap_size), i64);
+    Value badPeer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge,
+                                         peer, numRanks);
+    Value badPtr = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::uge,
+        LLVM::SubOp::create(b, loc, addr, self), heapSize);
+    emitIf(b, loc, LLVM::OrOp::create(b, loc, badPeer, badPtr), {}, [&] {
+      LLVM::Trap::create(b, loc);
+      return SmallVector<Value>{};
+    }, {});
+  }
   Value other = loadHeapBase(b, loc, ctx, peer);
-  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
   Value moved = LLVM::AddOp::create(
       b, loc, LLVM::SubOp::create(b, loc, addr, self), other);
   return LLVM::IntToPtrOp::create(b, loc, ptr.getType(), moved);
@@ -128,7 +165,7 @@ Value Lowering::reservedRegion(OpBuilder &b, Location loc,
 
 Value Lowering::load(OpBuilder &b, Location loc, Type type, Value ptr,
                      MemOrder order, MemScope scope) const {
-  unsigned align = type.getIntOrFloatBitWidth() / 8;
+  unsigned align = naturalAlignment(type);
   if (order == MemOrder::weak)
     return LLVM::LoadOp::create(b, loc, type, ptr, align);
   return LLVM::LoadOp::create(b, loc, type, ptr, align, false, false, false,
@@ -138,7 +175,7 @@ Value Lowering::load(OpBuilder &b, Location loc, Type type, Value ptr,
 
 void Lowering::store(OpBuilder &b, Location loc, Value value, Value ptr,
                      MemOrder order, MemScope scope) const {
-  unsigned align = value.getType().getIntOrFloatBitWidth() / 8;
+  unsigned align = naturalAlignment(value.getType());
   if (order == MemOrder::weak) {
     LLVM::StoreOp::create(b, loc, value, ptr, align);
     return;
@@ -246,10 +283,8 @@ Value Lowering::poll(OpBuilder &b, Location loc, Operation *op, Value flag,
             target.programId(b, loc, axis, hidden));
     field(offsetof(weft_wait_error, cmp),
           i32Const(b, loc, static_cast<int64_t>(pred)));
-    Value flagAddr = LLVM::PtrToIntOp::create(b, loc, i64, flag);
-    Value base = LLVM::PtrToIntOp::create(b, loc, i64, reserved);
-    field(offsetof(weft_wait_error, flag_offset),
-          LLVM::SubOp::create(b, loc, flagAddr, base));
+    field(offsetof(weft_wait_error, flag_address),
+          LLVM::PtrToIntOp::create(b, loc, i64, flag));
     auto widen = [&](Value v) -> Value {
       return type == i64 ? v : LLVM::ZExtOp::create(b, loc, i64, v);
     };
@@ -275,13 +310,14 @@ void addPointerConversion(LLVMTypeConverter &converter,
 }
 
 FailureOr<TargetSpec> parseTargetOption(Operation *op, StringRef target,
-                                        unsigned numWarps) {
+                                        unsigned numWarps, bool debug) {
   auto spec = TargetSpec::parse(target);
   if (!spec) {
     op->emitError() << llvm::toString(spec.takeError());
     return failure();
   }
   spec->numWarps = numWarps;
+  spec->debug = debug;
   return *spec;
 }
 

@@ -42,6 +42,16 @@ public:
   /// `for (i32 i = 0; i < upper; ++i) body(i)`, with LLVM blocks.
   void forEach(mlir::OpBuilder &b, mlir::Location loc, mlir::Value upper,
                llvm::function_ref<void(mlir::Value)> body) const;
+  /// The same loop carrying values: starts from `inits`, `body(i, carried)`
+  /// returns the next ones; returns the values after the last iteration.
+  /// Keeps accumulators in registers (no alloca, whose address space
+  /// differs between targets).
+  llvm::SmallVector<mlir::Value>
+  forEach(mlir::OpBuilder &b, mlir::Location loc, mlir::Value upper,
+          mlir::ValueRange inits,
+          llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value,
+                                                            mlir::ValueRange)>
+              body) const;
 
   /// Address of `ptr`'s copy on `peer`: ptr - heap_base[rank] + heap_base[peer].
   mlir::Value translate(mlir::OpBuilder &b, mlir::Location loc,
@@ -89,7 +99,7 @@ void populateMultimemPatterns(const mlir::LLVMTypeConverter &converter,
 /// The TargetSpec of a pass's target options; reports bad targets on `op`.
 mlir::FailureOr<TargetSpec> parseTargetOption(mlir::Operation *op,
                                               llvm::StringRef target,
-                                              unsigned numWarps);
+                                              unsigned numWarps, bool debug);
 
 } // namespace weft
 

@@ -17,6 +17,11 @@ inline mlir::Value i64Const(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
 }
 
+/// The natural alignment in bytes of a scalar or vector access of `type`
+/// (an LLVM-compatible type): its size, 8 for pointers (global pointers are
+/// 64-bit on every weft target).
+unsigned naturalAlignment(mlir::Type type);
+
 /// `base + offset` bytes, keeping base's pointer type.
 mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value base, mlir::Value offset);

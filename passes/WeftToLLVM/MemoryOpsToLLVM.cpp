@@ -80,11 +80,17 @@ struct TranslateOpLowering : WeftPattern<TranslateOp> {
 };
 
 /// With NVLS live, the address in the multicast mapping; otherwise the
-/// pointer itself, which the multimem fallback translates per peer.
+/// pointer itself, which the multimem fallback translates per peer. Targets
+/// without multimem always take the fallback, whatever the context's flags
+/// say, so their multicast pointer is always the pointer itself.
 struct MulticastOpLowering : WeftPattern<MulticastOp> {
   using WeftPattern::WeftPattern;
   LogicalResult matchAndRewrite(MulticastOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (!lowering.target.hasMultimem()) {
+      rewriter.replaceOp(op, adaptor.getPtr());
+      return success();
+    }
     Location loc = op.getLoc();
     Type i64 = rewriter.getI64Type();
     Value flags = lowering.contextField(rewriter, loc, op,
@@ -215,11 +221,26 @@ struct AtomicCASOpLowering : WeftPattern<AtomicCASOp> {
   }
 };
 
+/// A fence orders the accesses of the whole program, like a signal or a
+/// wait: the threads join before the fence when it releases, so that every
+/// thread's earlier accesses precede the fence of the thread that later
+/// signals; and they join after it when it acquires, so that what any
+/// thread read before its fence (a relaxed wait's poll, a tile of flags) is
+/// acquired for all of them. Every thread fences. The PTX and C++ models
+/// only order a fence with the accesses of its own thread.
 struct FenceOpLowering : WeftPattern<FenceOp> {
   using WeftPattern::WeftPattern;
   LogicalResult matchAndRewrite(FenceOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    lowering.target.fence(rewriter, op.getLoc(), op.getOrder(), op.getScope());
+    Location loc = op.getLoc();
+    const TargetInfo &target = lowering.target;
+    bool join = !target.singleThreadPrograms();
+    MemOrder order = op.getOrder();
+    if (join && order != MemOrder::acquire)
+      target.programBarrier(rewriter, loc);
+    target.fence(rewriter, loc, order, op.getScope());
+    if (join && order != MemOrder::release)
+      target.programBarrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }

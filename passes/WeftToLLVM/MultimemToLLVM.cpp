@@ -94,11 +94,7 @@ Value combine(OpBuilder &b, Location loc, MultimemReduce kind, Value acc,
 /// atomic, so the acquire is a fence after the loop.
 Value loadPeer(OpBuilder &b, Location loc, Type type, Value ptr,
                MemOrder order) {
-  unsigned bytes = (isa<VectorType>(type)
-                        ? cast<VectorType>(type).getNumElements()
-                        : 1) *
-                   getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8;
-  return LLVM::LoadOp::create(b, loc, type, ptr, bytes,
+  return LLVM::LoadOp::create(b, loc, type, ptr, naturalAlignment(type),
                               /*isVolatile=*/order != MemOrder::weak);
 }
 
@@ -114,28 +110,26 @@ struct LdReduceLowering : WeftPattern<MultimemLdReduceOp> {
       Value ranks = lowering.contextField(
           rewriter, loc, op, offsetof(weft_kernel_context, num_ranks),
           rewriter.getI32Type());
-      // The accumulator lives in memory across the peer loop; LLVM promotes
-      // it to registers.
-      Block &entry = rewriter.getInsertionBlock()->getParent()->front();
-      OpBuilder entryBuilder(&entry, entry.begin());
-      Value slot = LLVM::AllocaOp::create(
-          entryBuilder, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
-          accType, i32Const(entryBuilder, loc, 1));
-      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
-        Value ptr = lowering.translate(rewriter, loc, op, adaptor.getPtr(), peer);
-        Value v = loadPeer(rewriter, loc, type, ptr, op.getOrder());
-        if (accType != type)
-          v = LLVM::FPExtOp::create(rewriter, loc, accType, v);
-        Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                           peer, i32Const(rewriter, loc, 0));
-        Value acc = LLVM::LoadOp::create(rewriter, loc, accType, slot);
-        Value next = LLVM::SelectOp::create(
-            rewriter, loc, first, v, combine(rewriter, loc, op.getKind(), acc, v));
-        LLVM::StoreOp::create(rewriter, loc, next, slot);
-      });
+      // The accumulator is carried through the peer loop in registers;
+      // peer 0's value replaces the initial zero.
+      Value zero = LLVM::ZeroOp::create(rewriter, loc, accType);
+      Value acc = lowering.forEach(
+          rewriter, loc, ranks, zero,
+          [&](Value peer, ValueRange carried) -> SmallVector<Value> {
+            Value ptr =
+                lowering.translate(rewriter, loc, op, adaptor.getPtr(), peer);
+            Value v = loadPeer(rewriter, loc, type, ptr, op.getOrder());
+            if (accType != type)
+              v = LLVM::FPExtOp::create(rewriter, loc, accType, v);
+            Value first =
+                LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                     peer, i32Const(rewriter, loc, 0));
+            return {LLVM::SelectOp::create(
+                rewriter, loc, first, v,
+                combine(rewriter, loc, op.getKind(), carried.front(), v))};
+          }).front();
       if (op.getOrder() == MemOrder::acquire)
         lowering.target.fence(rewriter, loc, MemOrder::acquire, MemScope::sys);
-      Value acc = LLVM::LoadOp::create(rewriter, loc, accType, slot);
       if (accType != type)
         acc = LLVM::FPTruncOp::create(rewriter, loc, type, acc);
       return {acc};
@@ -217,8 +211,9 @@ struct RedLowering : WeftPattern<MultimemRedOp> {
                                                    i32Const(rewriter, loc, lane))
                         .getResult()
                   : value;
-          Value lanePtr = LLVM::GEPOp::create(rewriter, loc, ptr.getType(), elem,
-                                              ptr, ArrayRef<LLVM::GEPArg>{lane});
+          Value lanePtr = LLVM::GEPOp::create(
+              rewriter, loc, ptr.getType(), elem, ptr,
+              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(lane)});
           MemOrder order = release ? MemOrder::release : MemOrder::relaxed;
           lowering.target.atomicRMW(rewriter, loc, rmwKind(op.getKind(), elem),
                                     lanePtr, laneValue, order, MemScope::sys);

@@ -18,11 +18,15 @@ struct LowerOptions : mlir::PassPipelineOptions<LowerOptions> {
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("Warps per program"),
                             llvm::cl::init(4)};
+  Option<bool> debug{*this, "debug",
+                     llvm::cl::desc("Bounds checks on peer ids and heap ranges"),
+                     llvm::cl::init(false)};
 };
 } // namespace
 
 void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
   std::string target = spec.str();
+  pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));
   pm.addPass(createConvertWeftToLLVM({target, spec.numWarps, spec.debug}));
@@ -42,10 +46,12 @@ void registerWeftPasses() {
           llvm::consumeError(spec.takeError());
           // An unknown target reaches the first pass, which reports it.
           pm.addPass(createWeftAddHiddenArgs({options.target.getValue(),
-                                              options.numWarps, false}));
+                                              options.numWarps,
+                                              options.debug}));
           return;
         }
         spec->numWarps = options.numWarps;
+        spec->debug = options.debug;
         buildLoweringPipeline(pm, *spec);
       });
 }

@@ -93,6 +93,21 @@ void TargetInfo::fence(OpBuilder &b, Location loc, MemOrder order,
   LLVM::FenceOp::create(b, loc, toLLVM(order), syncScope(scope));
 }
 
+Value TargetInfo::loadRelaxed(OpBuilder &b, Location loc, Type type,
+                              Value ptr, unsigned alignment, MemScope) const {
+  return LLVM::LoadOp::create(b, loc, type, ptr, alignment,
+                              /*isVolatile=*/true);
+}
+
+void TargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
+                              Value ptr, unsigned alignment, MemScope) const {
+  LLVM::StoreOp::create(b, loc, value, ptr, alignment, /*isVolatile=*/true);
+}
+
+Value TargetInfo::shuffleXor(OpBuilder &, Location, Value, unsigned) const {
+  llvm_unreachable("a program of one thread has no lanes to shuffle with");
+}
+
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
                            Value) const {
   return {};

@@ -116,6 +116,16 @@ public:
   void pollPause(OpBuilder &b, Location loc) const override {
     ROCDL::SSleepOp::create(b, loc, b.getI32IntegerAttr(1));
   }
+
+  /// ds_bpermute reads the value of the lane at byte address 4 * lane.
+  Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                   unsigned laneMask) const override {
+    Value lane = LLVM::URemOp::create(b, loc, threadId(b, loc),
+                                      i32Const(b, loc, spec.warpSize()));
+    Value source = LLVM::XOrOp::create(b, loc, lane, i32Const(b, loc, laneMask));
+    Value address = LLVM::ShlOp::create(b, loc, source, i32Const(b, loc, 2));
+    return ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), address, value);
+  }
 };
 
 } // namespace

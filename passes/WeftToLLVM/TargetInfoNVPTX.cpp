@@ -196,6 +196,21 @@ public:
   bool hasMultimem() const override { return true; }
   Value multimem(OpBuilder &b, Location loc, Operation *op, Value mptr,
                  Value value) const override;
+
+  Value loadRelaxed(OpBuilder &b, Location loc, Type type, Value ptr,
+                    unsigned alignment, MemScope scope) const override;
+  void storeRelaxed(OpBuilder &b, Location loc, Value value, Value ptr,
+                    unsigned alignment, MemScope scope) const override;
+
+  Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                   unsigned laneMask) const override {
+    Type i32 = b.getI32Type();
+    return NVVM::ShflOp::create(
+        b, loc, i32, LLVM::ConstantOp::create(b, loc, i32, -1), value,
+        LLVM::ConstantOp::create(b, loc, i32, laneMask),
+        LLVM::ConstantOp::create(b, loc, i32, 0x1f), NVVM::ShflKind::bfly,
+        UnitAttr());
+  }
 };
 
 } // namespace
@@ -367,6 +382,89 @@ Value NVPTXTargetInfo::multimem(OpBuilder &b, Location loc, Operation *op,
   llvm::append_range(operands, toRegs(b, loc, value, regs));
   emitAsm(b, loc, Type(), operands, text, constraints);
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Relaxed vector accesses of tiles as inline PTX: LLVM cannot express an
+// atomic vector (llc rejects `load atomic <4 x i32>`), and a volatile access
+// would always be .sys. Elements narrower than 32 bits travel packed in b32
+// registers; each element stays one single-copy-atomic access.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct VectorRegs {
+  Type regType;
+  unsigned count;
+};
+
+VectorRegs vectorRegs(OpBuilder &b, VectorType type) {
+  unsigned bits = type.getElementTypeBitWidth();
+  unsigned regBits = std::max(32u, bits);
+  return {b.getIntegerType(regBits),
+          unsigned(bits * type.getNumElements() / regBits)};
+}
+
+std::string vectorAccess(StringRef op, MemScope scope, VectorRegs regs) {
+  return llvm::formatv("{0}.relaxed.{1}.global{2}.b{3}", op, ptxScope(scope),
+                       regs.count > 1 ? ".v" + std::to_string(regs.count) : "",
+                       regs.regType.getIntOrFloatBitWidth());
+}
+
+} // namespace
+
+Value NVPTXTargetInfo::loadRelaxed(OpBuilder &b, Location loc, Type type,
+                                   Value ptr, unsigned alignment,
+                                   MemScope scope) const {
+  auto vec = dyn_cast<VectorType>(type);
+  if (!vec)
+    return TargetInfo::loadRelaxed(b, loc, type, ptr, alignment, scope);
+  VectorRegs regs = vectorRegs(b, vec);
+  std::string text = vectorAccess("ld", scope, regs) + " " +
+                     regList(0, regs.count) + ", [$" +
+                     std::to_string(regs.count) + "];";
+  std::string constraints;
+  for (unsigned i = 0; i < regs.count; ++i)
+    constraints += std::string("=") + regClass(regs.regType) + ",";
+  constraints += "l,~{memory}";
+  Type asmType = regs.count == 1
+                     ? regs.regType
+                     : LLVM::LLVMStructType::getLiteral(
+                           b.getContext(),
+                           SmallVector<Type>(regs.count, regs.regType));
+  Value result = emitAsm(b, loc, asmType, {ptr}, text, constraints);
+  Value packed = LLVM::PoisonOp::create(
+      b, loc, VectorType::get({regs.count}, regs.regType));
+  for (unsigned i = 0; i < regs.count; ++i) {
+    Value reg = regs.count == 1
+                    ? result
+                    : LLVM::ExtractValueOp::create(b, loc, result, i);
+    packed = LLVM::InsertElementOp::create(
+        b, loc, packed, reg, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
+  }
+  return LLVM::BitcastOp::create(b, loc, type, packed);
+}
+
+void NVPTXTargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
+                                   Value ptr, unsigned alignment,
+                                   MemScope scope) const {
+  auto vec = dyn_cast<VectorType>(value.getType());
+  if (!vec)
+    return TargetInfo::storeRelaxed(b, loc, value, ptr, alignment, scope);
+  VectorRegs regs = vectorRegs(b, vec);
+  std::string text = vectorAccess("st", scope, regs) + " [$0], " +
+                     regList(1, regs.count) + ";";
+  std::string constraints = "l";
+  for (unsigned i = 0; i < regs.count; ++i)
+    constraints += std::string(",") + regClass(regs.regType);
+  constraints += ",~{memory}";
+  Value packed = LLVM::BitcastOp::create(
+      b, loc, VectorType::get({regs.count}, regs.regType), value);
+  SmallVector<Value> operands{ptr};
+  for (unsigned i = 0; i < regs.count; ++i)
+    operands.push_back(LLVM::ExtractElementOp::create(
+        b, loc, packed, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i)));
+  emitAsm(b, loc, Type(), operands, text, constraints);
 }
 
 std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const TargetSpec &spec) {

@@ -255,3 +255,11 @@ func.func @bad_rmw_kind(%p: !weft.ptr<i32>, %v: i32) {
   %0 = weft.atomic_rmw nand relaxed gpu %p, %v : !weft.ptr<i32>
   return
 }
+
+// -----
+
+func.func @pointer_xchg(%p: !weft.ptr<!weft.ptr<f32>>, %v: !weft.ptr<f32>) {
+  // expected-error @+1 {{'xchg' needs a 32- or 64-bit integer or float element, got '!weft.ptr<f32>'}}
+  %0 = weft.atomic_rmw xchg relaxed gpu %p, %v : !weft.ptr<!weft.ptr<f32>>
+  return
+}

@@ -13,6 +13,29 @@ defvar TargetOptions = [
          "Bounds checks on peer ids and heap ranges">,
 ];
 
+def WeftAssignLayouts : Pass<"weft-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Distribute tiles over the threads of a program";
+  let description = [{
+    Gives every tensor a layout (`#weft.blocked` or `#weft.slice`). Loads,
+    stores and atomics on tiles of pointers anchor the choice: the axis
+    analysis finds the contiguous, aligned dimension, and each thread gets
+    as many consecutive elements of it as make one 16-byte access. The
+    layouts flow backwards to the values that feed the access and forwards
+    through element-wise ops; reductions yield slices of their operand's
+    layout. Where a producer and a consumer disagree, a
+    `weft.convert_layout` joins them. On the host a program is one thread
+    and holds the whole tile. Functions whose tensors already have layouts
+    are left alone.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Target: cuda:90, hip:gfx942 or host">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "Warps per program (GPU targets)">,
+  ];
+  let dependentDialects = ["::weft::WeftDialect"];
+}
+
 def WeftAddHiddenArgs : Pass<"weft-add-hidden-args", "mlir::ModuleOp"> {
   let summary = "Append the kernel context (and host program) arguments";
   let description = [{
@@ -30,8 +53,10 @@ def ConvertWeftToLLVM : Pass<"convert-weft-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower weft ops to the LLVM dialect (+ NVVM / ROCDL)";
   let description = [{
     Scalar weft ops become LLVM dialect operations, with target differences
-    taken from weft::TargetInfo. Needs weft-add-hidden-args first. Tile
-    (tensor) operands must have been distributed to threads before.
+    taken from weft::TargetInfo. Needs weft-add-hidden-args first. Tiles
+    must carry layouts (weft-assign-layouts); each becomes the struct of the
+    elements one thread holds, and tile ops and element-wise arith/math on
+    tiles become per-element code, shuffles and shared memory.
   }];
   let options = TargetOptions;
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

@@ -64,6 +64,21 @@ public:
   virtual void fence(mlir::OpBuilder &b, mlir::Location loc, MemOrder order,
                      MemScope scope) const;
 
+  /// A tile access: a load or store of a vector (or scalar) `type` whose
+  /// every element is a relaxed access at `scope`, with no order between the
+  /// elements. The default is a volatile access (each aligned element is
+  /// single-copy atomic on AMDGPU and x86, which is all relaxed asks for).
+  virtual mlir::Value loadRelaxed(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Type type, mlir::Value ptr,
+                                  unsigned alignment, MemScope scope) const;
+  virtual void storeRelaxed(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value value, mlir::Value ptr,
+                            unsigned alignment, MemScope scope) const;
+  /// The i32 `value` of the lane whose index is this lane's xor `laneMask`
+  /// (a butterfly step of a warp reduction). GPU targets only.
+  virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value, unsigned laneMask) const;
+
   /// Nanoseconds from a clock that advances while the program spins.
   virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Inside a polling loop: lets other work (host threads) make progress.

@@ -34,7 +34,9 @@ struct TargetSpec {
   std::string triple() const;
   unsigned warpSize() const;
   /// Threads of one program (1 on the host).
-  unsigned threadsPerProgram() const { return numWarps * warpSize(); }
+  unsigned threadsPerProgram() const {
+    return kind == TargetKind::Host ? 1 : numWarps * warpSize();
+  }
   /// LLVM address space of global (heap) memory.
   unsigned globalAddressSpace() const;
 };

@@ -12,6 +12,7 @@ using namespace weft;
 
 void WeftDialect::initialize() {
   registerTypes();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "weft/Dialect/Weft/IR/WeftOps.cpp.inc"

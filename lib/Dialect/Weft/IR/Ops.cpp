@@ -132,9 +132,11 @@ LogicalResult AtomicRMWOp::verify() {
       return emitOpError() << "'fadd' is not available for " << elem;
     break;
   case RMWKind::xchg:
-    if (!isAtomicWidth(elem))
-      return emitOpError() << "'xchg' needs a 32- or 64-bit element, got "
-                           << elem;
+    // Pointer values are not exchanged: the inline-PTX RMW has no form for them.
+    if (!elem.isIntOrFloat() || !isAtomicWidth(elem))
+      return emitOpError()
+             << "'xchg' needs a 32- or 64-bit integer or float element, got "
+             << elem;
     break;
   default:
     if (!isa<IntegerType>(elem))

@@ -5,18 +5,23 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include "weft/Dialect/Weft/IR/WeftDialect.h.inc"
 #include "weft/Dialect/Weft/IR/WeftEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "weft/Dialect/Weft/IR/WeftTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "weft/Dialect/Weft/IR/WeftAttrDefs.h.inc"
 
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.h.inc"

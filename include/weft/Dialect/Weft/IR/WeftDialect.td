@@ -18,8 +18,10 @@ def Weft_Dialect : Dialect {
     into a peer's copy with register arithmetic on the kernel context.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerTypes();
+    void registerAttributes();
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -12,6 +12,7 @@
 include "weft/Dialect/Weft/IR/WeftDialect.td"
 include "weft/Dialect/Weft/IR/WeftAttrs.td"
 include "weft/Dialect/Weft/IR/WeftTypes.td"
+include "weft/Dialect/Weft/IR/WeftLayouts.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -189,9 +190,17 @@ def Weft_AtomicCASOp : Weft_Op<"atomic_cas", [
 def Weft_FenceOp : Weft_Op<"fence"> {
   let summary = "memory fence";
   let description = [{
-    Orders acquire, release, acq_rel, seq_cst. On NVPTX acquire and release
-    fences are emitted as `fence.acq_rel`, the weakest PTX fence covering
-    them.
+    Orders acquire, release, acq_rel, seq_cst. On NVPTX (PTX ISA 8.2) the
+    first three are `fence.acq_rel.<scope>`, seq_cst is `fence.sc.<scope>`.
+
+    Like every weft op, a fence acts for the whole program: a releasing
+    fence orders the earlier accesses of all the program's threads before
+    the later writes of any of them, and an acquiring fence makes what any
+    thread read before it (the poll of a relaxed `weft.wait`, a tile of
+    flags) acquire for all of them. So `wait acquire` is `wait relaxed`
+    followed by `fence acquire`. The lowering joins the threads (a CTA
+    barrier) before a fence that releases and after one that acquires, and
+    every thread fences.
   }];
   let arguments = (ins Weft_MemOrder:$order, Weft_MemScope:$scope);
   let assemblyFormat = "$order $scope attr-dict";
@@ -291,5 +300,7 @@ def Weft_MultimemRedOp : Weft_Op<"multimem_red"> {
   let assemblyFormat = "$kind $order $scope $ptr `,` $value attr-dict `:` qualified(type($ptr)) `,` type($value)";
   let hasVerifier = 1;
 }
+
+include "weft/Dialect/Weft/IR/WeftTileOps.td"
 
 #endif // WEFT_OPS_TD

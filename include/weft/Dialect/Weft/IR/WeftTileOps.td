@@ -1,0 +1,139 @@
+//===- WeftTileOps.td - tile (tensor) operations -----------*- tablegen -*-===//
+//
+// The shape operations a Triton-like frontend needs besides upstream
+// arith/math on tensors. Results are spelled out rather than inferred: after
+// weft-assign-layouts they carry layouts the op constrains but does not
+// determine (a make_range may take any layout), and the verifiers check the
+// constraints.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_TILE_OPS_TD
+#define WEFT_TILE_OPS_TD
+
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Weft_Scalar : AnyTypeOf<[AnySignlessInteger, AnyFloat, Weft_PtrType],
+                            "integer, float or weft pointer">;
+def Weft_Tile : RankedTensorOf<[AnySignlessInteger, AnyFloat, Weft_PtrType]>;
+def Weft_NumericTile : RankedTensorOf<[AnySignlessInteger, AnyFloat]>;
+
+def Weft_MakeRangeOp : Weft_Op<"make_range", [Pure]> {
+  let summary = "the 1-D tile of i32 values start, start+1, ..., end-1";
+  let description = [{
+    ```mlir
+    %offs = weft.make_range 0, 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_SplatOp : Weft_Op<"splat", [Pure]> {
+  let summary = "a tile whose every element is one scalar";
+  let description = [{
+    ```mlir
+    %ps = weft.splat %p : !weft.ptr<f32> -> tensor<128x!weft.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Weft_Scalar:$src);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_BroadcastOp : Weft_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tile along its dimensions of size 1";
+  let description = [{
+    Every dimension of the result equals the source's, or the source's is 1.
+
+    ```mlir
+    %b = weft.broadcast %row : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_ExpandDimsOp : Weft_Op<"expand_dims", [Pure]> {
+  let summary = "insert a dimension of size 1 (x[:, None])";
+  let description = [{
+    ```mlir
+    %col = weft.expand_dims %r axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src, I32Attr:$axis);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = [{
+    $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Weft_ReshapeOp : Weft_Op<"reshape", [Pure]> {
+  let summary = "the same elements, in row-major order, in another shape";
+  let description = [{
+    ```mlir
+    %m = weft.reshape %v : tensor<128xf32> -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_ConvertLayoutOp : Weft_Op<"convert_layout", [Pure]> {
+  let summary = "redistribute a tile over the program's threads";
+  let description = [{
+    Same shape and elements, another layout; lowered through shared memory
+    when threads must exchange elements.
+
+    ```mlir
+    %b = weft.convert_layout %a : tensor<128xf32, #A> -> tensor<128xf32, #B>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_ReduceOp : Weft_Op<"reduce", [RecursiveMemoryEffects,
+                                       SingleBlock]> {
+  let summary = "combine a tile's elements along one axis";
+  let description = [{
+    The combine region takes two elements and yields their combination with
+    `weft.reduce.return`; it must be associative and commutative, since the
+    order in which threads combine is the lowering's choice. Reducing a 1-D
+    tile yields a scalar, shared by every thread of the program.
+
+    ```mlir
+    %sums = weft.reduce %t axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      weft.reduce.return %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Weft_NumericTile:$src, I32Attr:$axis);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat,
+                                 Weft_NumericTile]>:$result);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = [{
+    $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result) $combine
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Weft_ReduceReturnOp : Weft_Op<"reduce.return", [Pure, Terminator,
+    ReturnLike, HasParent<"ReduceOp">]> {
+  let summary = "the combined element of a weft.reduce region";
+  let arguments = (ins AnyType:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
+}
+
+#endif // WEFT_TILE_OPS_TD

@@ -1,0 +1,52 @@
+//===- Codegen.h - LLVM IR to target artifacts ------------------*- C++ -*-===//
+//
+// The back half of the compiler: optimise an LLVM module for a TargetSpec
+// and turn it into what the runtime loads (PTX + cubin, HSACO, host .so),
+// all in-process except for ptxas, which NVIDIA only ships as a program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_TARGET_CODEGEN_H
+#define WEFT_TARGET_CODEGEN_H
+
+#include "weft/Target/Target.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Error.h"
+#include <map>
+#include <string>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace weft {
+
+/// Named outputs of a compilation ("llir", "ptx", "cubin", ...), in the
+/// order they were produced. Values are raw bytes (text or ELF).
+using Artifacts = llvm::MapVector<std::string, std::string,
+                                  std::map<std::string, unsigned>>;
+
+struct CodegenOptions {
+  /// LLVM optimisation level, 0..3.
+  unsigned optLevel = 3;
+  /// NVPTX: fail when ptxas cannot be found instead of omitting "cubin".
+  bool requireCubin = false;
+};
+
+/// Sets the module's triple and data layout for `target`, runs the LLVM
+/// O<n> pipeline and emits the target's artifacts:
+///   NVPTX:  "llir", "ptx", "cubin" (when ptxas is found)
+///   AMDGPU: "llir", "amdgcn", "hsaco"
+///   Host:   "llir", "asm", "so"
+/// `module` is optimised in place.
+llvm::Expected<Artifacts> emitArtifacts(llvm::Module &module,
+                                        const TargetSpec &target,
+                                        const CodegenOptions &options = {});
+
+/// The ptxas that makes cubins: $PTXAS, $CUDA_HOME/bin/ptxas,
+/// /usr/local/cuda/bin/ptxas, then PATH. Empty when there is none.
+std::string findPtxas();
+
+} // namespace weft
+
+#endif // WEFT_TARGET_CODEGEN_H

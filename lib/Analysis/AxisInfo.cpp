@@ -1,0 +1,228 @@
+//===- AxisInfo.cpp - contiguity, divisibility, constancy -----------------===//
+#include "weft/Analysis/AxisInfo.h"
+
+#include "weft/Dialect/Weft/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include <numeric>
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+/// Divisibility is capped here: larger powers of two say nothing more about
+/// alignment, and products stay clear of overflow.
+constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+
+int64_t powerOfTwoDividing(int64_t value) {
+  if (value == 0)
+    return kMaxDivisibility;
+  uint64_t magnitude = value < 0 ? -static_cast<uint64_t>(value) : value;
+  return std::min<int64_t>(kMaxDivisibility, magnitude & -magnitude);
+}
+
+unsigned rankOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? tensor.getRank() : 1;
+}
+
+/// Bytes of the element a pointer (tile) points at; 1 for non-pointers, so
+/// that integer offsets scale to byte offsets only for weft.addptr.
+int64_t pointeeBytes(Type type) {
+  auto ptr = dyn_cast<PtrType>(getElementTypeOrSelf(type));
+  if (!ptr)
+    return 1;
+  Type pointee = ptr.getPointee();
+  return isa<PtrType>(pointee)
+             ? 8
+             : std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+}
+
+/// `lhs + rhs * scale` (or `lhs - rhs`): contiguous runs survive adding a
+/// value constant over them.
+AxisInfo add(const AxisInfo &lhs, const AxisInfo &rhs, int64_t scale,
+             bool subtract) {
+  AxisInfo out;
+  for (unsigned d = 0; d < lhs.getRank(); ++d) {
+    int64_t fromLhs = std::gcd(lhs.contiguity[d], rhs.constancy[d]);
+    int64_t fromRhs =
+        subtract ? 1 : std::gcd(lhs.constancy[d], rhs.contiguity[d]);
+    int64_t rhsDiv = std::min(kMaxDivisibility,
+                              rhs.elementDivisibility(d) * scale);
+    int64_t div = std::gcd(lhs.elementDivisibility(d), rhsDiv);
+    if (fromLhs > 1 && fromLhs >= fromRhs)
+      div = std::gcd(lhs.divisibility[d], rhsDiv);
+    else if (fromRhs > 1)
+      div = std::gcd(lhs.elementDivisibility(d),
+                     std::min(kMaxDivisibility, rhs.divisibility[d] * scale));
+    out.contiguity.push_back(std::max(fromLhs, fromRhs));
+    out.divisibility.push_back(div);
+    out.constancy.push_back(std::gcd(lhs.constancy[d], rhs.constancy[d]));
+  }
+  return out;
+}
+
+AxisInfo multiply(const AxisInfo &lhs, const AxisInfo &rhs) {
+  AxisInfo out;
+  for (unsigned d = 0; d < lhs.getRank(); ++d) {
+    out.contiguity.push_back(1);
+    out.divisibility.push_back(std::min(
+        kMaxDivisibility,
+        lhs.elementDivisibility(d) * rhs.elementDivisibility(d)));
+    out.constancy.push_back(std::gcd(lhs.constancy[d], rhs.constancy[d]));
+  }
+  return out;
+}
+
+/// Values that are equal wherever all operands are (compares, selects).
+AxisInfo constancyOnly(ArrayRef<AxisInfo> operands, unsigned rank) {
+  AxisInfo out = AxisInfo::unknown(rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t constancy = 0;
+    for (const AxisInfo &info : operands)
+      constancy = std::gcd(constancy, info.constancy[d]);
+    out.constancy[d] = std::max<int64_t>(1, constancy);
+  }
+  return out;
+}
+
+AxisInfo constantInfo(Attribute value, Type type) {
+  if (auto integer = dyn_cast<IntegerAttr>(value))
+    return {{1}, {powerOfTwoDividing(integer.getInt())}, {1}};
+  auto dense = dyn_cast<DenseIntElementsAttr>(value);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!dense || !tensor || !dense.isSplat())
+    return AxisInfo::unknown(rankOf(type));
+  int64_t div = powerOfTwoDividing(dense.getSplatValue<APInt>().getSExtValue());
+  AxisInfo out;
+  for (int64_t size : tensor.getShape()) {
+    out.contiguity.push_back(1);
+    out.divisibility.push_back(div);
+    out.constancy.push_back(size);
+  }
+  return out;
+}
+
+} // namespace
+
+AxisInfo AxisInfo::unknown(unsigned rank) {
+  return {SmallVector<int64_t>(rank, 1), SmallVector<int64_t>(rank, 1),
+          SmallVector<int64_t>(rank, 1)};
+}
+
+int64_t AxisInfo::elementDivisibility(unsigned dim) const {
+  return contiguity[dim] > 1 ? 1 : divisibility[dim];
+}
+
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<FunctionOpInterface>(op))
+      visitArguments(op);
+    visit(op);
+  });
+}
+
+AxisInfo AxisInfoAnalysis::get(Value value) const {
+  auto it = infos.find(value);
+  return it != infos.end() ? it->second : AxisInfo::unknown(rankOf(value.getType()));
+}
+
+void AxisInfoAnalysis::visitArguments(Operation *function) {
+  auto func = cast<FunctionOpInterface>(function);
+  if (func.isExternal())
+    return;
+  bool isKernel = function->hasAttr(kKernelAttrName);
+  for (BlockArgument arg : func.getArguments()) {
+    int64_t div = 1;
+    if (auto attr = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                       kDivisibilityAttrName))
+      div = powerOfTwoDividing(attr.getInt());
+    else if (isKernel && isa<PtrType>(arg.getType()))
+      div = kDefaultPointerDivisibility;
+    infos[arg] = {{1}, {div}, {1}};
+  }
+}
+
+void AxisInfoAnalysis::visit(Operation *op) {
+  if (op->getNumResults() != 1)
+    return;
+  Value result = op->getResult(0);
+  unsigned rank = rankOf(result.getType());
+  auto info = llvm::TypeSwitch<Operation *, AxisInfo>(op)
+      .Case([&](arith::ConstantOp c) {
+        return constantInfo(c.getValue(), c.getType());
+      })
+      .Case([&](MakeRangeOp r) {
+        return AxisInfo{{r.getEnd() - r.getStart()},
+                        {powerOfTwoDividing(r.getStart())}, {1}};
+      })
+      .Case([&](SplatOp s) {
+        AxisInfo out;
+        int64_t div = get(s.getSrc()).divisibility[0];
+        for (int64_t size : s.getType().getShape()) {
+          out.contiguity.push_back(1);
+          out.divisibility.push_back(div);
+          out.constancy.push_back(size);
+        }
+        return out;
+      })
+      .Case([&](arith::AddIOp a) {
+        return add(get(a.getLhs()), get(a.getRhs()), 1, false);
+      })
+      .Case([&](arith::SubIOp s) {
+        return add(get(s.getLhs()), get(s.getRhs()), 1, true);
+      })
+      .Case([&](AddPtrOp a) {
+        return add(get(a.getPtr()), get(a.getOffset()),
+                   pointeeBytes(a.getPtr().getType()), false);
+      })
+      .Case([&](arith::MulIOp m) {
+        return multiply(get(m.getLhs()), get(m.getRhs()));
+      })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
+            arith::IndexCastOp, ConvertLayoutOp>(
+          [&](Operation *cast) { return get(cast->getOperand(0)); })
+      .Case([&](TranslateOp t) {
+        // Heap bases are page-aligned: a peer's copy keeps the alignment.
+        return get(t.getPtr());
+      })
+      .Case([&](BroadcastOp b) {
+        AxisInfo out = get(b.getSrc());
+        auto from = cast<RankedTensorType>(b.getSrc().getType());
+        auto to = cast<RankedTensorType>(b.getType());
+        for (unsigned d = 0; d < out.getRank(); ++d)
+          if (from.getDimSize(d) == 1 && to.getDimSize(d) != 1) {
+            out.divisibility[d] = out.elementDivisibility(d);
+            out.contiguity[d] = 1;
+            out.constancy[d] = to.getDimSize(d);
+          }
+        return out;
+      })
+      .Case([&](ExpandDimsOp e) {
+        AxisInfo out = get(e.getSrc());
+        int64_t div = kMaxDivisibility;
+        for (unsigned d = 0; d < out.getRank(); ++d)
+          div = std::min(div, out.elementDivisibility(d));
+        unsigned axis = e.getAxis();
+        out.contiguity.insert(out.contiguity.begin() + axis, 1);
+        out.divisibility.insert(out.divisibility.begin() + axis, div);
+        out.constancy.insert(out.constancy.begin() + axis, 1);
+        return out;
+      })
+      .Case<arith::CmpIOp, arith::SelectOp>([&](Operation *o) {
+        SmallVector<AxisInfo> operands;
+        for (Value v : o->getOperands())
+          if (isa<RankedTensorType>(v.getType()))
+            operands.push_back(get(v));
+        return constancyOnly(operands, rank);
+      })
+      .Default([&](Operation *) { return AxisInfo::unknown(rank); });
+  if (info.getRank() == rank)
+    infos[result] = std::move(info);
+}
+
+} // namespace weft

@@ -1,0 +1,268 @@
+//===- CompilerCAPI.cpp - the compiler as a C library ---------------------===//
+//
+// Implements weft/compiler.h. Nothing here may take the host process down:
+// every entry point runs behind a boundary that turns C++ exceptions, and
+// LLVM fatal errors raised while it runs, into a weft_status and a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/compiler.h"
+#include "weft/Compiler/Compiler.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/ErrorHandling.h"
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+struct weft_compiler {
+  weft::Compiler compiler;
+  std::string lastError;
+  /// Set when an LLVM fatal error unwound through LLVM's frames, which
+  /// were built without exception support and so ran no cleanups: the
+  /// context may hold half-done state, so the compiler refuses more work.
+  bool broken = false;
+};
+
+struct weft_artifacts {
+  weft::Artifacts artifacts;
+  std::string names;
+};
+
+namespace {
+
+/// An LLVM fatal error raised inside a C API call, carried out as a C++
+/// exception to that call's boundary.
+struct LLVMFatalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// How many C API calls this thread is inside; fatal errors outside of them
+/// (another LLVM user in this process) keep LLVM's exit-on-error behaviour.
+thread_local int boundaryDepth = 0;
+
+[[noreturn]] void onFatalError(void *, const char *reason, bool) {
+  if (boundaryDepth > 0)
+    throw LLVMFatalError(reason);
+  std::fprintf(stderr, "LLVM ERROR: %s\n", reason);
+  std::exit(1);
+}
+
+[[noreturn]] void onBadAlloc(void *, const char *reason, bool) {
+  if (boundaryDepth > 0)
+    throw std::bad_alloc();
+  std::fprintf(stderr, "LLVM ERROR: %s\n", reason);
+  std::abort();
+}
+
+void installErrorHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::install_fatal_error_handler(onFatalError);
+    llvm::install_bad_alloc_error_handler(onBadAlloc);
+  });
+}
+
+/// Runs `body` (which returns a weft_status) so that nothing escapes it;
+/// failures are described in compiler->lastError when compiler is not null.
+template <typename Body>
+weft_status boundary(weft_compiler *compiler, Body &&body) noexcept {
+  struct Depth {
+    Depth() { ++boundaryDepth; }
+    ~Depth() { --boundaryDepth; }
+  };
+  std::string ignored;
+  std::string &error = compiler ? compiler->lastError : ignored;
+  try {
+    Depth depth;
+    error.clear();
+    if (compiler && compiler->broken) {
+      error = "this compiler hit an LLVM fatal error earlier; destroy it and "
+              "create a new one";
+      return WEFT_ERROR_COMPILE;
+    }
+    return body();
+  } catch (const LLVMFatalError &e) {
+    if (compiler)
+      compiler->broken = true;
+    error = std::string("LLVM fatal error: ") + e.what();
+    return WEFT_ERROR_COMPILE;
+  } catch (const std::bad_alloc &) {
+    error = "out of memory";
+    return WEFT_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception &e) {
+    error = std::string("internal compiler error: ") + e.what();
+    return WEFT_ERROR_COMPILE;
+  } catch (...) {
+    error = "internal compiler error";
+    return WEFT_ERROR_COMPILE;
+  }
+}
+
+weft_status fail(std::string &error, weft_status status, std::string message) {
+  error = std::move(message);
+  return status;
+}
+
+/// The status for an llvm::Error from the compiler, its message in `error`.
+weft_status fail(std::string &error, weft_status status, llvm::Error err) {
+  return fail(error, status, llvm::toString(std::move(err)));
+}
+
+weft_status makeCompileOptions(const weft_compile_options *opts,
+                               weft::CompileOptions &out, std::string &error) {
+  weft_compile_options defaults;
+  weft_compile_options_default(&defaults);
+  if (!opts)
+    opts = &defaults;
+
+  auto target = weft::TargetSpec::parse(opts->target ? opts->target : "host");
+  if (!target)
+    return fail(error, WEFT_ERROR_INVALID_ARGUMENT, target.takeError());
+  out.target = *target;
+
+  int numWarps = opts->num_warps == 0 ? 4 : opts->num_warps;
+  // A program is at most 1024 threads on every GPU weft targets.
+  if (numWarps < 0 || (numWarps & (numWarps - 1)) != 0 ||
+      numWarps * out.target.warpSize() > 1024)
+    return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
+                "invalid num_warps " + std::to_string(opts->num_warps) +
+                    ": expected a power of two with at most 1024 threads "
+                    "per program");
+  out.target.numWarps = numWarps;
+  out.target.debug = opts->debug != 0;
+
+  int optLevel = opts->opt_level == -1 ? 3 : opts->opt_level;
+  if (optLevel < 0 || optLevel > 3)
+    return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
+                "invalid opt_level " + std::to_string(opts->opt_level) +
+                    ": expected 0..3, or -1 for 3");
+  out.codegen.optLevel = optLevel;
+  return WEFT_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+void weft_compile_options_default(weft_compile_options *opts) {
+  if (!opts)
+    return;
+  opts->target = "host";
+  opts->num_warps = 4;
+  opts->opt_level = 3;
+  opts->debug = 0;
+}
+
+weft_status weft_compiler_create(weft_compiler **out) {
+  if (!out)
+    return WEFT_ERROR_INVALID_ARGUMENT;
+  *out = nullptr;
+  installErrorHandlers();
+  return boundary(nullptr, [&] {
+    *out = new weft_compiler();
+    return WEFT_SUCCESS;
+  });
+}
+
+weft_status weft_compiler_destroy(weft_compiler *compiler) {
+  return boundary(nullptr, [&] {
+    delete compiler;
+    return WEFT_SUCCESS;
+  });
+}
+
+const char *weft_compiler_last_error(const weft_compiler *compiler) {
+  return compiler ? compiler->lastError.c_str() : "no compiler (NULL)";
+}
+
+const char *weft_compiler_version(void) {
+  return "weft " WEFT_VERSION " (LLVM " LLVM_VERSION_STRING ")";
+}
+
+weft_status weft_run_pipeline(weft_compiler *compiler, const char *ir,
+                              size_t ir_size, const char *pipeline,
+                              char **out) {
+  if (!compiler)
+    return WEFT_ERROR_INVALID_ARGUMENT;
+  return boundary(compiler, [&] {
+    if (!ir || !pipeline || !out)
+      return fail(compiler->lastError, WEFT_ERROR_INVALID_ARGUMENT,
+                  "weft_run_pipeline: ir, pipeline and out must not be NULL");
+    *out = nullptr;
+    auto result =
+        compiler->compiler.runPipeline(llvm::StringRef(ir, ir_size), pipeline);
+    if (!result)
+      return fail(compiler->lastError, WEFT_ERROR_COMPILE, result.takeError());
+    char *text = static_cast<char *>(std::malloc(result->size() + 1));
+    if (!text)
+      return fail(compiler->lastError, WEFT_ERROR_OUT_OF_MEMORY,
+                  "out of memory");
+    std::memcpy(text, result->c_str(), result->size() + 1);
+    *out = text;
+    return WEFT_SUCCESS;
+  });
+}
+
+void weft_string_free(char *s) { std::free(s); }
+
+weft_status weft_compile(weft_compiler *compiler, const char *ir,
+                         size_t ir_size, const weft_compile_options *opts,
+                         weft_artifacts **out) {
+  if (!compiler)
+    return WEFT_ERROR_INVALID_ARGUMENT;
+  return boundary(compiler, [&] {
+    if (!ir || !out)
+      return fail(compiler->lastError, WEFT_ERROR_INVALID_ARGUMENT,
+                  "weft_compile: ir and out must not be NULL");
+    *out = nullptr;
+    weft::CompileOptions options;
+    if (weft_status status =
+            makeCompileOptions(opts, options, compiler->lastError))
+      return status;
+    auto artifacts = compiler->compiler.compile(llvm::StringRef(ir, ir_size),
+                                                options);
+    if (!artifacts)
+      return fail(compiler->lastError, WEFT_ERROR_COMPILE,
+                  artifacts.takeError());
+    auto result = std::make_unique<weft_artifacts>();
+    result->artifacts = std::move(*artifacts);
+    for (const auto &entry : result->artifacts) {
+      if (!result->names.empty())
+        result->names += ',';
+      result->names += entry.first;
+    }
+    *out = result.release();
+    return WEFT_SUCCESS;
+  });
+}
+
+weft_status weft_artifacts_get(const weft_artifacts *artifacts,
+                               const char *name, const void **data,
+                               size_t *size) {
+  if (!artifacts || !name || !data || !size)
+    return WEFT_ERROR_INVALID_ARGUMENT;
+  return boundary(nullptr, [&] {
+    auto it = artifacts->artifacts.find(name);
+    if (it == artifacts->artifacts.end())
+      return WEFT_ERROR_NOT_FOUND;
+    *data = it->second.data();
+    *size = it->second.size();
+    return WEFT_SUCCESS;
+  });
+}
+
+const char *weft_artifacts_names(const weft_artifacts *artifacts) {
+  return artifacts ? artifacts->names.c_str() : "";
+}
+
+weft_status weft_artifacts_destroy(weft_artifacts *artifacts) {
+  delete artifacts;
+  return WEFT_SUCCESS;
+}
+
+} // extern "C"

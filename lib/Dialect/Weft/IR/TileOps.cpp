@@ -1,0 +1,161 @@
+//===- TileOps.cpp - verifiers of the tile (shape) operations -------------===//
+//
+// Layout rules are checked only once tensors carry layouts (after
+// weft-assign-layouts); before, every tensor is plain and only shapes and
+// element types matter.
+//
+//===----------------------------------------------------------------------===//
+#include "weft/Dialect/Weft/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace weft;
+
+static Attribute layoutOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? tensor.getEncoding() : Attribute();
+}
+
+/// Either both tensors are distributed or neither is.
+static LogicalResult checkBothOrNeither(Operation *op, Type a, Type b) {
+  if (!layoutOf(a) != !layoutOf(b))
+    return op->emitOpError(
+        "operand and result must both have layouts or both have none");
+  return success();
+}
+
+static LogicalResult checkSameElement(Operation *op, Type src, Type result) {
+  if (getElementTypeOrSelf(src) != getElementTypeOrSelf(result))
+    return op->emitOpError() << "result element type "
+                             << getElementTypeOrSelf(result)
+                             << " differs from the source's "
+                             << getElementTypeOrSelf(src);
+  return success();
+}
+
+LogicalResult MakeRangeOp::verify() {
+  auto type = getResult().getType();
+  int64_t start = getStart(), end = getEnd();
+  if (type.getRank() != 1)
+    return emitOpError("result must be a 1-D tensor of i32");
+  if (end <= start)
+    return emitOpError() << "empty range [" << start << ", " << end << ")";
+  if (type.getDimSize(0) != end - start)
+    return emitOpError() << "range [" << start << ", " << end << ") has "
+                         << end - start << " elements but the result has "
+                         << type.getDimSize(0);
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  return checkSameElement(*this, getSrc().getType(), getResult().getType());
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkSameElement(*this, src, result)))
+    return failure();
+  if (src.getRank() != result.getRank())
+    return emitOpError() << "cannot broadcast a rank-" << src.getRank()
+                         << " tile to rank " << result.getRank()
+                         << "; use weft.expand_dims first";
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (src.getDimSize(d) != 1 && src.getDimSize(d) != result.getDimSize(d))
+      return emitOpError() << "dimension " << d << " of size "
+                           << src.getDimSize(d) << " cannot broadcast to "
+                           << result.getDimSize(d);
+  if (src.getEncoding() != result.getEncoding())
+    return emitOpError("source and result must have the same layout");
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkSameElement(*this, src, result)))
+    return failure();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << src.getRank() << " tile";
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (result.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape must be the source's with a 1 inserted "
+                       "at the axis");
+  if (failed(checkBothOrNeither(*this, src, result)))
+    return failure();
+  if (Attribute parent = result.getEncoding()) {
+    auto slice = dyn_cast<SliceEncodingAttr>(src.getEncoding());
+    if (!slice || slice.getDim() != axis || slice.getParent() != parent)
+      return emitOpError("source layout must be the result's layout sliced "
+                         "at the axis");
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkSameElement(*this, src, result)) ||
+      failed(checkBothOrNeither(*this, src, result)))
+    return failure();
+  if (src.getNumElements() != result.getNumElements())
+    return emitOpError() << "cannot reshape " << src.getNumElements()
+                         << " elements into " << result.getNumElements();
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(checkSameElement(*this, src, result)))
+    return failure();
+  if (src.getShape() != result.getShape())
+    return emitOpError("cannot change the shape; use weft.reshape");
+  if (!src.getEncoding() || !result.getEncoding())
+    return emitOpError("converts between layouts: both types need one");
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  Type elem = src.getElementType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for a rank-"
+                         << src.getRank() << " tile";
+  Type result = getResult().getType();
+  if (src.getRank() == 1) {
+    if (result != elem)
+      return emitOpError() << "reducing a 1-D tile yields a scalar " << elem;
+  } else {
+    auto tensor = dyn_cast<RankedTensorType>(result);
+    SmallVector<int64_t> expected(src.getShape());
+    expected.erase(expected.begin() + axis);
+    if (!tensor || tensor.getElementType() != elem ||
+        tensor.getShape() != ArrayRef<int64_t>(expected))
+      return emitOpError("result must be the source tile without the "
+                         "reduced axis");
+    if (failed(checkBothOrNeither(*this, src, tensor)))
+      return failure();
+    if (src.getEncoding() &&
+        tensor.getEncoding() !=
+            SliceEncodingAttr::get(getContext(), axis, src.getEncoding()))
+      return emitOpError("result layout must be the source layout sliced at "
+                         "the axis");
+  }
+  Block &body = getCombine().front();
+  if (body.getNumArguments() != 2 ||
+      llvm::any_of(body.getArgumentTypes(), [&](Type t) { return t != elem; }))
+    return emitOpError() << "combine region takes two " << elem
+                         << " arguments";
+  auto ret = dyn_cast<ReduceReturnOp>(body.getTerminator());
+  if (!ret || ret.getResult().getType() != elem)
+    return emitOpError() << "combine region must end in weft.reduce.return of "
+                            "one "
+                         << elem;
+  return success();
+}

@@ -1,0 +1,219 @@
+//===- Codegen.cpp - LLVM IR to PTX/cubin, HSACO, host .so ----------------===//
+
+#include "weft/Target/Codegen.h"
+#include "Tools.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include <mutex>
+
+using namespace weft;
+
+namespace {
+
+// PTX ISA 8.2 is the first with the `.acc::f32` qualifier of
+// multimem.ld_reduce that the NVLS lowering emits; ptxas 13 accepts it, and
+// the lowest version that works keeps the PTX loadable by older drivers.
+constexpr llvm::StringLiteral kNvptxFeatures = "+ptx82";
+
+/// Only the three targets weft compiles for, registered once per process.
+void initializeLLVMTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    // AMDGPU and X86 also get their assembly parsers: inline assembly is
+    // parsed when an object file is emitted.
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetSpec &spec, unsigned optLevel) {
+  initializeLLVMTargets();
+  llvm::Triple triple(spec.triple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("no LLVM backend for target " + spec.str() +
+                                   ": " + error);
+  llvm::StringRef features;
+  if (spec.kind == TargetKind::NVPTX)
+    features = kNvptxFeatures;
+  // PIC: the host .so is dlopen()ed; GPU backends ignore the model.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, spec.arch, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, *llvm::CodeGenOpt::getLevel(optLevel)));
+  if (!machine)
+    return llvm::createStringError("LLVM cannot create a target machine for " +
+                                   spec.str() + " (cpu " + spec.arch + ")");
+  return machine;
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine,
+              unsigned optLevel) {
+  // Declared in this order so that they are destroyed in the right one.
+  llvm::LoopAnalysisManager loopAM;
+  llvm::FunctionAnalysisManager functionAM;
+  llvm::CGSCCAnalysisManager cgsccAM;
+  llvm::ModuleAnalysisManager moduleAM;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(moduleAM);
+  builder.registerCGSCCAnalyses(cgsccAM);
+  builder.registerFunctionAnalyses(functionAM);
+  builder.registerLoopAnalyses(loopAM);
+  builder.crossRegisterProxies(loopAM, functionAM, cgsccAM, moduleAM);
+
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager pipeline =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(levels[0])
+                    : builder.buildPerModuleDefaultPipeline(levels[optLevel]);
+  pipeline.run(module, moduleAM);
+}
+
+/// Runs the backend over `module`, which it changes (codegen rewrites IR),
+/// and returns the assembly or object bytes.
+llvm::Expected<std::string> runBackend(llvm::Module &module,
+                                       llvm::TargetMachine &machine,
+                                       llvm::CodeGenFileType type) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager passes;
+  passes.add(new llvm::TargetLibraryInfoWrapperPass(module.getTargetTriple()));
+  if (machine.addPassesToEmitFile(passes, os, nullptr, type))
+    return llvm::createStringError(
+        "the LLVM backend for " + module.getTargetTriple().str() +
+        " cannot emit " +
+        (type == llvm::CodeGenFileType::ObjectFile ? "objects" : "assembly"));
+  passes.run(module);
+  return std::string(buffer.str());
+}
+
+/// Assembly text from a copy of `module`, so that the object can still be
+/// emitted from the original.
+llvm::Expected<std::string> emitAssembly(const llvm::Module &module,
+                                         llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  return runBackend(*copy, machine, llvm::CodeGenFileType::AssemblyFile);
+}
+
+llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
+                      const TargetSpec &spec, const CodegenOptions &options,
+                      Artifacts &artifacts) {
+  auto ptx =
+      runBackend(module, machine, llvm::CodeGenFileType::AssemblyFile);
+  if (!ptx)
+    return ptx.takeError();
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    artifacts["ptx"] = std::move(*ptx);
+    if (options.requireCubin)
+      return llvm::createStringError(
+          "a cubin needs ptxas, which was found neither in $PTXAS, "
+          "$CUDA_HOME/bin, /usr/local/cuda/bin nor on PATH");
+    return llvm::Error::success();
+  }
+  auto cubin = assemblePtx(ptxas, *ptx, spec.arch, options.optLevel);
+  if (!cubin)
+    return cubin.takeError();
+  artifacts["ptx"] = std::move(*ptx);
+  artifacts["cubin"] = std::move(*cubin);
+  return llvm::Error::success();
+}
+
+/// AMDGPU and host: assembly for reading, and an object that lld links
+/// into a shared object (HSACO or .so).
+llvm::Error emitLinked(llvm::Module &module, llvm::TargetMachine &machine,
+                       llvm::StringRef asmName, llvm::StringRef sharedName,
+                       Artifacts &artifacts) {
+  auto assembly = emitAssembly(module, machine);
+  if (!assembly)
+    return assembly.takeError();
+  auto object =
+      runBackend(module, machine, llvm::CodeGenFileType::ObjectFile);
+  if (!object)
+    return object.takeError();
+  auto shared = linkSharedObject(*object);
+  if (!shared)
+    return shared.takeError();
+  artifacts[asmName.str()] = std::move(*assembly);
+  artifacts[sharedName.str()] = std::move(*shared);
+  return llvm::Error::success();
+}
+
+llvm::Error emitTargetCode(llvm::Module &module, llvm::TargetMachine &machine,
+                           const TargetSpec &spec,
+                           const CodegenOptions &options,
+                           Artifacts &artifacts) {
+  switch (spec.kind) {
+  case TargetKind::NVPTX:
+    return emitNvptx(module, machine, spec, options, artifacts);
+  case TargetKind::AMDGPU:
+    return emitLinked(module, machine, "amdgcn", "hsaco", artifacts);
+  case TargetKind::Host:
+    return emitLinked(module, machine, "asm", "so", artifacts);
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+} // namespace
+
+llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
+                                              const TargetSpec &spec,
+                                              const CodegenOptions &options) {
+  if (options.optLevel > 3)
+    return llvm::createStringError("invalid optimisation level " +
+                                   std::to_string(options.optLevel) +
+                                   " (expected 0..3)");
+  auto machine = createTargetMachine(spec, options.optLevel);
+  if (!machine)
+    return machine.takeError();
+  module.setTargetTriple((*machine)->getTargetTriple());
+  module.setDataLayout((*machine)->createDataLayout());
+  // LLVM 22 defaults to code object v6, which older ROCm runtimes reject;
+  // v5 is what ROCm 6 loads everywhere.
+  if (spec.kind == TargetKind::AMDGPU &&
+      !module.getModuleFlag("amdhsa_code_object_version"))
+    module.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                         500);
+
+  std::string verifierMessages;
+  llvm::raw_string_ostream verifierStream(verifierMessages);
+  if (llvm::verifyModule(module, &verifierStream))
+    return llvm::createStringError("invalid LLVM IR:\n" + verifierMessages);
+
+  optimize(module, **machine, options.optLevel);
+
+  Artifacts artifacts;
+  std::string llir;
+  llvm::raw_string_ostream llirStream(llir);
+  module.print(llirStream, nullptr);
+  artifacts["llir"] = std::move(llir);
+  if (llvm::Error err =
+          emitTargetCode(module, **machine, spec, options, artifacts))
+    return std::move(err);
+  return artifacts;
+}

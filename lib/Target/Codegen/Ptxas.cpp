@@ -1,0 +1,73 @@
+//===- Ptxas.cpp - PTX to cubin through NVIDIA's ptxas --------------------===//
+
+#include "Tools.h"
+#include "weft/Target/Codegen.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+using namespace weft;
+
+std::string weft::findPtxas() {
+  auto executable = [](const llvm::Twine &path) {
+    return llvm::sys::fs::can_execute(path) &&
+           !llvm::sys::fs::is_directory(path);
+  };
+  if (auto env = llvm::sys::Process::GetEnv("PTXAS"); env && executable(*env))
+    return *env;
+  llvm::SmallVector<std::string, 2> roots;
+  if (auto cudaHome = llvm::sys::Process::GetEnv("CUDA_HOME"))
+    roots.push_back(*cudaHome);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    llvm::SmallString<128> path(root);
+    llvm::sys::path::append(path, "bin", "ptxas");
+    if (executable(path))
+      return path.str().str();
+  }
+  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  return "";
+}
+
+llvm::Expected<std::string> weft::assemblePtx(llvm::StringRef ptxas,
+                                              llvm::StringRef ptx,
+                                              llvm::StringRef arch,
+                                              unsigned optLevel) {
+  auto input = TempFile::create("ptx");
+  if (!input)
+    return input.takeError();
+  auto output = TempFile::create("cubin");
+  if (!output)
+    return output.takeError();
+  auto log = TempFile::create("log");
+  if (!log)
+    return log.takeError();
+  if (llvm::Error err = input->write(ptx))
+    return std::move(err);
+
+  std::string archFlag = ("-arch=" + arch).str();
+  std::string optFlag = "-O" + std::to_string(optLevel);
+  llvm::StringRef args[] = {ptxas,         archFlag, optFlag, "-o",
+                            output->path(), input->path()};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log->path(),
+                                                log->path()};
+  std::string errorMessage;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, /*Env=*/std::nullopt,
+                                     redirects, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &errorMessage);
+  if (rc != 0) {
+    std::string diagnostics;
+    if (auto text = log->read())
+      diagnostics = std::move(*text);
+    else
+      llvm::consumeError(text.takeError());
+    return llvm::createStringError(
+        "ptxas failed (" + ptxas.str() + ", exit code " + std::to_string(rc) +
+        (errorMessage.empty() ? "" : ", " + errorMessage) + "):\n" +
+        diagnostics);
+  }
+  return output->read();
+}

@@ -1,0 +1,106 @@
+//===- Target.cpp - parsing and describing weft targets -------------------===//
+
+#include "weft/Target/Target.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace weft;
+
+namespace {
+
+llvm::Error badTarget(llvm::StringRef text, llvm::StringRef why) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("invalid target '{0}': {1} (expected cuda:90, "
+                    "cuda:sm_90, hip:gfx942 or host)",
+                    text, why));
+}
+
+} // namespace
+
+llvm::Expected<TargetSpec> TargetSpec::parse(llvm::StringRef text) {
+  TargetSpec spec;
+  llvm::StringRef trimmed = text.trim();
+  auto [backend, arch] = trimmed.split(':');
+  if (backend == "host") {
+    if (!arch.empty() && arch != "x86-64")
+      return badTarget(text, "the host target only supports x86-64");
+    spec.kind = TargetKind::Host;
+    spec.arch = "x86-64";
+    return spec;
+  }
+  if (backend == "cuda") {
+    arch.consume_front("sm_");
+    unsigned sm = 0;
+    if (arch.getAsInteger(10, sm))
+      return badTarget(text, "the CUDA architecture must be a number such "
+                             "as 90 or sm_90");
+    // Weft's memory-model lowering relies on sm_90 (Hopper) instructions.
+    if (sm != 90)
+      return badTarget(text, llvm::formatv("sm_{0} is not supported; weft "
+                                           "targets sm_90",
+                                           sm)
+                                 .str());
+    spec.kind = TargetKind::NVPTX;
+    spec.arch = "sm_90";
+    return spec;
+  }
+  if (backend == "hip") {
+    if (arch.empty())
+      return badTarget(text, "missing the AMDGPU architecture, e.g. gfx942");
+    if (arch != "gfx942")
+      return badTarget(text, llvm::formatv("{0} is not supported; weft "
+                                           "targets gfx942",
+                                           arch)
+                                 .str());
+    spec.kind = TargetKind::AMDGPU;
+    spec.arch = arch.str();
+    return spec;
+  }
+  return badTarget(text, backend.empty() ? "empty target"
+                                         : "unknown backend '" + backend.str() +
+                                               "'");
+}
+
+std::string TargetSpec::str() const {
+  switch (kind) {
+  case TargetKind::NVPTX: {
+    llvm::StringRef sm(arch);
+    sm.consume_front("sm_");
+    return ("cuda:" + sm).str();
+  }
+  case TargetKind::AMDGPU:
+    return "hip:" + arch;
+  case TargetKind::Host:
+    return "host";
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+std::string TargetSpec::triple() const {
+  switch (kind) {
+  case TargetKind::NVPTX:
+    return "nvptx64-nvidia-cuda";
+  case TargetKind::AMDGPU:
+    return "amdgcn-amd-amdhsa";
+  case TargetKind::Host:
+    return "x86_64-unknown-linux-gnu";
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+unsigned TargetSpec::warpSize() const {
+  switch (kind) {
+  case TargetKind::NVPTX:
+    return 32;
+  case TargetKind::AMDGPU:
+    return 64;
+  case TargetKind::Host:
+    return 1;
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+unsigned TargetSpec::globalAddressSpace() const {
+  return kind == TargetKind::Host ? 0 : 1;
+}

@@ -1,0 +1,357 @@
+//===- AssignLayouts.cpp - distribute tiles over a program's threads ------===//
+//
+// Three walks over each function:
+//  1. anchors: every access through a tile of pointers wants the layout
+//     that makes its accesses 16-byte vectors (from the axis analysis);
+//  2. backwards, consumers before producers: an op that wants a layout for
+//     its result passes the wish on to its operands (element-wise ops the
+//     same layout, expand_dims a slice of it, broadcast the same);
+//  3. forwards, in program order: every tensor gets its layout, the wish
+//     where there is one, else what its operands determine, else a default;
+//     an operand whose layout differs from what its user needs goes through
+//     a weft.convert_layout.
+// The first wish for a value wins, and accesses come first, so the loads
+// and stores (the expensive part) get their best layout and any conversion
+// lands on cheaper values.
+//
+//===----------------------------------------------------------------------===//
+#include "weft/Analysis/AxisInfo.h"
+#include "weft/Conversion/Passes.h"
+#include "weft/Dialect/Weft/IR/Dialect.h"
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
+#include <numeric>
+
+namespace weft {
+#define GEN_PASS_DEF_WEFTASSIGNLAYOUTS
+#include "weft/Conversion/Passes.h.inc"
+} // namespace weft
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+/// The widest access the targets have: 16 bytes (ld.global.v4.b32,
+/// global_load_dwordx4).
+constexpr int64_t kVectorBytes = 16;
+
+int64_t elementBytes(Type elem) {
+  if (isa<PtrType>(elem))
+    return 8;
+  return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+bool isTile(Type type) { return isa<RankedTensorType>(type); }
+
+bool hasTiles(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isTile) ||
+         llvm::any_of(op->getResultTypes(), isTile);
+}
+
+/// Ops whose tensor operands and results all share one layout.
+bool isSameLayout(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         isa<AddPtrOp, TranslateOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(
+             op);
+}
+
+/// The value whose layout decides a same-layout op's: the pointer of an
+/// access, else the result.
+Value primaryOf(Operation *op) {
+  if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op))
+    return op->getOperand(0);
+  return op->getNumResults() == 1 ? op->getResult(0) : Value();
+}
+
+class LayoutChooser {
+public:
+  LayoutChooser(MLIRContext *ctx, const TargetSpec &spec)
+      : ctx(ctx), spec(spec) {}
+
+  /// `vector` consecutive elements per thread along order[0]; lanes, then
+  /// warps, fill the tile along `order`. Lanes or warps left over once the
+  /// tile is covered replicate it.
+  BlockedEncodingAttr blocked(ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
+                              int64_t vector) const {
+    unsigned rank = shape.size();
+    SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpp(rank, 1);
+    if (spec.threadsPerProgram() == 1) {
+      for (unsigned d = 0; d < rank; ++d)
+        spt[d] = shape[d];
+      return BlockedEncodingAttr::get(ctx, spt, tpw, wpp, order);
+    }
+    spt[order[0]] = std::min<int64_t>(vector, shape[order[0]]);
+    unsigned lanes = spec.warpSize(), warps = spec.numWarps;
+    for (unsigned d : order) {
+      int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+      tpw[d] = std::min<int64_t>(lanes, room);
+      lanes /= tpw[d];
+    }
+    tpw[order[0]] *= lanes;
+    for (unsigned d : order) {
+      int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+      wpp[d] = std::min<int64_t>(warps, room);
+      warps /= wpp[d];
+    }
+    wpp[order[0]] *= warps;
+    return BlockedEncodingAttr::get(ctx, spt, tpw, wpp, order);
+  }
+
+  /// Row-major, one element at a time: for values no access cares about.
+  BlockedEncodingAttr fallback(RankedTensorType type) const {
+    SmallVector<unsigned> order;
+    for (unsigned d = type.getRank(); d-- > 0;)
+      order.push_back(d);
+    return blocked(type.getShape(), order, 1);
+  }
+
+  /// The layout for an access through `ptrs`: its most contiguous dimension
+  /// first, as many elements per thread as fit a 16-byte aligned vector.
+  BlockedEncodingAttr coalesced(Value ptrs, const AxisInfo &info) const {
+    auto type = cast<RankedTensorType>(ptrs.getType());
+    SmallVector<unsigned> order;
+    for (unsigned d = type.getRank(); d-- > 0;)
+      order.push_back(d);
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      return info.contiguity[a] > info.contiguity[b];
+    });
+    unsigned fast = order[0];
+    int64_t bytes =
+        elementBytes(cast<PtrType>(type.getElementType()).getPointee());
+    int64_t vector = std::min({kVectorBytes / bytes, info.contiguity[fast],
+                               info.divisibility[fast] / bytes});
+    vector = std::max<int64_t>(1, llvm::bit_floor(uint64_t(vector)));
+    return blocked(type.getShape(), order, vector);
+  }
+
+private:
+  MLIRContext *ctx;
+  const TargetSpec &spec;
+};
+
+class Assigner {
+public:
+  Assigner(func::FuncOp func, const LayoutChooser &chooser,
+           const AxisInfoAnalysis &axis)
+      : func(func), chooser(chooser), axis(axis) {}
+
+  LogicalResult run() {
+    for (BlockArgument arg : func.getArguments())
+      if (isTile(arg.getType()))
+        return func.emitOpError("cannot distribute tiles passed as "
+                                "arguments; pass pointers");
+    anchor();
+    propagateBackwards();
+    WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      return succeeded(assign(op)) ? WalkResult::advance()
+                                   : WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+private:
+  void wish(Value value, Attribute layout) {
+    if (layout && isTile(value.getType()))
+      desired.try_emplace(value, layout);
+  }
+  Attribute wished(Value value) const { return desired.lookup(value); }
+
+  void anchor() {
+    func.walk([&](Operation *op) {
+      if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op) &&
+          isTile(op->getOperand(0).getType()))
+        wish(op->getOperand(0),
+             chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
+    });
+  }
+
+  void propagateBackwards() {
+    SmallVector<Operation *> ops;
+    func.walk<WalkOrder::PostOrder>([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : llvm::reverse(ops)) {
+      if (isSameLayout(op)) {
+        if (Value primary = primaryOf(op))
+          if (Attribute layout = wished(primary))
+            for (Value operand : op->getOperands())
+              wish(operand, layout);
+      } else if (auto b = dyn_cast<BroadcastOp>(op)) {
+        wish(b.getSrc(), wished(b.getResult()));
+      } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+        if (Attribute layout = wished(e.getResult()))
+          wish(e.getSrc(), SliceEncodingAttr::get(op->getContext(),
+                                                  e.getAxis(), layout));
+      } else if (auto r = dyn_cast<ReduceOp>(op)) {
+        auto slice = dyn_cast_or_null<SliceEncodingAttr>(wished(r.getResult()));
+        if (slice && slice.getDim() == r.getAxis())
+          wish(r.getSrc(), slice.getParent());
+      }
+    }
+  }
+
+  static RankedTensorType withLayout(Type type, Attribute layout) {
+    auto tensor = cast<RankedTensorType>(type);
+    return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                                 layout);
+  }
+  static Attribute layoutOf(Value value) {
+    return cast<RankedTensorType>(value.getType()).getEncoding();
+  }
+
+  void setLayout(Value value, Attribute layout) {
+    value.setType(withLayout(value.getType(), layout));
+  }
+  /// The wish for `value`, else the row-major default.
+  Attribute wishedOrDefault(Value value) {
+    if (Attribute layout = wished(value))
+      return layout;
+    return chooser.fallback(cast<RankedTensorType>(value.getType()));
+  }
+
+  /// Makes operand `index` of `op` have `layout`, converting if needed.
+  void require(Operation *op, unsigned index, Attribute layout) {
+    Value operand = op->getOperand(index);
+    if (layoutOf(operand) == layout)
+      return;
+    OpBuilder b(op);
+    auto convert = ConvertLayoutOp::create(
+        b, op->getLoc(), withLayout(operand.getType(), layout), operand);
+    op->setOperand(index, convert);
+  }
+
+  LogicalResult assign(Operation *op) {
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      for (auto [init, arg, result] :
+           llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
+                     forOp.getResults()))
+        if (isTile(init.getType())) {
+          setLayout(arg, layoutOf(init));
+          setLayout(result, layoutOf(init));
+        }
+      return success();
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      for (Value result : ifOp.getResults())
+        if (isTile(result.getType()))
+          setLayout(result, wishedOrDefault(result));
+      return success();
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      for (auto [i, operand] : llvm::enumerate(yield.getOperands()))
+        if (isTile(operand.getType()))
+          require(op, i, layoutOf(op->getParentOp()->getResult(i)));
+      return success();
+    }
+    if (!hasTiles(op) || isa<ReduceReturnOp>(op))
+      return success();
+
+    if (isSameLayout(op)) {
+      Value primary = primaryOf(op);
+      Attribute layout;
+      if (primary && isa<OpResult>(primary) && primary.getDefiningOp() == op)
+        layout = wished(primary);
+      if (!layout)
+        for (Value operand : op->getOperands())
+          if (isTile(operand.getType())) {
+            layout = layoutOf(operand);
+            break;
+          }
+      if (!layout)
+        layout = wishedOrDefault(op->getResult(0));
+      for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+        if (isTile(operand.getType()))
+          require(op, i, layout);
+      for (Value result : op->getResults())
+        if (isTile(result.getType()))
+          setLayout(result, layout);
+      return success();
+    }
+    if (isa<MakeRangeOp, SplatOp, ReshapeOp>(op)) {
+      setLayout(op->getResult(0), wishedOrDefault(op->getResult(0)));
+      return success();
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      // The value attribute carries the type too.
+      setLayout(constant.getResult(), wishedOrDefault(constant.getResult()));
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        return op->emitOpError("only dense tile constants can be distributed");
+      constant.setValueAttr(
+          dense.reshape(cast<ShapedType>(constant.getType())));
+      return success();
+    }
+    if (auto b = dyn_cast<BroadcastOp>(op)) {
+      Attribute layout = wished(b.getResult());
+      if (!layout)
+        layout = layoutOf(b.getSrc());
+      require(op, 0, layout);
+      setLayout(b.getResult(), layout);
+      return success();
+    }
+    if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+      Attribute layout = wished(e.getResult());
+      auto slice = dyn_cast<SliceEncodingAttr>(layoutOf(e.getSrc()));
+      if (!layout)
+        layout = slice && slice.getDim() == e.getAxis()
+                     ? slice.getParent()
+                     : chooser.fallback(e.getType());
+      require(op, 0, SliceEncodingAttr::get(op->getContext(), e.getAxis(),
+                                            layout));
+      setLayout(e.getResult(), layout);
+      return success();
+    }
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      if (isTile(r.getResult().getType()))
+        setLayout(r.getResult(),
+                  SliceEncodingAttr::get(op->getContext(), r.getAxis(),
+                                         layoutOf(r.getSrc())));
+      return success();
+    }
+    return op->emitOpError("cannot distribute the tiles of this operation");
+  }
+
+  func::FuncOp func;
+  const LayoutChooser &chooser;
+  const AxisInfoAnalysis &axis;
+  DenseMap<Value, Attribute> desired;
+};
+
+/// Tiles already distributed (by hand or an earlier run) stay as they are.
+bool isDistributed(func::FuncOp func) {
+  bool any = false;
+  func.walk([&](Operation *op) {
+    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                        op->getResultTypes()))
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        any |= tensor.getEncoding() != nullptr;
+  });
+  return any;
+}
+
+struct WeftAssignLayouts : impl::WeftAssignLayoutsBase<WeftAssignLayouts> {
+  using WeftAssignLayoutsBase::WeftAssignLayoutsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto spec = parseTargetOption(module, target, numWarps, /*debug=*/false);
+    if (failed(spec))
+      return signalPassFailure();
+    AxisInfoAnalysis axis(module);
+    LayoutChooser chooser(&getContext(), *spec);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || isDistributed(func))
+        continue;
+      if (failed(Assigner(func, chooser, axis).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+} // namespace weft

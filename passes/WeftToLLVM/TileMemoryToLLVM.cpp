@@ -1,0 +1,440 @@
+//===- TileMemoryToLLVM.cpp - addresses, accesses and atomics of tiles ----===//
+//
+// A thread's consecutive elements along the layout's fastest dimension are
+// one vector access when the axis analysis proves their addresses
+// contiguous and aligned (16 bytes: ld.global.v4.b32, global_load_dwordx4).
+// Under a mask, a vector whose lanes are all on is still one access; any
+// other vector (the tail) falls back to one predicated access per element.
+//
+// Ordered tile accesses are relaxed accesses plus fences, since no target
+// has an acquire or release vector access:
+//   acquire load  = relaxed loads, acquire fence, program barrier
+//   release store = program barrier, release fence, relaxed stores
+// The fence orders this thread's accesses; the barrier extends the order to
+// the program's other threads (docs/tile-ir.md).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelContext.h"
+#include "LoweringUtils.h"
+#include "TargetInfos.h"
+#include "TileLowering.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+constexpr int64_t kVectorBytes = 16;
+
+/// `if (cond) then() else otherwise()`, both yielding `types`.
+SmallVector<Value> emitIfElse(OpBuilder &b, Location loc, Value cond,
+                              TypeRange types,
+                              function_ref<SmallVector<Value>()> then,
+                              function_ref<SmallVector<Value>()> otherwise) {
+  Block *before = b.getInsertionBlock();
+  Block *join = before->splitBlock(b.getInsertionPoint());
+  for (Type type : types)
+    join->addArgument(type, loc);
+  Block *thenBlock = b.createBlock(join);
+  Block *elseBlock = b.createBlock(join);
+  b.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(b, loc, cond, thenBlock, elseBlock);
+  b.setInsertionPointToEnd(thenBlock);
+  LLVM::BrOp::create(b, loc, then(), join);
+  b.setInsertionPointToEnd(elseBlock);
+  LLVM::BrOp::create(b, loc, otherwise(), join);
+  b.setInsertionPointToStart(join);
+  return SmallVector<Value>(join->getArguments());
+}
+
+/// How many consecutive elements of `ptrs` one access may cover: within
+/// what a thread holds contiguously, what the analysis proves contiguous,
+/// 16 bytes, and the proven alignment.
+unsigned vectorWidth(const TileLowering &tiles, Value ptrs,
+                     const TileLayout &layout, Type elemType) {
+  if (layout.getSliceDim() >= 0 || !elemType.isIntOrFloat() ||
+      elemType.getIntOrFloatBitWidth() % 8)
+    return 1;
+  BlockedEncodingAttr blocked = layout.getBlocked();
+  unsigned fast = blocked.getOrder()[0];
+  auto shape = cast<RankedTensorType>(ptrs.getType()).getShape();
+  int64_t bytes = elemType.getIntOrFloatBitWidth() / 8;
+  AxisInfo info = tiles.axis.get(ptrs);
+  int64_t width = std::min({int64_t(blocked.getSizePerThread()[fast]),
+                            shape[fast], info.contiguity[fast],
+                            kVectorBytes / bytes,
+                            info.divisibility[fast] / bytes});
+  return width < 1 ? 1 : llvm::bit_floor(uint64_t(width));
+}
+
+/// The state shared by the tile load and store patterns.
+struct TileAccess {
+  const TileLowering &tiles;
+  Location loc;
+  Type elemType;
+  unsigned width;
+  bool ordered;
+  MemScope scope;
+
+  unsigned alignment() const {
+    return width * std::max(1u, elemType.getIntOrFloatBitWidth() / 8);
+  }
+  VectorType vectorType() const { return VectorType::get({width}, elemType); }
+
+  Value loadOne(OpBuilder &b, Value ptr) const {
+    return tiles.lowering.load(b, loc, elemType, ptr,
+                               ordered ? MemOrder::relaxed : MemOrder::weak,
+                               scope);
+  }
+  SmallVector<Value> loadVector(OpBuilder &b, Value ptr) const {
+    Value vector =
+        ordered ? tiles.target.loadRelaxed(b, loc, vectorType(), ptr,
+                                           alignment(), scope)
+                : LLVM::LoadOp::create(b, loc, vectorType(), ptr, alignment())
+                      .getResult();
+    SmallVector<Value> elements;
+    for (unsigned k = 0; k < width; ++k)
+      elements.push_back(LLVM::ExtractElementOp::create(
+          b, loc, vector, i32Const(b, loc, k)));
+    return elements;
+  }
+  void storeOne(OpBuilder &b, Value value, Value ptr) const {
+    tiles.lowering.store(b, loc, value, ptr,
+                         ordered ? MemOrder::relaxed : MemOrder::weak, scope);
+  }
+  void storeVector(OpBuilder &b, ValueRange values, Value ptr) const {
+    Value vector = LLVM::PoisonOp::create(b, loc, vectorType());
+    for (auto [k, value] : llvm::enumerate(values))
+      vector = LLVM::InsertElementOp::create(b, loc, vector, value,
+                                             i32Const(b, loc, k));
+    if (ordered)
+      tiles.target.storeRelaxed(b, loc, vector, ptr, alignment(), scope);
+    else
+      LLVM::StoreOp::create(b, loc, vector, ptr, alignment());
+  }
+};
+
+Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
+  Value all = bits.front();
+  for (Value bit : bits.drop_front())
+    all = LLVM::AndOp::create(b, loc, all, bit);
+  return all;
+}
+
+struct TileLoadLowering : TilePattern<LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto ptrType = dyn_cast<RankedTensorType>(op.getPtr().getType());
+    if (!ptrType || !isDistributed(ptrType))
+      return failure();
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elemType = getTypeConverter()->convertType(resultType.getElementType());
+    TileLayout layout(ptrType);
+    TileAccess access{tiles, loc, elemType,
+                      vectorWidth(tiles, op.getPtr(), layout, elemType),
+                      op.getOrder() != MemOrder::weak, op.getScope()};
+    SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks, others;
+    if (adaptor.getMask())
+      masks = unpackTile(rewriter, loc, adaptor.getMask());
+    if (adaptor.getOther())
+      others = unpackTile(rewriter, loc, adaptor.getOther());
+    else
+      others.assign(ptrs.size(), LLVM::ZeroOp::create(rewriter, loc, elemType));
+
+    SmallVector<Value> values;
+    for (unsigned first = 0; first < ptrs.size(); first += access.width) {
+      auto vector = [&] {
+        if (access.width == 1)
+          return SmallVector<Value>{access.loadOne(rewriter, ptrs[first])};
+        return access.loadVector(rewriter, ptrs[first]);
+      };
+      auto tail = [&] {
+        SmallVector<Value> out;
+        for (unsigned i = first; i < first + access.width; ++i)
+          out.push_back(emitIf(rewriter, loc, masks[i], {elemType}, [&] {
+            return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])};
+          }, {others[i]})[0]);
+        return out;
+      };
+      SmallVector<Value> group;
+      if (masks.empty())
+        group = vector();
+      else if (access.width == 1)
+        group = tail();
+      else
+        group = emitIfElse(
+            rewriter, loc,
+            allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
+            SmallVector<Type>(access.width, elemType), vector, tail);
+      llvm::append_range(values, group);
+    }
+    if (op.getOrder() == MemOrder::acquire) {
+      tiles.target.fence(rewriter, loc, MemOrder::acquire, op.getScope());
+      tiles.barrier(rewriter, loc);
+    }
+    rewriter.replaceOp(op, packTile(rewriter, loc,
+                                    getTypeConverter()->convertType(resultType),
+                                    values));
+    return success();
+  }
+};
+
+struct TileStoreLowering : TilePattern<StoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto ptrType = dyn_cast<RankedTensorType>(op.getPtr().getType());
+    if (!ptrType || !isDistributed(ptrType))
+      return failure();
+    Location loc = op.getLoc();
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
+    Type elemType = getTypeConverter()->convertType(valueType.getElementType());
+    TileLayout layout(ptrType);
+    TileAccess access{tiles, loc, elemType,
+                      vectorWidth(tiles, op.getPtr(), layout, elemType),
+                      op.getOrder() != MemOrder::weak, op.getScope()};
+    SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> values = unpackTile(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackTile(rewriter, loc, adaptor.getMask());
+
+    if (op.getOrder() == MemOrder::release) {
+      tiles.barrier(rewriter, loc);
+      tiles.target.fence(rewriter, loc, MemOrder::release, op.getScope());
+    }
+    for (unsigned first = 0; first < ptrs.size(); first += access.width) {
+      ArrayRef<Value> group = ArrayRef(values).slice(first, access.width);
+      auto vector = [&] {
+        if (access.width == 1)
+          access.storeOne(rewriter, group[0], ptrs[first]);
+        else
+          access.storeVector(rewriter, group, ptrs[first]);
+        return SmallVector<Value>{};
+      };
+      auto tail = [&] {
+        for (unsigned i = first; i < first + access.width; ++i)
+          emitIf(rewriter, loc, masks[i], {}, [&] {
+            access.storeOne(rewriter, values[i], ptrs[i]);
+            return SmallVector<Value>{};
+          }, {});
+        return SmallVector<Value>{};
+      };
+      if (masks.empty())
+        vector();
+      else if (access.width == 1)
+        tail();
+      else
+        emitIfElse(rewriter, loc,
+                   allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
+                   {}, vector, tail);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TileAddPtrLowering : TilePattern<AddPtrOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    Type pointee = cast<PtrType>(getElementTypeOrSelf(op.getType())).getPointee();
+    Type elem = getTypeConverter()->convertType(pointee);
+    SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offsets = unpackTile(rewriter, loc, adaptor.getOffset());
+    SmallVector<Value> out;
+    for (auto [ptr, offset] : llvm::zip(ptrs, offsets))
+      out.push_back(LLVM::GEPOp::create(rewriter, loc, ptr.getType(), elem, ptr,
+                                        ValueRange{offset}));
+    rewriter.replaceOp(op, packTile(rewriter, loc,
+                                    getTypeConverter()->convertType(op.getType()),
+                                    out));
+    return success();
+  }
+};
+
+/// One heap-base difference for the whole tile, added to every element.
+struct TileTranslateLowering : TilePattern<TranslateOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(TranslateOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    Value ctx = tiles.lowering.hiddenArgs(op).context;
+    Value peer = adaptor.getPeer();
+    if (tiles.target.getSpec().debug) {
+      // A peer that is no rank would reach some other memory.
+      Value numRanks = loadContextField(
+          rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
+      Value bad = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge,
+                                       peer, numRanks);
+      emitIf(rewriter, loc, bad, {}, [&] {
+        LLVM::Trap::create(rewriter, loc);
+        return SmallVector<Value>{};
+      }, {});
+    }
+    Value rank = loadContextField(rewriter, loc, ctx,
+                                  offsetof(weft_kernel_context, rank), i32);
+    Value delta = LLVM::SubOp::create(rewriter, loc,
+                                      loadHeapBase(rewriter, loc, ctx, peer),
+                                      loadHeapBase(rewriter, loc, ctx, rank));
+    SmallVector<Value> out;
+    for (Value ptr : unpackTile(rewriter, loc, adaptor.getPtr())) {
+      Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i64, ptr);
+      out.push_back(LLVM::IntToPtrOp::create(
+          rewriter, loc, ptr.getType(),
+          LLVM::AddOp::create(rewriter, loc, addr, delta).getResult()));
+    }
+    rewriter.replaceOp(op, packTile(rewriter, loc,
+                                    getTypeConverter()->convertType(op.getType()),
+                                    out));
+    return success();
+  }
+};
+
+bool releases(MemOrder order) {
+  return order == MemOrder::release || order == MemOrder::acq_rel;
+}
+bool acquires(MemOrder order) {
+  return order == MemOrder::acquire || order == MemOrder::acq_rel;
+}
+
+/// Gives every thread holding a copy of an element the value its owner
+/// computed, through shared memory.
+SmallVector<Value> shareFromOwners(OpBuilder &b, Location loc, Operation *op,
+                                   const TileLowering &tiles,
+                                   RankedTensorType type, Type elemType,
+                                   const TileLayout &layout,
+                                   ArrayRef<Value> owned, ArrayRef<Value> values) {
+  Value buffer = tiles.scratch(b, loc, op,
+                               type.getNumElements() * naturalAlignment(elemType));
+  SmallVector<Value> slots;
+  for (auto &coords : layout.emitCoordinates(b, loc, tiles.target))
+    slots.push_back(LLVM::GEPOp::create(
+        b, loc, buffer.getType(), elemType, buffer,
+        ValueRange{linearize(b, loc, coords, type.getShape())}));
+  for (auto [isOwner, value, slot] : llvm::zip(owned, values, slots))
+    emitIf(b, loc, isOwner, {}, [&, value = value, slot = slot] {
+      LLVM::StoreOp::create(b, loc, value, slot);
+      return SmallVector<Value>{};
+    }, {});
+  tiles.barrier(b, loc);
+  SmallVector<Value> out;
+  for (Value slot : slots)
+    out.push_back(LLVM::LoadOp::create(b, loc, elemType, slot));
+  tiles.barrier(b, loc);
+  return out;
+}
+
+/// Atomics on a tile: one atomic per element, by the element's one owner
+/// (a replicated tile must not add twice), under the mask. Like scalar
+/// atomics they act for the program: a releasing atomic first joins the
+/// threads, an acquiring one joins them after. Copies of an element get the
+/// old value from its owner.
+template <typename Op>
+struct TileAtomicLowering : TilePattern<Op> {
+  using TilePattern<Op>::TilePattern;
+
+  /// The atomic on element `i`, returning the old value.
+  virtual Value emitOne(OpBuilder &b, Op op, typename Op::Adaptor adaptor,
+                        ArrayRef<Value> ptrs, unsigned i) const = 0;
+  virtual Value getMask(typename Op::Adaptor adaptor) const = 0;
+
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto ptrType = dyn_cast<RankedTensorType>(op.getPtr().getType());
+    if (!ptrType || !isDistributed(ptrType))
+      return failure();
+    Location loc = op.getLoc();
+    const TileLowering &tiles = this->tiles;
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elemType =
+        this->getTypeConverter()->convertType(resultType.getElementType());
+    TileLayout layout(ptrType);
+    SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (Value mask = getMask(adaptor))
+      masks = unpackTile(rewriter, loc, mask);
+    SmallVector<Value> owned;
+    if (layout.isReplicated())
+      owned = layout.emitOwnership(rewriter, loc, tiles.target);
+
+    if (releases(op.getOrder()))
+      tiles.barrier(rewriter, loc);
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < ptrs.size(); ++i) {
+      Value cond = masks.empty() ? Value() : masks[i];
+      if (!owned.empty())
+        cond = cond ? LLVM::AndOp::create(rewriter, loc, cond, owned[i]).getResult()
+                    : owned[i];
+      auto one = [&] {
+        return SmallVector<Value>{emitOne(rewriter, op, adaptor, ptrs, i)};
+      };
+      results.push_back(
+          cond ? emitIf(rewriter, loc, cond, {elemType}, one,
+                        {LLVM::ZeroOp::create(rewriter, loc, elemType)})[0]
+               : one()[0]);
+    }
+    if (acquires(op.getOrder()))
+      tiles.barrier(rewriter, loc);
+    if (!owned.empty())
+      results = shareFromOwners(rewriter, loc, op, tiles, resultType, elemType,
+                                layout, owned, results);
+    rewriter.replaceOp(op, packTile(rewriter, loc,
+                                    this->getTypeConverter()->convertType(resultType),
+                                    results));
+    return success();
+  }
+};
+
+struct TileAtomicRMWLowering : TileAtomicLowering<AtomicRMWOp> {
+  using TileAtomicLowering::TileAtomicLowering;
+  Value emitOne(OpBuilder &b, AtomicRMWOp op, OpAdaptor adaptor,
+                ArrayRef<Value> ptrs, unsigned i) const override {
+    Value value = LLVM::ExtractValueOp::create(b, op.getLoc(),
+                                               adaptor.getValue(), i);
+    return tiles.target.atomicRMW(b, op.getLoc(), op.getKind(), ptrs[i], value,
+                                  op.getOrder(), op.getScope());
+  }
+  Value getMask(OpAdaptor adaptor) const override { return adaptor.getMask(); }
+};
+
+struct TileAtomicCASLowering : TileAtomicLowering<AtomicCASOp> {
+  using TileAtomicLowering::TileAtomicLowering;
+  Value emitOne(OpBuilder &b, AtomicCASOp op, OpAdaptor adaptor,
+                ArrayRef<Value> ptrs, unsigned i) const override {
+    Location loc = op.getLoc();
+    Value cmp = LLVM::ExtractValueOp::create(b, loc, adaptor.getCmp(), i);
+    Value value = LLVM::ExtractValueOp::create(b, loc, adaptor.getValue(), i);
+    // A failed exchange only reads: it keeps the acquire part, if any.
+    MemOrder failure =
+        acquires(op.getOrder()) ? MemOrder::acquire : MemOrder::relaxed;
+    auto xchg = LLVM::AtomicCmpXchgOp::create(
+        b, loc, ptrs[i], cmp, value, toLLVMOrdering(op.getOrder()),
+        toLLVMOrdering(failure), tiles.target.syncScope(op.getScope()));
+    return LLVM::ExtractValueOp::create(b, loc, xchg, 0);
+  }
+  Value getMask(OpAdaptor) const override { return {}; }
+};
+
+} // namespace
+
+void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
+                                const TileLowering &tiles,
+                                RewritePatternSet &patterns) {
+  patterns.add<TileLoadLowering, TileStoreLowering, TileAddPtrLowering,
+               TileTranslateLowering, TileAtomicRMWLowering,
+               TileAtomicCASLowering>(converter, tiles);
+}
+
+} // namespace weft

@@ -1,0 +1,154 @@
+// RUN: weft-opt %s -split-input-file -verify-diagnostics
+
+func.func @range_size() {
+  // expected-error @+1 {{range [0, 64) has 64 elements but the result has 128}}
+  %r = weft.make_range 0, 64 : tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @range_empty() {
+  // expected-error @+1 {{empty range [4, 4)}}
+  %r = weft.make_range 4, 4 : tensor<0xi32>
+  return
+}
+
+// -----
+
+func.func @splat_type(%x: f32) {
+  // expected-error @+1 {{result element type 'i32' differs from the source's 'f32'}}
+  %t = weft.splat %x : f32 -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dim(%t: tensor<2x4xf32>) {
+  // expected-error @+1 {{dimension 0 of size 2 cannot broadcast to 8}}
+  %b = weft.broadcast %t : tensor<2x4xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%t: tensor<4xf32>) {
+  // expected-error @+1 {{cannot broadcast a rank-1 tile to rank 2; use weft.expand_dims first}}
+  %b = weft.broadcast %t : tensor<4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @expand_axis(%t: tensor<4xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for a rank-1 tile}}
+  %e = weft.expand_dims %t axis = 2 : tensor<4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_shape(%t: tensor<4xf32>) {
+  // expected-error @+1 {{result shape must be the source's with a 1 inserted at the axis}}
+  %e = weft.expand_dims %t axis = 0 : tensor<4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%t: tensor<16xf32>) {
+  // expected-error @+1 {{cannot reshape 16 elements into 32}}
+  %r = weft.reshape %t : tensor<16xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%t: tensor<4x8xf32>) {
+  // expected-error @+1 {{result must be the source tile without the reduced axis}}
+  %r = weft.reduce %t axis = 1 : tensor<4x8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    weft.reduce.return %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_scalar(%t: tensor<8xf32>) {
+  // expected-error @+1 {{reducing a 1-D tile yields a scalar 'f32'}}
+  %r = weft.reduce %t axis = 0 : tensor<8xf32> -> i32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    weft.reduce.return %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_region(%t: tensor<8xf32>) {
+  // expected-error @+1 {{combine region takes two 'f32' arguments}}
+  %r = weft.reduce %t axis = 0 : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32):
+    weft.reduce.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_return(%t: tensor<8xf32>) {
+  // expected-error @+1 {{combine region must end in weft.reduce.return of one 'f32'}}
+  %r = weft.reduce %t axis = 0 : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %i = arith.fptosi %a : f32 to i32
+    weft.reduce.return %i : i32
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout sizes must be powers of two}}
+func.func @bad_blocked(%t: tensor<8xf32, #weft.blocked<{sizePerThread = [3], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout order must be a permutation of 0..1}}
+func.func @bad_order(%t: tensor<8x8xf32, #weft.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerProgram = [4, 1], order = [1, 1]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout of rank 1 on a tensor of rank 2}}
+func.func @bad_rank(%t: tensor<8x8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 'order' as an array of integers}}
+func.func @missing_key(%t: tensor<8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4]}>>) {
+  return
+}
+
+// -----
+
+func.func @expand_layout(%t: tensor<8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>>) {
+  // expected-error @+1 {{source layout must be the result's layout sliced at the axis}}
+  %e = weft.expand_dims %t axis = 1 : tensor<8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>> -> tensor<8x1xf32, #weft.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerProgram = [4, 1], order = [0, 1]}>>
+  return
+}
+
+// -----
+
+func.func @convert_shape(%t: tensor<8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>>) {
+  // expected-error @+1 {{cannot change the shape; use weft.reshape}}
+  %c = weft.convert_layout %t : tensor<8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>> -> tensor<16xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>>
+  return
+}

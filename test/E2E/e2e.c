@@ -1,0 +1,285 @@
+/* End-to-end runs of compiled weft kernels on the host target, one process
+ * per rank under weft-run:
+ *   e2e barrier DIR   weft.barrier across programs and ranks, 4 launches
+ *   e2e timeout DIR   a wait that never completes fails with a report
+ *   e2e bad_peer DIR  a translate to no rank traps under the debug checks
+ *   e2e tile DIR      tile kernels: masked vector add for every tail length
+ *                     mod 16, row maxima, a 2-D tile copy to a peer, row sums
+ *                     stored to a peer, masked tile atomics on a peer */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/compiler.h"
+#include "weft/runtime.h"
+
+static int fail(const char *what, const char *message) {
+  fprintf(stderr, "e2e: %s: %s\n", what, message);
+  return 1;
+}
+
+/* Compiles DIR/NAME.mlir for the host (with the debug checks when `debug`)
+ * and loads kernel NAME. */
+static int load_kernel(weft_context *ctx, const char *dir, const char *name,
+                       int debug, weft_kernel **kernel) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.mlir", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(path, "cannot open");
+  static char ir[1 << 16];
+  size_t size = fread(ir, 1, sizeof ir - 1, f);
+  fclose(f);
+
+  weft_compiler *compiler;
+  weft_artifacts *out;
+  weft_compile_options options;
+  weft_compile_options_default(&options);
+  options.target = "host";
+  options.debug = debug;
+  const void *image;
+  size_t image_size;
+  weft_module *module;
+  if (weft_compiler_create(&compiler) != WEFT_SUCCESS)
+    return fail("compiler", "cannot create");
+  if (weft_compile(compiler, ir, size, &options, &out) != WEFT_SUCCESS)
+    return fail("compile", weft_compiler_last_error(compiler));
+  if (weft_artifacts_get(out, "so", &image, &image_size) != WEFT_SUCCESS ||
+      weft_module_load(ctx, image, image_size, WEFT_MODULE_HOST_SO, &module) ||
+      weft_module_get_kernel(module, name, kernel))
+    return fail("load", weft_last_error(ctx));
+  weft_artifacts_destroy(out);
+  weft_compiler_destroy(compiler);
+  return 0;
+}
+
+static int run_barrier(weft_context *ctx, const char *dir) {
+  enum { PROGRAMS = 16, LAUNCHES = 4 };
+  weft_kernel *kernel;
+  int32_t *board, *counts;
+  int ranks = weft_num_ranks(ctx);
+  if (load_kernel(ctx, dir, "barrier", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *board * PROGRAMS * ranks, (void **)&board) ||
+      weft_malloc(ctx, sizeof *counts * PROGRAMS, (void **)&counts))
+    return fail("malloc", weft_last_error(ctx));
+  for (int32_t epoch = 1; epoch <= LAUNCHES; ++epoch) {
+    weft_launch_config config = {{PROGRAMS, 1, 1}, 1, 0, NULL};
+    void *args[] = {&board, &counts, &epoch};
+    if (weft_launch(kernel, &config, args, 3) != WEFT_SUCCESS)
+      return fail("launch", weft_last_error(ctx));
+    for (int p = 0; p < PROGRAMS; ++p)
+      if (counts[p] != ranks * PROGRAMS) {
+        fprintf(stderr, "e2e: rank %d launch %d program %d saw %d of %d marks\n",
+                weft_rank(ctx), epoch, p, counts[p], ranks * PROGRAMS);
+        return 1;
+      }
+  }
+  printf("rank %d: barrier ok (%d launches x %d programs x %d ranks)\n",
+         weft_rank(ctx), LAUNCHES, PROGRAMS, ranks);
+  return 0;
+}
+
+static int run_timeout(weft_context *ctx, const char *dir) {
+  weft_kernel *kernel;
+  int64_t *flag;
+  if (load_kernel(ctx, dir, "stuck", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *flag, (void **)&flag))
+    return fail("malloc", weft_last_error(ctx));
+  *flag = 3;
+  weft_launch_config config = {{2, 1, 1}, 1, 0, NULL};
+  void *args[] = {&flag};
+  weft_status status = weft_launch(kernel, &config, args, 1);
+  const char *message = weft_last_error(ctx);
+  if (status != WEFT_ERROR_TIMEOUT)
+    return fail("expected WEFT_ERROR_TIMEOUT, got", weft_status_string(status));
+  char where[64];
+  snprintf(where, sizeof where, "flag at rank %d's heap offset 0x",
+           weft_rank(ctx));
+  if (!strstr(message, where) || !strstr(message, "expected == 7") ||
+      !strstr(message, "last seen 3"))
+    return fail("report lacks the wait", message);
+  printf("rank %d: timeout reported: %s\n", weft_rank(ctx), message);
+  return 0;
+}
+
+/* A translate to a peer that is no rank: with the debug checks the kernel
+ * traps (the test expects this rank to die by SIGILL) instead of writing
+ * wherever the address happens to point. */
+static int run_bad_peer(weft_context *ctx, const char *dir) {
+  weft_kernel *kernel;
+  int32_t *p;
+  int32_t peer = weft_num_ranks(ctx);
+  if (load_kernel(ctx, dir, "bad_peer", 1, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *p, (void **)&p))
+    return fail("malloc", weft_last_error(ctx));
+  void *args[] = {&p, &peer};
+  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL};
+  weft_launch(kernel, &config, args, 2);
+  return fail("bad_peer", "the kernel returned instead of trapping");
+}
+
+static int check(int ok, const char *what, int rank, int index) {
+  if (!ok)
+    fprintf(stderr, "e2e: rank %d: %s wrong at %d\n", rank, what, index);
+  return !ok;
+}
+
+/* out = x + y for n = 1..17 and 240..271 (every tail length mod 16, and
+ * grids of 1 to 5 programs of 64); past n, out keeps its sentinel. */
+static int run_tile_vadd(weft_context *ctx, const char *dir) {
+  enum { N = 320 };
+  int rank = weft_rank(ctx);
+  weft_kernel *kernel;
+  float *x, *y, *out;
+  if (load_kernel(ctx, dir, "tile_vadd", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *x * N, (void **)&x) ||
+      weft_malloc(ctx, sizeof *y * N, (void **)&y) ||
+      weft_malloc(ctx, sizeof *out * N, (void **)&out))
+    return fail("malloc", weft_last_error(ctx));
+  for (int i = 0; i < N; ++i) {
+    x[i] = 0.5f * i;
+    y[i] = 1000.0f * (rank + 1) - i;
+  }
+  for (int32_t n = 1; n <= 271; n = n == 17 ? 240 : n + 1) {
+    for (int i = 0; i < N; ++i)
+      out[i] = -1.0f;
+    weft_launch_config config = {{(n + 63) / 64, 1, 1}, 1, 0, NULL};
+    void *args[] = {&x, &y, &out, &n};
+    if (weft_launch(kernel, &config, args, 4) != WEFT_SUCCESS)
+      return fail("launch", weft_last_error(ctx));
+    for (int i = 0; i < N; ++i)
+      if (check(out[i] == (i < n ? x[i] + y[i] : -1.0f), "vector add", rank, i))
+        return 1;
+  }
+  return 0;
+}
+
+/* out[r] = max over the columns of a 64x64 i32 matrix, 16 rows a program. */
+static int run_tile_row_max(weft_context *ctx, const char *dir) {
+  enum { ROWS = 64, COLS = 64 };
+  int rank = weft_rank(ctx);
+  weft_kernel *kernel;
+  int32_t *src, *out;
+  if (load_kernel(ctx, dir, "tile_row_max", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *src * ROWS * COLS, (void **)&src) ||
+      weft_malloc(ctx, sizeof *out * ROWS, (void **)&out))
+    return fail("malloc", weft_last_error(ctx));
+  for (int i = 0; i < ROWS * COLS; ++i)
+    src[i] = (i / COLS * 37 + i % COLS * 11 + rank) % 97 - 40;
+  weft_launch_config config = {{ROWS / 16, 1, 1}, 1, 0, NULL};
+  void *args[] = {&src, &out};
+  if (weft_launch(kernel, &config, args, 2) != WEFT_SUCCESS)
+    return fail("launch", weft_last_error(ctx));
+  for (int r = 0; r < ROWS; ++r) {
+    int32_t max = src[r * COLS];
+    for (int c = 1; c < COLS; ++c)
+      max = src[r * COLS + c] > max ? src[r * COLS + c] : max;
+    if (check(out[r] == max, "row max", rank, r))
+      return 1;
+  }
+  return 0;
+}
+
+/* Each rank sends its 64x64 tile to the next rank, then the row sums of it:
+ * afterwards every rank holds the previous rank's tile and sums. */
+static int run_tile_peer(weft_context *ctx, const char *dir) {
+  enum { ROWS = 64, COLS = 64 };
+  int rank = weft_rank(ctx), ranks = weft_num_ranks(ctx);
+  int32_t next = (rank + 1) % ranks;
+  int from = (rank + ranks - 1) % ranks;
+  weft_kernel *copy, *row_sum;
+  float *src, *dst, *sums;
+  if (load_kernel(ctx, dir, "tile_copy_peer", 0, &copy) ||
+      load_kernel(ctx, dir, "tile_row_sum_peer", 0, &row_sum))
+    return 1;
+  if (weft_malloc(ctx, sizeof *src * ROWS * COLS, (void **)&src) ||
+      weft_malloc(ctx, sizeof *dst * ROWS * COLS, (void **)&dst) ||
+      weft_malloc(ctx, sizeof *sums * ROWS, (void **)&sums))
+    return fail("malloc", weft_last_error(ctx));
+  for (int i = 0; i < ROWS * COLS; ++i) {
+    src[i] = 10000.0f * rank + i;
+    dst[i] = -1.0f;
+  }
+  for (int r = 0; r < ROWS; ++r)
+    sums[r] = -1.0f;
+  weft_launch_config config = {{ROWS / 16, 1, 1}, 1, 0, NULL};
+  void *args[] = {&src, &dst, &next};
+  void *sum_args[] = {&src, &sums, &next};
+  if (weft_barrier(ctx) || weft_launch(copy, &config, args, 3) ||
+      weft_launch(row_sum, &config, sum_args, 3) || weft_barrier(ctx))
+    return fail("launch", weft_last_error(ctx));
+  for (int i = 0; i < ROWS * COLS; ++i)
+    if (check(dst[i] == 10000.0f * from + i, "tile copied from the peer",
+              rank, i))
+      return 1;
+  for (int r = 0; r < ROWS; ++r) {
+    float sum = 0;
+    for (int c = 0; c < COLS; ++c)
+      sum += 10000.0f * from + r * COLS + c;
+    if (check(sums[r] == sum, "row sum stored by the peer", rank, r))
+      return 1;
+  }
+  return 0;
+}
+
+/* Each rank adds rank + 1 to the first 37 of 64 counters of the next rank,
+ * one atomic per element; the old values come back (all 0). */
+static int run_tile_atomic(weft_context *ctx, const char *dir) {
+  enum { N = 64 };
+  int rank = weft_rank(ctx), ranks = weft_num_ranks(ctx);
+  int32_t next = (rank + 1) % ranks, n = 37;
+  int from = (rank + ranks - 1) % ranks;
+  weft_kernel *kernel;
+  int32_t *counts, *old;
+  if (load_kernel(ctx, dir, "tile_atomic_peer", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *counts * N, (void **)&counts) ||
+      weft_malloc(ctx, sizeof *old * N, (void **)&old))
+    return fail("malloc", weft_last_error(ctx));
+  for (int i = 0; i < N; ++i) {
+    counts[i] = 0;
+    old[i] = -1;
+  }
+  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL};
+  void *args[] = {&counts, &old, &n, &next};
+  if (weft_barrier(ctx) || weft_launch(kernel, &config, args, 4) ||
+      weft_barrier(ctx))
+    return fail("launch", weft_last_error(ctx));
+  for (int i = 0; i < N; ++i)
+    if (check(counts[i] == (i < n ? from + 1 : 0), "atomic count", rank, i) ||
+        check(old[i] == (i < n ? 0 : -1), "atomic old value", rank, i))
+      return 1;
+  return 0;
+}
+
+static int run_tile(weft_context *ctx, const char *dir) {
+  if (run_tile_vadd(ctx, dir) || run_tile_row_max(ctx, dir) ||
+      run_tile_peer(ctx, dir) || run_tile_atomic(ctx, dir))
+    return 1;
+  printf("rank %d: tile kernels ok (%d ranks)\n", weft_rank(ctx),
+         weft_num_ranks(ctx));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3)
+    return fail("usage", "e2e barrier|timeout|bad_peer|tile DIR");
+  weft_init_options init;
+  weft_init_options_default(&init);
+  init.backend = WEFT_BACKEND_HOST;
+  weft_context *ctx;
+  if (weft_init(&init, &ctx) != WEFT_SUCCESS)
+    return fail("init", weft_last_error(NULL));
+  int rc = strcmp(argv[1], "barrier") == 0   ? run_barrier(ctx, argv[2])
+           : strcmp(argv[1], "timeout") == 0 ? run_timeout(ctx, argv[2])
+           : strcmp(argv[1], "bad_peer") == 0 ? run_bad_peer(ctx, argv[2])
+           : strcmp(argv[1], "tile") == 0     ? run_tile(ctx, argv[2])
+                                             : fail("unknown test", argv[1]);
+  weft_finalize(ctx);
+  return rc;
+}

@@ -1,0 +1,121 @@
+//===- weft-compile.cpp - weft IR to PTX/cubin, HSACO or a host .so -------===//
+//
+//   weft-compile kernel.mlir --target=cuda:90 --emit=ptx [-O3]
+//                [--num-warps=4] [--debug] [--no-optimize] [-o out.ptx]
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Compiler/Compiler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input weft IR>"),
+                                      cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("file"),
+                                       cl::init("-"));
+static cl::opt<std::string> target("target",
+                                   cl::desc("cuda:90, hip:gfx942 or host"),
+                                   cl::init("host"));
+static cl::opt<std::string>
+    emit("emit",
+         cl::desc("Artifact to write: weft, llir, ptx, cubin (cuda); "
+                  "amdgcn, hsaco (hip); asm, so (host)"),
+         cl::Required);
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
+                                  cl::Prefix, cl::init(3));
+static cl::opt<unsigned> numWarps("num-warps",
+                                  cl::desc("Warps per program (GPU targets)"),
+                                  cl::init(4));
+static cl::opt<bool> debug("debug",
+                           cl::desc("Bounds checks on peer ids and heap "
+                                    "ranges"));
+static cl::opt<bool> noOptimize("no-optimize",
+                                cl::desc("Skip the weft-optimize pipeline "
+                                         "(co-optimisation of the tile IR)"));
+
+namespace {
+
+/// The artifacts that compiling for `kind` produces.
+bool targetProduces(weft::TargetKind kind, llvm::StringRef name) {
+  if (name == "weft" || name == "llir")
+    return true;
+  switch (kind) {
+  case weft::TargetKind::NVPTX:
+    return name == "ptx" || name == "cubin";
+  case weft::TargetKind::AMDGPU:
+    return name == "amdgcn" || name == "hsaco";
+  case weft::TargetKind::Host:
+    return name == "asm" || name == "so";
+  }
+  return false;
+}
+
+bool isBinary(llvm::StringRef name) {
+  return name == "cubin" || name == "hsaco" || name == "so";
+}
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "weft-compile") << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "weft kernel compiler\n");
+  // Copies: lld, linked in, resets every cl::opt to its default when it
+  // parses its own command line.
+  const std::string input = inputFile, output = outputFile, artifact = emit;
+
+  auto spec = weft::TargetSpec::parse(target);
+  if (!spec)
+    return fail(llvm::toString(spec.takeError()));
+  spec->numWarps = numWarps;
+  spec->debug = debug;
+  if (!targetProduces(spec->kind, artifact))
+    return fail("target " + spec->str() + " does not produce '" + artifact +
+                "'");
+  if (isBinary(artifact) && output == "-")
+    return fail("--emit=" + artifact + " is binary: write it with -o FILE");
+  if (optLevel > 3)
+    return fail("-O" + llvm::Twine(optLevel) + ": expected 0..3");
+
+  auto source = llvm::MemoryBuffer::getFileOrSTDIN(input);
+  if (!source)
+    return fail("cannot read " + input + ": " + source.getError().message());
+
+  weft::CompileOptions options;
+  options.target = *spec;
+  options.codegen.optLevel = optLevel;
+  options.codegen.requireCubin = artifact == "cubin";
+  options.optimize = !noOptimize;
+
+  weft::Compiler compiler;
+  auto artifacts = compiler.compile((*source)->getBuffer(), options,
+                                    input == "-" ? "<stdin>" : input);
+  if (!artifacts) {
+    llvm::errs() << llvm::toString(artifacts.takeError()) << "\n";
+    return 1;
+  }
+
+  std::error_code ec;
+  llvm::ToolOutputFile file(output, ec,
+                            isBinary(artifact)
+                                ? llvm::sys::fs::OpenFlags::OF_None
+                                : llvm::sys::fs::OpenFlags::OF_Text);
+  if (ec)
+    return fail("cannot write " + output + ": " + ec.message());
+  file.os() << (*artifacts)[artifact];
+  file.keep();
+  return 0;
+}
