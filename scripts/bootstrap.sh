@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build ccache gcc g++ llvm-22-dev libmlir-22-dev
           mlir-22-tools llvm-22-tools lld-22 liblld-22-dev libamdhip64-dev
-          python3-pytest python3-numpy)
+          rocm-device-libs python3-pytest python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -17,9 +17,10 @@ config.test_exec_root = os.path.join(config.weft_obj_root, "test")
 config.excludes = ["CAPI", "E2E", "Inputs", "Runtime", "tools",
                    "CMakeLists.txt", "lit.cfg.py"]
 
-# ptxas-check and the tests read these; lit starts tests with a clean
-# environment otherwise.
-llvm_config.with_system_environment(["PTXAS", "CUDA_HOME", "WEFT_REQUIRE_PTXAS"])
+# ptxas-check, the compiler's library search and the tests read these; lit
+# starts tests with a clean environment otherwise.
+llvm_config.with_system_environment(["PTXAS", "CUDA_HOME", "WEFT_REQUIRE_PTXAS",
+                                     "WEFT_LIBDEVICE", "WEFT_OCML", "ROCM_PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -39,6 +40,26 @@ def find_ptxas():
 
 if find_ptxas():
     config.available_features.add("ptxas")
+
+
+def find_device_library(override, root_variable, roots, relative):
+    """The math library the compiler would link (DeviceLibraries.cpp)."""
+    if os.environ.get(override):
+        candidates = [os.environ[override]]
+    else:
+        if os.environ.get(root_variable):
+            roots = [os.environ[root_variable]] + roots
+        candidates = [os.path.join(root, relative) for root in roots]
+    return any(os.path.isfile(path) for path in candidates)
+
+
+if find_device_library("WEFT_LIBDEVICE", "CUDA_HOME", ["/usr/local/cuda"],
+                       "nvvm/libdevice/libdevice.10.bc"):
+    config.available_features.add("libdevice")
+if find_device_library("WEFT_OCML", "ROCM_PATH",
+                       ["/opt/rocm", "/usr/lib/x86_64-linux-gnu"],
+                       "amdgcn/bitcode/ocml.bc"):
+    config.available_features.add("ocml")
 
 config.substitutions.append(("%plugin_dir", config.weft_lib_dir))
 config.substitutions.append(

@@ -62,10 +62,12 @@ struct ParsedInput {
   mlir::OwningOpRef<mlir::ModuleOp> module;
 };
 
-/// Parses and verifies; on failure `module` is null and the diagnostics say
-/// why.
-void parse(ParsedInput &input, mlir::MLIRContext &context,
-           llvm::StringRef source, llvm::StringRef bufferName) {
+/// Parses and verifies `source` into `input`: the module, or the
+/// diagnostics that say why there is none.
+llvm::Expected<mlir::ModuleOp> parse(ParsedInput &input,
+                                     mlir::MLIRContext &context,
+                                     llvm::StringRef source,
+                                     llvm::StringRef bufferName) {
   // A copy: the MLIR lexer needs a NUL-terminated buffer.
   input.sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
@@ -73,6 +75,9 @@ void parse(ParsedInput &input, mlir::MLIRContext &context,
       std::make_unique<DiagnosticCollector>(input.sourceMgr, &context);
   input.module = mlir::parseSourceFile<mlir::ModuleOp>(
       input.sourceMgr, mlir::ParserConfig(&context));
+  if (!input.module)
+    return input.diagnostics->error("cannot parse the weft IR");
+  return *input.module;
 }
 
 std::string print(mlir::ModuleOp module) {
@@ -122,10 +127,11 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
                                             const CompileOptions &options,
                                             llvm::StringRef bufferName) {
   ParsedInput input;
-  parse(input, *context, source, bufferName);
-  if (!input.module)
-    return input.diagnostics->error("cannot parse the weft IR");
-  mlir::ModuleOp module = *input.module;
+  llvm::Expected<mlir::ModuleOp> parsedModule =
+      parse(input, *context, source, bufferName);
+  if (!parsedModule)
+    return parsedModule.takeError();
+  mlir::ModuleOp module = *parsedModule;
 
   if (options.optimize) {
     mlir::PassManager optimize(module->getName());
@@ -160,10 +166,11 @@ llvm::Expected<std::string> Compiler::runPipeline(llvm::StringRef source,
                                                   llvm::StringRef pipeline,
                                                   llvm::StringRef bufferName) {
   ParsedInput input;
-  parse(input, *context, source, bufferName);
-  if (!input.module)
-    return input.diagnostics->error("cannot parse the weft IR");
-  mlir::ModuleOp module = *input.module;
+  llvm::Expected<mlir::ModuleOp> parsedModule =
+      parse(input, *context, source, bufferName);
+  if (!parsedModule)
+    return parsedModule.takeError();
+  mlir::ModuleOp module = *parsedModule;
 
   // The pipeline names its anchor ("builtin.module(...)"); parsing it into
   // a module-anchored manager would nest it one level too deep.

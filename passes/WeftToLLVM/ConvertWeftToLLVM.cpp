@@ -13,8 +13,12 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MathToROCDL/MathToROCDL.h"
+#include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -36,8 +40,8 @@ namespace {
 /// Tiles are distributed to threads (weft-assign-layouts) before this
 /// pass, and only in forms the patterns handle; say so instead of a bare
 /// "failed to legalize".
-LogicalResult checkDistributed(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) {
+LogicalResult checkDistributed(ModuleOp module, const TargetInfo &target) {
+  WalkResult result = module.walk([&](Operation *op) {
     auto isPlainTile = [](Type t) {
       return isa<RankedTensorType>(t) && !isDistributed(t);
     };
@@ -47,8 +51,8 @@ LogicalResult checkDistributed(ModuleOp module) {
                       "(weft-assign-layouts) before the LLVM lowering");
       return WalkResult::interrupt();
     }
-    return failed(checkTileLowerable(op)) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+    return failed(checkTileLowerable(op, target)) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
@@ -59,6 +63,55 @@ bool hasNoTiles(Operation *op) {
          llvm::none_of(op->getResultTypes(), isTile);
 }
 
+/// `math` ops become calls into the target's math library where that holds
+/// the precise implementation (as in CUDA and HIP without fast-math), LLVM
+/// intrinsics elsewhere. Codegen links the library the calls need
+/// (lib/Target/Codegen/DeviceLibraries.cpp); the host's is the C library.
+void populateMathPatterns(const LLVMTypeConverter &converter,
+                          const TargetSpec &spec,
+                          RewritePatternSet &patterns) {
+  // The intrinsic lowerings are the fallback, and MathToLLVM's log1p
+  // shortcut log(1 + x) loses the precision log1p exists for.
+  constexpr bool approximateLog1p = false;
+  switch (spec.kind) {
+  case TargetKind::NVPTX:
+    // The NVPTX backend selects none of the transcendental intrinsics
+    // (llvm.exp, llvm.sin, ... have no libcall either): libdevice for all.
+    populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/2);
+    populateMathToLLVMConversionPatterns(converter, patterns, approximateLog1p,
+                                         /*benefit=*/1);
+    return;
+  case TargetKind::AMDGPU: {
+    // OCML, except where the backend expands the intrinsic precisely (f32
+    // exp and log, sqrt, fma, ...), which MathToROCDL leaves to MathToLLVM.
+    // Its patterns have the default benefit, so MathToLLVM goes below it.
+    FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(spec.arch);
+    populateMathToROCDLConversionPatterns(
+        converter, patterns,
+        succeeded(chipset) ? std::optional(*chipset) : std::nullopt);
+    populateMathToLLVMConversionPatterns(converter, patterns, approximateLog1p,
+                                         /*benefit=*/0);
+    return;
+  }
+  case TargetKind::Host: {
+    // libm for every function it has; x86 selects the cheap ones (sqrtf,
+    // floorf, ...) as instructions all the same. MathToLibm would also call
+    // rsqrtf, which the C library lacks: MathToLLVM's 1 / sqrt(x) it is.
+    RewritePatternSet libm(patterns.getContext());
+    populateMathToLibmConversionPatterns(libm, /*benefit=*/2);
+    for (std::unique_ptr<RewritePattern> &pattern : libm.getNativePatterns()) {
+      std::optional<OperationName> root = pattern->getRootKind();
+      if (!root || root->getStringRef() != math::RsqrtOp::getOperationName())
+        patterns.add(std::move(pattern));
+    }
+    populateMathToLLVMConversionPatterns(converter, patterns, approximateLog1p,
+                                         /*benefit=*/1);
+    return;
+  }
+  }
+  llvm_unreachable("unknown target kind");
+}
+
 struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
   using ConvertWeftToLLVMBase::ConvertWeftToLLVMBase;
 
@@ -66,9 +119,11 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     auto spec = parseTargetOption(module, target, numWarps, debug);
-    if (failed(spec) || failed(checkDistributed(module)))
+    if (failed(spec))
       return signalPassFailure();
     auto info = TargetInfo::create(*spec);
+    if (failed(checkDistributed(module, *info)))
+      return signalPassFailure();
     LLVMTypeConverter converter(ctx);
     addPointerConversion(converter, *info);
     addTileConversion(converter);
@@ -100,7 +155,7 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     RewritePatternSet patterns(ctx);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
-    populateMathToLLVMConversionPatterns(converter, patterns);
+    populateMathPatterns(converter, *spec, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, legality, std::move(patterns))))

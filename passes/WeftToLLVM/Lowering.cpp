@@ -6,7 +6,6 @@
 #include "TargetInfos.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 
@@ -29,23 +28,28 @@ Value Lowering::contextField(OpBuilder &b, Location loc, Operation *op,
   return loadContextField(b, loc, hiddenArgs(op).context, offset, type);
 }
 
+void Lowering::joinProgram(OpBuilder &b, Location loc) const {
+  if (!target.singleThreadPrograms())
+    target.programBarrier(b, loc);
+}
+
+void Lowering::fenceProgram(OpBuilder &b, Location loc, MemOrder order,
+                            MemScope scope) const {
+  if (order != MemOrder::acquire)
+    joinProgram(b, loc);
+  target.fence(b, loc, order, scope);
+  if (order != MemOrder::release)
+    joinProgram(b, loc);
+}
+
 /// One broadcast slot in shared memory (LDS) per module; uses are separated
 /// by program barriers, so one slot serves every op.
 static Value broadcastSlot(OpBuilder &b, Location loc, Operation *op) {
-  constexpr StringLiteral kName = "__weft_broadcast";
-  constexpr unsigned kSharedAddressSpace = 3;
-  auto module = op->getParentOfType<ModuleOp>();
+  static_assert(kBroadcastSlotBytes == sizeof(int64_t));
   auto slotType = LLVM::LLVMArrayType::get(b.getI64Type(), 1);
-  if (!module.lookupSymbol<LLVM::GlobalOp>(kName)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, slotType, /*isConstant=*/false,
-                           LLVM::Linkage::Internal, kName, Attribute(),
-                           /*alignment=*/8, kSharedAddressSpace);
-  }
-  return LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
-      kName);
+  return addressOf(b, loc,
+                   sharedGlobal(b, loc, op, "__weft_broadcast", slotType,
+                                /*alignment=*/8));
 }
 
 SmallVector<Value>

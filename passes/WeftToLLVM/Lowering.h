@@ -10,6 +10,9 @@
 
 namespace weft {
 
+/// Bytes of the shared-memory slot through which oncePerProgram broadcasts.
+constexpr int64_t kBroadcastSlotBytes = 8;
+
 /// What every weft op pattern needs: the target and the helpers that turn
 /// program-level semantics into per-thread code.
 class Lowering {
@@ -30,6 +33,15 @@ public:
                  mlir::TypeRange resultTypes, bool releaseBefore,
                  bool joinAfter,
                  llvm::function_ref<llvm::SmallVector<mlir::Value>()> body) const;
+
+  /// Joins the program's threads (nothing on the host).
+  void joinProgram(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// A fence for the whole program: every thread fences at `scope`, and the
+  /// threads join before it when it releases (so it covers all of their
+  /// earlier writes) and after it when it acquires (so what it acquired is
+  /// visible to all of them).
+  void fenceProgram(mlir::OpBuilder &b, mlir::Location loc, MemOrder order,
+                    MemScope scope) const;
 
   /// Polls `*flag <pred> expected` with relaxed loads at `scope` until it
   /// holds and returns the value seen. If the context has a wait timeout

@@ -21,6 +21,30 @@ Value byteOffset(OpBuilder &b, Location loc, Value base, Value offset) {
                              ValueRange{offset});
 }
 
+Value elementPtr(OpBuilder &b, Location loc, Value base, Type elemType,
+                 Value index) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), elemType, base,
+                             ValueRange{index});
+}
+
+LLVM::GlobalOp sharedGlobal(OpBuilder &b, Location loc, Operation *from,
+                            StringRef name, Type type, uint64_t alignment) {
+  auto module = from->getParentOfType<ModuleOp>();
+  if (auto global = module.lookupSymbol<LLVM::GlobalOp>(name))
+    return global;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
+                                LLVM::Linkage::Internal, name, Attribute(),
+                                alignment, kSharedAddressSpace);
+}
+
+Value addressOf(OpBuilder &b, Location loc, LLVM::GlobalOp global) {
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
+      global.getSymName());
+}
+
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *from, StringRef name,
                                  LLVM::LLVMFunctionType type) {
   auto module = from->getParentOfType<ModuleOp>();
@@ -49,6 +73,26 @@ SmallVector<Value> emitIf(OpBuilder &b, Location loc, Value cond,
   SmallVector<Value> results = then();
   LLVM::BrOp::create(b, loc, results, join);
 
+  b.setInsertionPointToStart(join);
+  return SmallVector<Value>(join->getArguments());
+}
+
+SmallVector<Value> emitIfElse(OpBuilder &b, Location loc, Value cond,
+                              TypeRange resultTypes,
+                              function_ref<SmallVector<Value>()> then,
+                              function_ref<SmallVector<Value>()> otherwise) {
+  Block *before = b.getInsertionBlock();
+  Block *join = before->splitBlock(b.getInsertionPoint());
+  for (Type type : resultTypes)
+    join->addArgument(type, loc);
+  Block *thenBlock = b.createBlock(join);
+  Block *elseBlock = b.createBlock(join);
+  b.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(b, loc, cond, thenBlock, elseBlock);
+  b.setInsertionPointToEnd(thenBlock);
+  LLVM::BrOp::create(b, loc, then(), join);
+  b.setInsertionPointToEnd(elseBlock);
+  LLVM::BrOp::create(b, loc, otherwise(), join);
   b.setInsertionPointToStart(join);
   return SmallVector<Value>(join->getArguments());
 }

@@ -26,6 +26,20 @@ unsigned naturalAlignment(mlir::Type type);
 mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value base, mlir::Value offset);
 
+/// Address of element `index` of `elemType` from `base`.
+mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                       mlir::Type elemType, mlir::Value index);
+
+/// The address space of shared memory (LDS) on NVPTX and AMDGPU.
+constexpr unsigned kSharedAddressSpace = 3;
+/// The module-wide shared-memory global `name` of the module around
+/// `from`, created with `type` on first use.
+mlir::LLVM::GlobalOp sharedGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Operation *from, llvm::StringRef name,
+                                  mlir::Type type, uint64_t alignment);
+mlir::Value addressOf(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::LLVM::GlobalOp global);
+
 /// The external function `name` of the module around `from`, declared on
 /// first use.
 mlir::LLVM::LLVMFuncOp declareFunction(mlir::OpBuilder &b,
@@ -41,6 +55,13 @@ emitIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond,
        mlir::TypeRange resultTypes,
        llvm::function_ref<llvm::SmallVector<mlir::Value>()> then,
        mlir::ValueRange otherwise);
+/// `if (cond) then() else otherwise()`, both yielding `resultTypes`; the
+/// builder ends after the join.
+llvm::SmallVector<mlir::Value>
+emitIfElse(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond,
+           mlir::TypeRange resultTypes,
+           llvm::function_ref<llvm::SmallVector<mlir::Value>()> then,
+           llvm::function_ref<llvm::SmallVector<mlir::Value>()> otherwise);
 
 } // namespace weft
 

@@ -148,9 +148,8 @@ struct StoreOpLowering : WeftPattern<StoreOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     // A release store publishes the writes of every thread of the program.
-    if (op.getOrder() == MemOrder::release &&
-        !lowering.target.singleThreadPrograms())
-      lowering.target.programBarrier(rewriter, loc);
+    if (op.getOrder() == MemOrder::release)
+      lowering.joinProgram(rewriter, loc);
     auto emit = [&] {
       lowering.store(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
                      op.getOrder(), op.getScope());
@@ -232,15 +231,7 @@ struct FenceOpLowering : WeftPattern<FenceOp> {
   using WeftPattern::WeftPattern;
   LogicalResult matchAndRewrite(FenceOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    const TargetInfo &target = lowering.target;
-    bool join = !target.singleThreadPrograms();
-    MemOrder order = op.getOrder();
-    if (join && order != MemOrder::acquire)
-      target.programBarrier(rewriter, loc);
-    target.fence(rewriter, loc, order, op.getScope());
-    if (join && order != MemOrder::release)
-      target.programBarrier(rewriter, loc);
+    lowering.fenceProgram(rewriter, op.getLoc(), op.getOrder(), op.getScope());
     rewriter.eraseOp(op);
     return success();
   }

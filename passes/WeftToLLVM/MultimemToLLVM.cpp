@@ -35,25 +35,14 @@ SmallVector<Value> multimemOrFallback(OpBuilder &b, Location loc, Operation *op,
                                       function_ref<SmallVector<Value>()> fallback) {
   if (!lowering.target.hasMultimem())
     return fallback();
-  Block *before = b.getInsertionBlock();
-  Block *join = before->splitBlock(b.getInsertionPoint());
-  for (Type type : resultTypes)
-    join->addArgument(type, loc);
-  Block *nvls = b.createBlock(join);
-  Block *unicast = b.createBlock(join);
-  b.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(b, loc, multicastLive(b, loc, op, lowering), nvls,
-                         unicast);
-
-  b.setInsertionPointToEnd(nvls);
-  Value loaded = lowering.target.multimem(b, loc, op, mptr, value);
-  LLVM::BrOp::create(b, loc, loaded ? ValueRange{loaded} : ValueRange{}, join);
-
-  b.setInsertionPointToEnd(unicast);
-  LLVM::BrOp::create(b, loc, fallback(), join);
-
-  b.setInsertionPointToStart(join);
-  return SmallVector<Value>(join->getArguments());
+  return emitIfElse(
+      b, loc, multicastLive(b, loc, op, lowering), resultTypes,
+      [&]() -> SmallVector<Value> {
+        if (Value loaded = lowering.target.multimem(b, loc, op, mptr, value))
+          return {loaded};
+        return {};
+      },
+      fallback);
 }
 
 bool isHalf(Type type) {
@@ -147,9 +136,8 @@ struct StoreLowering : WeftPattern<MultimemStoreOp> {
   LogicalResult matchAndRewrite(MultimemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getOrder() == MemOrder::release &&
-        !lowering.target.singleThreadPrograms())
-      lowering.target.programBarrier(rewriter, loc);
+    if (op.getOrder() == MemOrder::release)
+      lowering.joinProgram(rewriter, loc);
     auto fallback = [&]() -> SmallVector<Value> {
       if (op.getOrder() == MemOrder::release)
         lowering.target.fence(rewriter, loc, MemOrder::release, MemScope::sys);

@@ -107,33 +107,24 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
 
     if (!target.singleThreadPrograms()) {
       BlockedEncodingAttr blocked = layout.getBlocked();
-      int64_t size = srcType.getDimSize(axis);
-      int64_t spt = blocked.getSizePerThread()[axis];
-      int64_t tpw = blocked.getThreadsPerWarp()[axis];
-      int64_t wpp = blocked.getWarpsPerProgram()[axis];
       // 2. Across the lanes that hold distinct parts of the axis.
-      int64_t lanes = std::min<int64_t>(tpw, std::max<int64_t>(1, size / spt));
       unsigned laneStride =
           strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
-      for (int64_t step = 1; step < lanes; step *= 2)
+      for (int64_t step = 1; step < layout.distinctLanes(axis); step *= 2)
         for (Value &value : acc)
           value = combine(value, shuffleXor(rewriter, loc, target, value,
                                             step * laneStride));
       // 3. Across the warps that do.
-      int64_t warps =
-          std::min<int64_t>(wpp, std::max<int64_t>(1, size / (spt * tpw)));
+      int64_t warps = layout.distinctWarps(axis);
       if (warps > 1)
         combineWarps(rewriter, loc, op, layout, srcType, elemType, warps,
                      firsts, acc, combine);
     }
 
-    if (srcType.getRank() == 1) {
+    if (srcType.getRank() == 1)
       rewriter.replaceOp(op, acc.front());
-      return success();
-    }
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    getTypeConverter()->convertType(op.getType()),
-                                    acc));
+    else
+      replaceWithTile(rewriter, op, *getTypeConverter(), acc);
     return success();
   }
 
@@ -147,9 +138,6 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
     BlockedEncodingAttr blocked = layout.getBlocked();
     SmallVector<int64_t> outShape(srcType.getShape());
     outShape.erase(outShape.begin() + axis);
-    int64_t outElements = 1;
-    for (int64_t size : outShape)
-      outElements *= size;
 
     Value warp = LLVM::UDivOp::create(b, loc, target.threadId(b, loc),
                                       i32Const(b, loc, target.getSpec().warpSize()));
@@ -160,33 +148,40 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
         LLVM::UDivOp::create(b, loc, warp, i32Const(b, loc, warpStride)),
         i32Const(b, loc, warps - 1));
 
-    Value buffer = tiles.scratch(
-        b, loc, op, outElements * warps * naturalAlignment(elemType));
-    auto coords = layout.emitCoordinates(b, loc, target);
     SmallVector<Value> rows;
-    for (unsigned first : firsts) {
-      SmallVector<Value> outCoords(coords[first]);
-      outCoords.erase(outCoords.begin() + axis);
-      Value position = outShape.empty() ? i32Const(b, loc, 0)
-                                        : linearize(b, loc, outCoords, outShape);
-      rows.push_back(
-          LLVM::MulOp::create(b, loc, position, i32Const(b, loc, warps)));
-    }
-    auto slot = [&](Value row, Value w) -> Value {
-      return LLVM::GEPOp::create(b, loc, buffer.getType(), elemType, buffer,
-                                 ValueRange{LLVM::AddOp::create(b, loc, row, w)});
+    auto slot = [&](Value buffer, Value row, Value w) {
+      return elementPtr(b, loc, buffer, elemType,
+                        LLVM::AddOp::create(b, loc, row, w));
     };
-    for (auto [value, row] : llvm::zip(acc, rows))
-      LLVM::StoreOp::create(b, loc, value, slot(row, along));
-    tiles.barrier(b, loc);
-    for (auto [value, row] : llvm::zip(acc, rows)) {
-      value = LLVM::LoadOp::create(b, loc, elemType,
-                                   slot(row, i32Const(b, loc, 0)));
-      for (int64_t w = 1; w < warps; ++w)
-        value = combine(value, LLVM::LoadOp::create(b, loc, elemType,
-                                                    slot(row, i32Const(b, loc, w))));
-    }
-    tiles.barrier(b, loc);
+    auto write = [&](Value buffer) {
+      auto coords = layout.emitCoordinates(b, loc, target);
+      for (unsigned first : firsts) {
+        SmallVector<Value> outCoords(coords[first]);
+        outCoords.erase(outCoords.begin() + axis);
+        Value position = outShape.empty()
+                             ? i32Const(b, loc, 0)
+                             : linearize(b, loc, outCoords, outShape);
+        rows.push_back(
+            LLVM::MulOp::create(b, loc, position, i32Const(b, loc, warps)));
+      }
+      for (auto [value, row] : llvm::zip(acc, rows))
+        LLVM::StoreOp::create(b, loc, value, slot(buffer, row, along));
+    };
+    auto read = [&](Value buffer) {
+      SmallVector<Value> combined;
+      for (Value row : rows) {
+        Value value = LLVM::LoadOp::create(
+            b, loc, elemType, slot(buffer, row, i32Const(b, loc, 0)));
+        for (int64_t w = 1; w < warps; ++w)
+          value = combine(value,
+                          LLVM::LoadOp::create(
+                              b, loc, elemType,
+                              slot(buffer, row, i32Const(b, loc, w))));
+        combined.push_back(value);
+      }
+      return combined;
+    };
+    llvm::copy(tiles.exchange(b, loc, op, write, read), acc.begin());
   }
 };
 

@@ -79,6 +79,15 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
       };
       Value countPtr = field(offsetof(weft_reserved, barrier_count));
       Value genPtr = field(offsetof(weft_reserved, barrier_gen));
+      // Byte offset of barrier_arrive[r] in a reserved region.
+      auto arriveOffset = [&](Value r) -> Value {
+        return LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc,
+                                LLVM::ZExtOp::create(rewriter, loc, i64, r),
+                                i64Const(rewriter, loc, sizeof(uint64_t))),
+            i64Const(rewriter, loc, offsetof(weft_reserved, barrier_arrive)));
+      };
 
       HiddenArgs hidden = lowering.hiddenArgs(op);
       Value programs = target.numPrograms(rewriter, loc, Axis::x, hidden);
@@ -100,59 +109,43 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
       Value nextGen = LLVM::AddOp::create(rewriter, loc, gen,
                                           i32Const(rewriter, loc, 1));
 
-      Block *before = rewriter.getInsertionBlock();
-      Block *join = before->splitBlock(rewriter.getInsertionPoint());
-      Block *leader = rewriter.createBlock(join);
-      Block *follower = rewriter.createBlock(join);
-      rewriter.setInsertionPointToEnd(before);
-      LLVM::CondBrOp::create(rewriter, loc, last, leader, follower);
-
       // The last program of this rank to arrive tells every rank, waits for
       // every rank, then opens the barrier for this rank's programs.
-      rewriter.setInsertionPointToEnd(leader);
-      lowering.store(rewriter, loc, i32Const(rewriter, loc, 0), countPtr,
-                     MemOrder::relaxed, MemScope::gpu);
-      Value ctx = hidden.context;
-      Value rank = loadContextField(rewriter, loc, ctx,
-                                    offsetof(weft_kernel_context, rank), i32);
-      Value ranks = loadContextField(
-          rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
-      Value slot = LLVM::AddOp::create(
-          rewriter, loc,
-          LLVM::MulOp::create(rewriter, loc,
-                              LLVM::ZExtOp::create(rewriter, loc, i64, rank),
-                              i64Const(rewriter, loc, sizeof(uint64_t))),
-          i64Const(rewriter, loc, offsetof(weft_reserved, barrier_arrive)));
-      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
-        Value peerReserved = lowering.translate(rewriter, loc, op, reserved, peer);
-        target.atomicRMW(rewriter, loc, RMWKind::add,
-                         byteOffset(rewriter, loc, peerReserved, slot),
-                         i64Const(rewriter, loc, 1), MemOrder::release,
-                         MemScope::sys);
-      });
-      Value epoch = LLVM::ZExtOp::create(rewriter, loc, i64, nextGen);
-      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
-        Value offset = LLVM::AddOp::create(
-            rewriter, loc,
-            LLVM::MulOp::create(rewriter, loc,
-                                LLVM::ZExtOp::create(rewriter, loc, i64, peer),
-                                i64Const(rewriter, loc, sizeof(uint64_t))),
-            i64Const(rewriter, loc, offsetof(weft_reserved, barrier_arrive)));
-        lowering.poll(rewriter, loc, op, byteOffset(rewriter, loc, reserved, offset),
-                      epoch, WaitPredicate::ge, MemScope::sys);
-      });
-      target.fence(rewriter, loc, MemOrder::acquire, MemScope::sys);
-      lowering.store(rewriter, loc, nextGen, genPtr, MemOrder::release,
-                     MemScope::gpu);
-      LLVM::BrOp::create(rewriter, loc, join);
-
-      rewriter.setInsertionPointToEnd(follower);
-      lowering.poll(rewriter, loc, op, genPtr, gen, WaitPredicate::ne,
-                    MemScope::gpu);
-      target.fence(rewriter, loc, MemOrder::acquire, MemScope::gpu);
-      LLVM::BrOp::create(rewriter, loc, join);
-
-      rewriter.setInsertionPointToStart(join);
+      auto leader = [&] {
+        lowering.store(rewriter, loc, i32Const(rewriter, loc, 0), countPtr,
+                       MemOrder::relaxed, MemScope::gpu);
+        Value ctx = hidden.context;
+        Value rank = loadContextField(rewriter, loc, ctx,
+                                      offsetof(weft_kernel_context, rank), i32);
+        Value ranks = loadContextField(
+            rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
+        Value slot = arriveOffset(rank);
+        lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
+          Value peerReserved =
+              lowering.translate(rewriter, loc, op, reserved, peer);
+          target.atomicRMW(rewriter, loc, RMWKind::add,
+                           byteOffset(rewriter, loc, peerReserved, slot),
+                           i64Const(rewriter, loc, 1), MemOrder::release,
+                           MemScope::sys);
+        });
+        Value epoch = LLVM::ZExtOp::create(rewriter, loc, i64, nextGen);
+        lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
+          lowering.poll(rewriter, loc, op,
+                        byteOffset(rewriter, loc, reserved, arriveOffset(peer)),
+                        epoch, WaitPredicate::ge, MemScope::sys);
+        });
+        target.fence(rewriter, loc, MemOrder::acquire, MemScope::sys);
+        lowering.store(rewriter, loc, nextGen, genPtr, MemOrder::release,
+                       MemScope::gpu);
+        return SmallVector<Value>{};
+      };
+      auto follower = [&] {
+        lowering.poll(rewriter, loc, op, genPtr, gen, WaitPredicate::ne,
+                      MemScope::gpu);
+        target.fence(rewriter, loc, MemOrder::acquire, MemScope::gpu);
+        return SmallVector<Value>{};
+      };
+      emitIfElse(rewriter, loc, last, {}, leader, follower);
       return SmallVector<Value>{};
     });
     rewriter.eraseOp(op);

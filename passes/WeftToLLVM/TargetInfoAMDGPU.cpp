@@ -43,16 +43,8 @@ public:
 
   Value programId(OpBuilder &b, Location loc, Axis axis,
                   const HiddenArgs &) const override {
-    Type i32 = b.getI32Type();
-    switch (axis) {
-    case Axis::x:
-      return ROCDL::BlockIdXOp::create(b, loc, i32);
-    case Axis::y:
-      return ROCDL::BlockIdYOp::create(b, loc, i32);
-    case Axis::z:
-      return ROCDL::BlockIdZOp::create(b, loc, i32);
-    }
-    return {};
+    return specialRegister<ROCDL::BlockIdXOp, ROCDL::BlockIdYOp,
+                           ROCDL::BlockIdZOp>(b, loc, axis);
   }
 
   /// ceil(grid_size / workgroup_size) from the HSA dispatch packet; the
@@ -104,6 +96,10 @@ public:
   }
 
   /// s_memrealtime counts at a constant 100 MHz.
+  std::optional<int64_t> staticSharedMemoryBytes() const override {
+    return 64 * 1024; // a workgroup's LDS on gfx9 (gfx942 included)
+  }
+
   Value timerNs(OpBuilder &b, Location loc) const override {
     Value ticks = LLVM::CallIntrinsicOp::create(
                       b, loc, b.getI64Type(),

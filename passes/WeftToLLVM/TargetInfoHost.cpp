@@ -50,7 +50,7 @@ public:
     unsigned numUserArgs = kernel.getNumArguments() - 2;
     for (unsigned i = 0; i < numUserArgs; ++i) {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, entry->getArgument(0),
-                                       ArrayRef<LLVM::GEPArg>{i});
+                                       ArrayRef<LLVM::GEPArg>{int32_t(i)});
       Value valuePtr = LLVM::LoadOp::create(b, loc, ptr, slot);
       operands.push_back(LLVM::LoadOp::create(
           b, loc, kernel.getArgumentTypes()[i], valuePtr));
@@ -80,6 +80,10 @@ public:
   void programBarrier(OpBuilder &, Location) const override {}
 
   StringRef syncScope(MemScope) const override { return ""; }
+
+  std::optional<int64_t> staticSharedMemoryBytes() const override {
+    return std::nullopt;
+  }
 
   Value timerNs(OpBuilder &b, Location loc) const override {
     Operation *anchor = b.getInsertionBlock()->getParentOp();

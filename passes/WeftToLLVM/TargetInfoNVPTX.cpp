@@ -95,6 +95,16 @@ StringRef atomOp(RMWKind kind) {
   return "exch";
 }
 
+/// Inline PTX; always kept, since every use touches memory.
+Value emitAsm(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
+              StringRef text, StringRef constraints) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  return resultType ? op.getResult(0) : Value();
+}
+
 class NVPTXTargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -118,30 +128,14 @@ public:
 
   Value programId(OpBuilder &b, Location loc, Axis axis,
                   const HiddenArgs &) const override {
-    Type i32 = b.getI32Type();
-    switch (axis) {
-    case Axis::x:
-      return NVVM::BlockIdXOp::create(b, loc, i32);
-    case Axis::y:
-      return NVVM::BlockIdYOp::create(b, loc, i32);
-    case Axis::z:
-      return NVVM::BlockIdZOp::create(b, loc, i32);
-    }
-    return {};
+    return specialRegister<NVVM::BlockIdXOp, NVVM::BlockIdYOp,
+                           NVVM::BlockIdZOp>(b, loc, axis);
   }
 
   Value numPrograms(OpBuilder &b, Location loc, Axis axis,
                     const HiddenArgs &) const override {
-    Type i32 = b.getI32Type();
-    switch (axis) {
-    case Axis::x:
-      return NVVM::GridDimXOp::create(b, loc, i32);
-    case Axis::y:
-      return NVVM::GridDimYOp::create(b, loc, i32);
-    case Axis::z:
-      return NVVM::GridDimZOp::create(b, loc, i32);
-    }
-    return {};
+    return specialRegister<NVVM::GridDimXOp, NVVM::GridDimYOp,
+                           NVVM::GridDimZOp>(b, loc, axis);
   }
 
   Value threadId(OpBuilder &b, Location loc) const override {
@@ -176,12 +170,12 @@ public:
         atomType(kind, type));
     char rc = regClass(type);
     std::string constraints = std::string("=") + rc + ",l," + rc + ",~{memory}";
-    auto inlineAsm = LLVM::InlineAsmOp::create(
-        b, loc, type, ValueRange{ptr, value}, asmText, constraints,
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::TailCallKind::None, /*asm_dialect=*/LLVM::AsmDialectAttr(),
-        /*operand_attrs=*/ArrayAttr());
-    return inlineAsm.getResult(0);
+    return emitAsm(b, loc, type, {ptr, value}, asmText, constraints);
+  }
+
+  std::optional<int64_t> staticSharedMemoryBytes() const override {
+    // sm_90 allows more only as dynamic shared memory, after an opt-in.
+    return 48 * 1024;
   }
 
   Value timerNs(OpBuilder &b, Location loc) const override {
@@ -221,11 +215,16 @@ public:
 
 namespace {
 
-/// How a multimem value travels through PTX registers: `count` registers of
-/// `regType`, each holding one f32/i32/i64 or a pair of f16/bf16.
-struct MultimemRegs {
+/// How a value travels through inline-asm operands: `count` registers of
+/// `regType`.
+struct Regs {
   Type regType;
   unsigned count;
+};
+
+/// A multimem value: each register holds one f32/i32/i64 or a pair of
+/// f16/bf16.
+struct MultimemRegs : Regs {
   std::string ptxType; // "f32", "bf16x2", "u32", "s64", ...
 };
 
@@ -237,12 +236,12 @@ MultimemRegs multimemRegs(OpBuilder &b, Type valueType, MultimemReduce kind) {
     lanes = vec.getNumElements();
   }
   if (elem.isF32())
-    return {b.getF32Type(), lanes, "f32"};
+    return {{b.getF32Type(), lanes}, "f32"};
   if (elem.isF16() || elem.isBF16())
-    return {b.getI32Type(), lanes / 2, elem.isF16() ? "f16x2" : "bf16x2"};
+    return {{b.getI32Type(), lanes / 2}, elem.isF16() ? "f16x2" : "bf16x2"};
   unsigned width = elem.getIntOrFloatBitWidth();
   bool isSigned = kind == MultimemReduce::min || kind == MultimemReduce::max;
-  return {b.getIntegerType(width), 1,
+  return {{b.getIntegerType(width), 1},
           (isSigned ? "s" : "u") + std::to_string(width)};
 }
 
@@ -273,7 +272,7 @@ StringRef accumulator(const MultimemRegs &regs, MultimemReduce kind) {
   return half && kind == MultimemReduce::add ? ".acc::f32" : "";
 }
 
-std::string vectorSuffix(const MultimemRegs &regs) {
+std::string vectorSuffix(const Regs &regs) {
   return regs.count > 1 ? ".v" + std::to_string(regs.count) : "";
 }
 
@@ -285,9 +284,32 @@ std::string regList(unsigned first, unsigned count) {
   return count == 1 ? names.front() : "{" + llvm::join(names, ", ") + "}";
 }
 
+/// Constraints of an asm that loads `regs` from the address operand after
+/// them, and of one that stores them to the address operand before them.
+std::string loadConstraints(const Regs &regs) {
+  std::string constraints;
+  for (unsigned i = 0; i < regs.count; ++i)
+    constraints += std::string("=") + regClass(regs.regType) + ",";
+  return constraints + "l,~{memory}";
+}
+std::string storeConstraints(const Regs &regs) {
+  std::string constraints = "l";
+  for (unsigned i = 0; i < regs.count; ++i)
+    constraints += std::string(",") + regClass(regs.regType);
+  return constraints + ",~{memory}";
+}
+
+/// The result type of an asm that returns `regs`.
+Type asmResultType(MLIRContext *ctx, const Regs &regs) {
+  if (regs.count == 1)
+    return regs.regType;
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(regs.count, regs.regType));
+}
+
 /// Splits `value` into the registers PTX expects.
 SmallVector<Value> toRegs(OpBuilder &b, Location loc, Value value,
-                          const MultimemRegs &regs) {
+                          const Regs &regs) {
   if (regs.count == 1 && !isa<VectorType>(value.getType()))
     return {value};
   auto vecType = VectorType::get({regs.count}, regs.regType);
@@ -301,7 +323,7 @@ SmallVector<Value> toRegs(OpBuilder &b, Location loc, Value value,
 
 /// Reassembles registers returned by inline asm into `type`.
 Value fromRegs(OpBuilder &b, Location loc, Value asmResult, Type type,
-               const MultimemRegs &regs) {
+               const Regs &regs) {
   if (regs.count == 1 && !isa<VectorType>(type))
     return asmResult;
   auto vecType = VectorType::get({regs.count}, regs.regType);
@@ -314,15 +336,6 @@ Value fromRegs(OpBuilder &b, Location loc, Value asmResult, Type type,
         b, loc, vec, reg, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
   }
   return LLVM::BitcastOp::create(b, loc, type, vec);
-}
-
-Value emitAsm(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
-              StringRef text, StringRef constraints) {
-  auto op = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-  return resultType ? op.getResult(0) : Value();
 }
 
 } // namespace
@@ -338,17 +351,8 @@ Value NVPTXTargetInfo::multimem(OpBuilder &b, Location loc, Operation *op,
         multimemSem(ld.getOrder(), ld.getScope()), multimemOp(ld.getKind()),
         accumulator(regs, ld.getKind()), vectorSuffix(regs), regs.ptxType,
         regList(0, regs.count), regs.count);
-    std::string constraints;
-    char rc = regClass(regs.regType);
-    for (unsigned i = 0; i < regs.count; ++i)
-      constraints += std::string("=") + rc + ",";
-    constraints += "l,~{memory}";
-    Type asmType = regs.count == 1
-                       ? regs.regType
-                       : LLVM::LLVMStructType::getLiteral(
-                             b.getContext(),
-                             SmallVector<Type>(regs.count, regs.regType));
-    Value result = emitAsm(b, loc, asmType, {addr}, text, constraints);
+    Value result = emitAsm(b, loc, asmResultType(b.getContext(), regs),
+                           {addr}, text, loadConstraints(regs));
     return fromRegs(b, loc, result, type, regs);
   }
 
@@ -374,13 +378,9 @@ Value NVPTXTargetInfo::multimem(OpBuilder &b, Location loc, Operation *op,
                               accumulator(regs, kind), vectorSuffix(regs),
                               ptxType, regList(1, regs.count))
                     .str();
-  std::string constraints = "l";
-  for (unsigned i = 0; i < regs.count; ++i)
-    constraints += std::string(",") + regClass(regs.regType);
-  constraints += ",~{memory}";
   SmallVector<Value> operands{addr};
   llvm::append_range(operands, toRegs(b, loc, value, regs));
-  emitAsm(b, loc, Type(), operands, text, constraints);
+  emitAsm(b, loc, Type(), operands, text, storeConstraints(regs));
   return {};
 }
 
@@ -393,22 +393,17 @@ Value NVPTXTargetInfo::multimem(OpBuilder &b, Location loc, Operation *op,
 
 namespace {
 
-struct VectorRegs {
-  Type regType;
-  unsigned count;
-};
-
-VectorRegs vectorRegs(OpBuilder &b, VectorType type) {
+/// The b32 (or b64) registers of a vector access.
+Regs vectorRegs(OpBuilder &b, VectorType type) {
   unsigned bits = type.getElementTypeBitWidth();
   unsigned regBits = std::max(32u, bits);
   return {b.getIntegerType(regBits),
           unsigned(bits * type.getNumElements() / regBits)};
 }
 
-std::string vectorAccess(StringRef op, MemScope scope, VectorRegs regs) {
+std::string vectorAccess(StringRef op, MemScope scope, const Regs &regs) {
   return llvm::formatv("{0}.relaxed.{1}.global{2}.b{3}", op, ptxScope(scope),
-                       regs.count > 1 ? ".v" + std::to_string(regs.count) : "",
-                       regs.regType.getIntOrFloatBitWidth());
+                       vectorSuffix(regs), regs.regType.getIntOrFloatBitWidth());
 }
 
 } // namespace
@@ -419,30 +414,13 @@ Value NVPTXTargetInfo::loadRelaxed(OpBuilder &b, Location loc, Type type,
   auto vec = dyn_cast<VectorType>(type);
   if (!vec)
     return TargetInfo::loadRelaxed(b, loc, type, ptr, alignment, scope);
-  VectorRegs regs = vectorRegs(b, vec);
+  Regs regs = vectorRegs(b, vec);
   std::string text = vectorAccess("ld", scope, regs) + " " +
                      regList(0, regs.count) + ", [$" +
                      std::to_string(regs.count) + "];";
-  std::string constraints;
-  for (unsigned i = 0; i < regs.count; ++i)
-    constraints += std::string("=") + regClass(regs.regType) + ",";
-  constraints += "l,~{memory}";
-  Type asmType = regs.count == 1
-                     ? regs.regType
-                     : LLVM::LLVMStructType::getLiteral(
-                           b.getContext(),
-                           SmallVector<Type>(regs.count, regs.regType));
-  Value result = emitAsm(b, loc, asmType, {ptr}, text, constraints);
-  Value packed = LLVM::PoisonOp::create(
-      b, loc, VectorType::get({regs.count}, regs.regType));
-  for (unsigned i = 0; i < regs.count; ++i) {
-    Value reg = regs.count == 1
-                    ? result
-                    : LLVM::ExtractValueOp::create(b, loc, result, i);
-    packed = LLVM::InsertElementOp::create(
-        b, loc, packed, reg, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
-  }
-  return LLVM::BitcastOp::create(b, loc, type, packed);
+  Value result = emitAsm(b, loc, asmResultType(b.getContext(), regs), {ptr},
+                         text, loadConstraints(regs));
+  return fromRegs(b, loc, result, type, regs);
 }
 
 void NVPTXTargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
@@ -451,20 +429,12 @@ void NVPTXTargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
   auto vec = dyn_cast<VectorType>(value.getType());
   if (!vec)
     return TargetInfo::storeRelaxed(b, loc, value, ptr, alignment, scope);
-  VectorRegs regs = vectorRegs(b, vec);
+  Regs regs = vectorRegs(b, vec);
   std::string text = vectorAccess("st", scope, regs) + " [$0], " +
                      regList(1, regs.count) + ";";
-  std::string constraints = "l";
-  for (unsigned i = 0; i < regs.count; ++i)
-    constraints += std::string(",") + regClass(regs.regType);
-  constraints += ",~{memory}";
-  Value packed = LLVM::BitcastOp::create(
-      b, loc, VectorType::get({regs.count}, regs.regType), value);
   SmallVector<Value> operands{ptr};
-  for (unsigned i = 0; i < regs.count; ++i)
-    operands.push_back(LLVM::ExtractElementOp::create(
-        b, loc, packed, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i)));
-  emitAsm(b, loc, Type(), operands, text, constraints);
+  llvm::append_range(operands, toRegs(b, loc, value, regs));
+  emitAsm(b, loc, Type(), operands, text, storeConstraints(regs));
 }
 
 std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const TargetSpec &spec) {

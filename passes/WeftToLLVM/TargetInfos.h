@@ -12,6 +12,22 @@ std::unique_ptr<TargetInfo> createHostTargetInfo(const TargetSpec &spec);
 
 mlir::LLVM::AtomicOrdering toLLVMOrdering(MemOrder order);
 
+/// The i32 special register for `axis`: one of the NVVM or ROCDL ops `X`,
+/// `Y`, `Z` (block ids, grid dimensions).
+template <typename X, typename Y, typename Z>
+mlir::Value specialRegister(mlir::OpBuilder &b, mlir::Location loc, Axis axis) {
+  mlir::Type i32 = b.getI32Type();
+  switch (axis) {
+  case Axis::x:
+    return X::create(b, loc, i32);
+  case Axis::y:
+    return Y::create(b, loc, i32);
+  case Axis::z:
+    return Z::create(b, loc, i32);
+  }
+  return {};
+}
+
 } // namespace weft
 
 #endif

@@ -142,6 +142,19 @@ bool TileLayout::isReplicated() const {
   return false;
 }
 
+int64_t TileLayout::distinctLanes(unsigned dim) const {
+  int64_t spt = blocked.getSizePerThread()[dim];
+  return std::min<int64_t>(blocked.getThreadsPerWarp()[dim],
+                           std::max<int64_t>(1, shape[dim] / spt));
+}
+
+int64_t TileLayout::distinctWarps(unsigned dim) const {
+  int64_t spt = blocked.getSizePerThread()[dim];
+  int64_t tpw = blocked.getThreadsPerWarp()[dim];
+  return std::min<int64_t>(blocked.getWarpsPerProgram()[dim],
+                           std::max<int64_t>(1, shape[dim] / (spt * tpw)));
+}
+
 SmallVector<Value> TileLayout::emitOwnership(OpBuilder &b, Location loc,
                                              const TargetInfo &target) const {
   SmallVector<Value> base = emitThreadBase(b, loc, target);

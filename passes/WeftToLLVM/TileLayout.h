@@ -52,6 +52,10 @@ public:
 
   /// Some elements are held by more than one thread.
   bool isReplicated() const;
+  /// Lanes of a warp, and warps of the program, that hold distinct parts of
+  /// parent dimension `dim`; the others hold replicas.
+  int64_t distinctLanes(unsigned dim) const;
+  int64_t distinctWarps(unsigned dim) const;
   /// Per element, whether this thread is the one owner of it (the thread
   /// whose coordinate did not wrap), for side effects that must happen once.
   llvm::SmallVector<mlir::Value> emitOwnership(mlir::OpBuilder &b,

@@ -25,18 +25,25 @@ public:
   const TargetInfo &target;
   const AxisInfoAnalysis &axis;
 
-  /// The program's scratch area in shared memory (LDS), at least `bytes`
-  /// long: one module-wide static buffer sized by its largest user. Users
-  /// end with a program barrier, so the next may reuse it at once.
-  mlir::Value scratch(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::Operation *op, int64_t bytes) const;
-
-  /// Joins the program's threads (nothing on the host).
-  void barrier(mlir::OpBuilder &b, mlir::Location loc) const {
-    if (!target.singleThreadPrograms())
-      target.programBarrier(b, loc);
-  }
+  /// Threads exchange tile elements through the program's scratch area in
+  /// shared memory (LDS): `write(buffer)` stores, the threads join,
+  /// `read(buffer)` loads, and they join again, so that the next user may
+  /// reuse the buffer at once. The area is one module-wide static buffer
+  /// sized by its largest user (scratchUse).
+  llvm::SmallVector<mlir::Value>
+  exchange(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+           llvm::function_ref<void(mlir::Value)> write,
+           llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value)> read)
+      const;
 };
+
+/// Replaces `op` by the tile of `elements` (the struct its result becomes).
+void replaceWithTile(mlir::ConversionPatternRewriter &rewriter,
+                     mlir::Operation *op, const mlir::TypeConverter &converter,
+                     mlir::ValueRange elements);
+
+/// A distributed tensor type (one with a weft layout).
+bool isDistributed(mlir::Type type);
 
 template <typename Op>
 class TilePattern : public mlir::ConvertOpToLLVMPattern<Op> {
@@ -51,10 +58,44 @@ protected:
   const TileLowering &tiles;
 };
 
-/// A distributed tensor type (one with a weft layout).
-bool isDistributed(mlir::Type type);
+/// A pattern for an op whose one result is a distributed tile: `lowerTile`
+/// emits the elements this thread holds, which replace the op.
+template <typename Op>
+class TileResultPattern : public TilePattern<Op> {
+public:
+  using TilePattern<Op>::TilePattern;
+  using OpAdaptor = typename Op::Adaptor;
+
+  virtual llvm::SmallVector<mlir::Value>
+  lowerTile(Op op, OpAdaptor adaptor,
+            mlir::ConversionPatternRewriter &rewriter) const = 0;
+
+  mlir::LogicalResult
+  matchAndRewrite(Op op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const final {
+    if (!isDistributed(op->getResult(0).getType()))
+      return mlir::failure();
+    replaceWithTile(rewriter, op, *this->getTypeConverter(),
+                    lowerTile(op, adaptor, rewriter));
+    return mlir::success();
+  }
+};
+
 /// Reports tile ops the lowering cannot handle, before it starts.
-mlir::LogicalResult checkTileLowerable(mlir::Operation *op);
+mlir::LogicalResult checkTileLowerable(mlir::Operation *op,
+                                       const TargetInfo &target);
+
+/// The tile whose elements the lowering of `op` exchanges through shared
+/// memory, and the bytes it needs there (0: none). The limit check and the
+/// buffer's size both come from here.
+struct ScratchUse {
+  mlir::RankedTensorType tile;
+  int64_t bytes = 0;
+};
+ScratchUse scratchUse(mlir::Operation *op, const TargetInfo &target);
+/// Reports an op that needs more shared memory than the target has.
+mlir::LogicalResult checkScratchLimit(mlir::Operation *op,
+                                      const TargetInfo &target);
 
 void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,

@@ -28,27 +28,6 @@ namespace {
 
 constexpr int64_t kVectorBytes = 16;
 
-/// `if (cond) then() else otherwise()`, both yielding `types`.
-SmallVector<Value> emitIfElse(OpBuilder &b, Location loc, Value cond,
-                              TypeRange types,
-                              function_ref<SmallVector<Value>()> then,
-                              function_ref<SmallVector<Value>()> otherwise) {
-  Block *before = b.getInsertionBlock();
-  Block *join = before->splitBlock(b.getInsertionPoint());
-  for (Type type : types)
-    join->addArgument(type, loc);
-  Block *thenBlock = b.createBlock(join);
-  Block *elseBlock = b.createBlock(join);
-  b.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(b, loc, cond, thenBlock, elseBlock);
-  b.setInsertionPointToEnd(thenBlock);
-  LLVM::BrOp::create(b, loc, then(), join);
-  b.setInsertionPointToEnd(elseBlock);
-  LLVM::BrOp::create(b, loc, otherwise(), join);
-  b.setInsertionPointToStart(join);
-  return SmallVector<Value>(join->getArguments());
-}
-
 /// How many consecutive elements of `ptrs` one access may cover: within
 /// what a thread holds contiguously, what the analysis proves contiguous,
 /// 16 bytes, and the proven alignment.
@@ -69,6 +48,13 @@ unsigned vectorWidth(const TileLowering &tiles, Value ptrs,
   return width < 1 ? 1 : llvm::bit_floor(uint64_t(width));
 }
 
+Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
+  Value all = bits.front();
+  for (Value bit : bits.drop_front())
+    all = LLVM::AndOp::create(b, loc, all, bit);
+  return all;
+}
+
 /// The state shared by the tile load and store patterns.
 struct TileAccess {
   const TileLowering &tiles;
@@ -77,6 +63,17 @@ struct TileAccess {
   unsigned width;
   bool ordered;
   MemScope scope;
+
+  template <typename Op>
+  static TileAccess of(const TileLowering &tiles, Op op, Type elemType) {
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    return {tiles,
+            op.getLoc(),
+            elemType,
+            vectorWidth(tiles, op.getPtr(), TileLayout(ptrType), elemType),
+            op.getOrder() != MemOrder::weak,
+            op.getScope()};
+  }
 
   unsigned alignment() const {
     return width * std::max(1u, elemType.getIntOrFloatBitWidth() / 8);
@@ -88,7 +85,10 @@ struct TileAccess {
                                ordered ? MemOrder::relaxed : MemOrder::weak,
                                scope);
   }
-  SmallVector<Value> loadVector(OpBuilder &b, Value ptr) const {
+  /// The `width` elements from `ptr` on: one access.
+  SmallVector<Value> loadGroup(OpBuilder &b, Value ptr) const {
+    if (width == 1)
+      return {loadOne(b, ptr)};
     Value vector =
         ordered ? tiles.target.loadRelaxed(b, loc, vectorType(), ptr,
                                            alignment(), scope)
@@ -104,7 +104,9 @@ struct TileAccess {
     tiles.lowering.store(b, loc, value, ptr,
                          ordered ? MemOrder::relaxed : MemOrder::weak, scope);
   }
-  void storeVector(OpBuilder &b, ValueRange values, Value ptr) const {
+  void storeGroup(OpBuilder &b, ValueRange values, Value ptr) const {
+    if (width == 1)
+      return storeOne(b, values.front(), ptr);
     Value vector = LLVM::PoisonOp::create(b, loc, vectorType());
     for (auto [k, value] : llvm::enumerate(values))
       vector = LLVM::InsertElementOp::create(b, loc, vector, value,
@@ -114,29 +116,55 @@ struct TileAccess {
     else
       LLVM::StoreOp::create(b, loc, vector, ptr, alignment());
   }
+
+  /// Accesses `count` elements in groups of `width`: a group without a mask,
+  /// or whose mask bits are all on, is `whole(first)`; any other group is
+  /// `single(i)` per element under its mask bit, yielding `others[i]` where
+  /// it is off. Loads yield one value per element; stores pass no `others`
+  /// and yield nothing.
+  SmallVector<Value>
+  emitGroups(OpBuilder &b, unsigned count, ArrayRef<Value> masks,
+             ArrayRef<Value> others,
+             function_ref<SmallVector<Value>(unsigned)> whole,
+             function_ref<SmallVector<Value>(unsigned)> single) const {
+    SmallVector<Type> elemTypes, groupTypes;
+    if (!others.empty()) {
+      elemTypes.push_back(elemType);
+      groupTypes.assign(width, elemType);
+    }
+    SmallVector<Value> out;
+    for (unsigned first = 0; first < count; first += width) {
+      auto vector = [&] { return whole(first); };
+      auto tail = [&] {
+        SmallVector<Value> values;
+        for (unsigned i = first; i < first + width; ++i)
+          llvm::append_range(
+              values, emitIf(b, loc, masks[i], elemTypes,
+                             [&] { return single(i); },
+                             others.empty() ? ValueRange{} : others[i]));
+        return values;
+      };
+      if (masks.empty())
+        llvm::append_range(out, vector());
+      else if (width == 1)
+        llvm::append_range(out, tail());
+      else
+        llvm::append_range(
+            out, emitIfElse(b, loc, allOf(b, loc, masks.slice(first, width)),
+                            groupTypes, vector, tail));
+    }
+    return out;
+  }
 };
 
-Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
-  Value all = bits.front();
-  for (Value bit : bits.drop_front())
-    all = LLVM::AndOp::create(b, loc, all, bit);
-  return all;
-}
-
-struct TileLoadLowering : TilePattern<LoadOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    auto ptrType = dyn_cast<RankedTensorType>(op.getPtr().getType());
-    if (!ptrType || !isDistributed(ptrType))
-      return failure();
+struct TileLoadLowering : TileResultPattern<LoadOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(LoadOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type elemType = getTypeConverter()->convertType(resultType.getElementType());
-    TileLayout layout(ptrType);
-    TileAccess access{tiles, loc, elemType,
-                      vectorWidth(tiles, op.getPtr(), layout, elemType),
-                      op.getOrder() != MemOrder::weak, op.getScope()};
+    Type elemType = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    auto access = TileAccess::of(tiles, op, elemType);
     SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks, others;
     if (adaptor.getMask())
@@ -146,41 +174,16 @@ struct TileLoadLowering : TilePattern<LoadOp> {
     else
       others.assign(ptrs.size(), LLVM::ZeroOp::create(rewriter, loc, elemType));
 
-    SmallVector<Value> values;
-    for (unsigned first = 0; first < ptrs.size(); first += access.width) {
-      auto vector = [&] {
-        if (access.width == 1)
-          return SmallVector<Value>{access.loadOne(rewriter, ptrs[first])};
-        return access.loadVector(rewriter, ptrs[first]);
-      };
-      auto tail = [&] {
-        SmallVector<Value> out;
-        for (unsigned i = first; i < first + access.width; ++i)
-          out.push_back(emitIf(rewriter, loc, masks[i], {elemType}, [&] {
-            return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])};
-          }, {others[i]})[0]);
-        return out;
-      };
-      SmallVector<Value> group;
-      if (masks.empty())
-        group = vector();
-      else if (access.width == 1)
-        group = tail();
-      else
-        group = emitIfElse(
-            rewriter, loc,
-            allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
-            SmallVector<Type>(access.width, elemType), vector, tail);
-      llvm::append_range(values, group);
-    }
-    if (op.getOrder() == MemOrder::acquire) {
-      tiles.target.fence(rewriter, loc, MemOrder::acquire, op.getScope());
-      tiles.barrier(rewriter, loc);
-    }
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    getTypeConverter()->convertType(resultType),
-                                    values));
-    return success();
+    SmallVector<Value> values = access.emitGroups(
+        rewriter, ptrs.size(), masks, others,
+        [&](unsigned first) { return access.loadGroup(rewriter, ptrs[first]); },
+        [&](unsigned i) {
+          return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])};
+        });
+    if (op.getOrder() == MemOrder::acquire)
+      tiles.lowering.fenceProgram(rewriter, loc, MemOrder::acquire,
+                                  op.getScope());
+    return values;
   }
 };
 
@@ -188,63 +191,42 @@ struct TileStoreLowering : TilePattern<StoreOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto ptrType = dyn_cast<RankedTensorType>(op.getPtr().getType());
-    if (!ptrType || !isDistributed(ptrType))
+    if (!isDistributed(op.getPtr().getType()))
       return failure();
     Location loc = op.getLoc();
-    auto valueType = cast<RankedTensorType>(op.getValue().getType());
-    Type elemType = getTypeConverter()->convertType(valueType.getElementType());
-    TileLayout layout(ptrType);
-    TileAccess access{tiles, loc, elemType,
-                      vectorWidth(tiles, op.getPtr(), layout, elemType),
-                      op.getOrder() != MemOrder::weak, op.getScope()};
+    Type elemType = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getValue().getType()));
+    auto access = TileAccess::of(tiles, op, elemType);
     SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> values = unpackTile(rewriter, loc, adaptor.getValue());
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackTile(rewriter, loc, adaptor.getMask());
 
-    if (op.getOrder() == MemOrder::release) {
-      tiles.barrier(rewriter, loc);
-      tiles.target.fence(rewriter, loc, MemOrder::release, op.getScope());
-    }
-    for (unsigned first = 0; first < ptrs.size(); first += access.width) {
-      ArrayRef<Value> group = ArrayRef(values).slice(first, access.width);
-      auto vector = [&] {
-        if (access.width == 1)
-          access.storeOne(rewriter, group[0], ptrs[first]);
-        else
-          access.storeVector(rewriter, group, ptrs[first]);
-        return SmallVector<Value>{};
-      };
-      auto tail = [&] {
-        for (unsigned i = first; i < first + access.width; ++i)
-          emitIf(rewriter, loc, masks[i], {}, [&] {
-            access.storeOne(rewriter, values[i], ptrs[i]);
-            return SmallVector<Value>{};
-          }, {});
-        return SmallVector<Value>{};
-      };
-      if (masks.empty())
-        vector();
-      else if (access.width == 1)
-        tail();
-      else
-        emitIfElse(rewriter, loc,
-                   allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
-                   {}, vector, tail);
-    }
+    if (op.getOrder() == MemOrder::release)
+      tiles.lowering.fenceProgram(rewriter, loc, MemOrder::release,
+                                  op.getScope());
+    access.emitGroups(
+        rewriter, ptrs.size(), masks, /*others=*/{},
+        [&](unsigned first) {
+          access.storeGroup(rewriter,
+                            ArrayRef(values).slice(first, access.width),
+                            ptrs[first]);
+          return SmallVector<Value>{};
+        },
+        [&](unsigned i) {
+          access.storeOne(rewriter, values[i], ptrs[i]);
+          return SmallVector<Value>{};
+        });
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct TileAddPtrLowering : TilePattern<AddPtrOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op.getType()))
-      return failure();
+struct TileAddPtrLowering : TileResultPattern<AddPtrOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(AddPtrOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type pointee = cast<PtrType>(getElementTypeOrSelf(op.getType())).getPointee();
     Type elem = getTypeConverter()->convertType(pointee);
@@ -252,22 +234,16 @@ struct TileAddPtrLowering : TilePattern<AddPtrOp> {
     SmallVector<Value> offsets = unpackTile(rewriter, loc, adaptor.getOffset());
     SmallVector<Value> out;
     for (auto [ptr, offset] : llvm::zip(ptrs, offsets))
-      out.push_back(LLVM::GEPOp::create(rewriter, loc, ptr.getType(), elem, ptr,
-                                        ValueRange{offset}));
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    getTypeConverter()->convertType(op.getType()),
-                                    out));
-    return success();
+      out.push_back(elementPtr(rewriter, loc, ptr, elem, offset));
+    return out;
   }
 };
 
 /// One heap-base difference for the whole tile, added to every element.
-struct TileTranslateLowering : TilePattern<TranslateOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(TranslateOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op.getType()))
-      return failure();
+struct TileTranslateLowering : TileResultPattern<TranslateOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(TranslateOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     Value ctx = tiles.lowering.hiddenArgs(op).context;
@@ -295,10 +271,7 @@ struct TileTranslateLowering : TilePattern<TranslateOp> {
           rewriter, loc, ptr.getType(),
           LLVM::AddOp::create(rewriter, loc, addr, delta).getResult()));
     }
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    getTypeConverter()->convertType(op.getType()),
-                                    out));
-    return success();
+    return out;
   }
 };
 
@@ -316,24 +289,24 @@ SmallVector<Value> shareFromOwners(OpBuilder &b, Location loc, Operation *op,
                                    RankedTensorType type, Type elemType,
                                    const TileLayout &layout,
                                    ArrayRef<Value> owned, ArrayRef<Value> values) {
-  Value buffer = tiles.scratch(b, loc, op,
-                               type.getNumElements() * naturalAlignment(elemType));
   SmallVector<Value> slots;
-  for (auto &coords : layout.emitCoordinates(b, loc, tiles.target))
-    slots.push_back(LLVM::GEPOp::create(
-        b, loc, buffer.getType(), elemType, buffer,
-        ValueRange{linearize(b, loc, coords, type.getShape())}));
-  for (auto [isOwner, value, slot] : llvm::zip(owned, values, slots))
-    emitIf(b, loc, isOwner, {}, [&, value = value, slot = slot] {
-      LLVM::StoreOp::create(b, loc, value, slot);
-      return SmallVector<Value>{};
-    }, {});
-  tiles.barrier(b, loc);
-  SmallVector<Value> out;
-  for (Value slot : slots)
-    out.push_back(LLVM::LoadOp::create(b, loc, elemType, slot));
-  tiles.barrier(b, loc);
-  return out;
+  auto write = [&](Value buffer) {
+    for (auto &coords : layout.emitCoordinates(b, loc, tiles.target))
+      slots.push_back(elementPtr(b, loc, buffer, elemType,
+                                 linearize(b, loc, coords, type.getShape())));
+    for (auto [isOwner, value, slot] : llvm::zip(owned, values, slots))
+      emitIf(b, loc, isOwner, {}, [&, value = value, slot = slot] {
+        LLVM::StoreOp::create(b, loc, value, slot);
+        return SmallVector<Value>{};
+      }, {});
+  };
+  auto read = [&](Value) {
+    SmallVector<Value> out;
+    for (Value slot : slots)
+      out.push_back(LLVM::LoadOp::create(b, loc, elemType, slot));
+    return out;
+  };
+  return tiles.exchange(b, loc, op, write, read);
 }
 
 /// Atomics on a tile: one atomic per element, by the element's one owner
@@ -342,21 +315,20 @@ SmallVector<Value> shareFromOwners(OpBuilder &b, Location loc, Operation *op,
 /// threads, an acquiring one joins them after. Copies of an element get the
 /// old value from its owner.
 template <typename Op>
-struct TileAtomicLowering : TilePattern<Op> {
-  using TilePattern<Op>::TilePattern;
+struct TileAtomicLowering : TileResultPattern<Op> {
+  using TileResultPattern<Op>::TileResultPattern;
 
   /// The atomic on element `i`, returning the old value.
   virtual Value emitOne(OpBuilder &b, Op op, typename Op::Adaptor adaptor,
                         ArrayRef<Value> ptrs, unsigned i) const = 0;
   virtual Value getMask(typename Op::Adaptor adaptor) const = 0;
 
-  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    auto ptrType = dyn_cast<RankedTensorType>(op.getPtr().getType());
-    if (!ptrType || !isDistributed(ptrType))
-      return failure();
+  SmallVector<Value>
+  lowerTile(Op op, typename Op::Adaptor adaptor,
+            ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     const TileLowering &tiles = this->tiles;
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elemType =
         this->getTypeConverter()->convertType(resultType.getElementType());
@@ -370,7 +342,7 @@ struct TileAtomicLowering : TilePattern<Op> {
       owned = layout.emitOwnership(rewriter, loc, tiles.target);
 
     if (releases(op.getOrder()))
-      tiles.barrier(rewriter, loc);
+      tiles.lowering.joinProgram(rewriter, loc);
     SmallVector<Value> results;
     for (unsigned i = 0; i < ptrs.size(); ++i) {
       Value cond = masks.empty() ? Value() : masks[i];
@@ -386,14 +358,11 @@ struct TileAtomicLowering : TilePattern<Op> {
                : one()[0]);
     }
     if (acquires(op.getOrder()))
-      tiles.barrier(rewriter, loc);
+      tiles.lowering.joinProgram(rewriter, loc);
     if (!owned.empty())
       results = shareFromOwners(rewriter, loc, op, tiles, resultType, elemType,
                                 layout, owned, results);
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    this->getTypeConverter()->convertType(resultType),
-                                    results));
-    return success();
+    return results;
   }
 };
 

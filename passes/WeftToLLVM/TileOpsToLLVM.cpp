@@ -4,7 +4,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 
@@ -16,7 +15,7 @@ bool isDistributed(Type type) {
          isa_and_nonnull<BlockedEncodingAttr, SliceEncodingAttr>(tensor.getEncoding());
 }
 
-LogicalResult checkTileLowerable(Operation *op) {
+LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (isDistributed(constant.getType()) && (!dense || !dense.isSplat()))
@@ -27,94 +26,63 @@ LogicalResult checkTileLowerable(Operation *op) {
     if (isa<SliceEncodingAttr>(reduce.getSrc().getType().getEncoding()))
       return op->emitOpError("cannot reduce a sliced tile; convert it to a "
                              "blocked layout first");
-  return success();
+  return checkScratchLimit(op, target);
 }
 
-Value TileLowering::scratch(OpBuilder &b, Location loc, Operation *op,
-                            int64_t bytes) const {
-  constexpr StringLiteral kName = "__weft_tile_scratch";
-  constexpr unsigned kSharedAddressSpace = 3;
-  auto module = op->getParentOfType<ModuleOp>();
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(kName);
-  if (!global) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/false,
-                           LLVM::Linkage::Internal, kName, Attribute(),
-                           /*alignment=*/16, kSharedAddressSpace);
-  } else if (cast<LLVM::LLVMArrayType>(global.getGlobalType()).getNumElements() <
-             uint64_t(bytes)) {
-    global.setGlobalType(type);
-  }
-  return LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
-      kName);
+void replaceWithTile(ConversionPatternRewriter &rewriter, Operation *op,
+                     const TypeConverter &converter, ValueRange elements) {
+  Type type = converter.convertType(op->getResult(0).getType());
+  rewriter.replaceOp(op, packTile(rewriter, op->getLoc(), type, elements));
 }
 
 namespace {
 
-struct MakeRangeOpLowering : TilePattern<MakeRangeOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(MakeRangeOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op.getType()))
-      return failure();
+/// The elements of `op`'s tile result when every one is `scalar`.
+SmallVector<Value> splatElements(Operation *op, Value scalar) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  return SmallVector<Value>(TileLayout(type).numElements(), scalar);
+}
+
+struct MakeRangeOpLowering : TileResultPattern<MakeRangeOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(MakeRangeOp op, OpAdaptor,
+                               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TileLayout layout(op.getType());
     SmallVector<Value> elements;
     for (auto &coords : layout.emitCoordinates(rewriter, loc, tiles.target))
       elements.push_back(LLVM::AddOp::create(
           rewriter, loc, coords[0], i32Const(rewriter, loc, op.getStart())));
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    getTypeConverter()->convertType(op.getType()),
-                                    elements));
-    return success();
+    return elements;
   }
 };
 
-struct SplatOpLowering : TilePattern<SplatOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(SplatOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op.getType()))
-      return failure();
-    unsigned n = TileLayout(op.getType()).numElements();
-    SmallVector<Value> elements(n, adaptor.getSrc());
-    rewriter.replaceOp(op, packTile(rewriter, op.getLoc(),
-                                    getTypeConverter()->convertType(op.getType()),
-                                    elements));
-    return success();
+struct SplatOpLowering : TileResultPattern<SplatOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(SplatOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &) const override {
+    return splatElements(op, adaptor.getSrc());
   }
 };
 
-struct ConstantOpLowering : TilePattern<arith::ConstantOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    auto type = dyn_cast<RankedTensorType>(op.getType());
-    if (!type || !isDistributed(type))
-      return failure();
+struct ConstantOpLowering : TileResultPattern<arith::ConstantOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(arith::ConstantOp op, OpAdaptor,
+                               ConversionPatternRewriter &rewriter) const override {
     auto dense = cast<DenseElementsAttr>(op.getValue());
-    Type elem = getTypeConverter()->convertType(type.getElementType());
-    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(), elem,
-                                            dense.getSplatValue<TypedAttr>());
-    SmallVector<Value> elements(TileLayout(type).numElements(), scalar);
-    rewriter.replaceOp(op, packTile(rewriter, op.getLoc(),
-                                    getTypeConverter()->convertType(type),
-                                    elements));
-    return success();
+    Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    return splatElements(op, LLVM::ConstantOp::create(
+                                 rewriter, op.getLoc(), elem,
+                                 dense.getSplatValue<TypedAttr>()));
   }
 };
 
 /// Same layout, so a thread's element of the result at index (i, j) comes
 /// from its own element (0, j) along a broadcast dimension.
-struct BroadcastOpLowering : TilePattern<BroadcastOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op.getType()))
-      return failure();
+struct BroadcastOpLowering : TileResultPattern<BroadcastOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(BroadcastOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     TileLayout src(srcType), dst(op.getType());
     SmallVector<Value> in = unpackTile(rewriter, op.getLoc(), adaptor.getSrc());
@@ -126,26 +94,17 @@ struct BroadcastOpLowering : TilePattern<BroadcastOp> {
           multi[dst.parentDim(d)] = 0;
       out.push_back(in[src.linearIndex(multi)]);
     }
-    rewriter.replaceOp(op, packTile(rewriter, op.getLoc(),
-                                    getTypeConverter()->convertType(op.getType()),
-                                    out));
-    return success();
+    return out;
   }
 };
 
 /// A slice holds exactly its parent's elements over the expanded shape, in
 /// the same order: nothing moves.
-struct ExpandDimsOpLowering : TilePattern<ExpandDimsOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!isDistributed(op.getType()))
-      return failure();
-    SmallVector<Value> in = unpackTile(rewriter, op.getLoc(), adaptor.getSrc());
-    rewriter.replaceOp(op, packTile(rewriter, op.getLoc(),
-                                    getTypeConverter()->convertType(op.getType()),
-                                    in));
-    return success();
+struct ExpandDimsOpLowering : TileResultPattern<ExpandDimsOp> {
+  using TileResultPattern::TileResultPattern;
+  SmallVector<Value> lowerTile(ExpandDimsOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
+    return unpackTile(rewriter, op.getLoc(), adaptor.getSrc());
   }
 };
 
@@ -165,8 +124,8 @@ SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op,
       index = index * size + c;
     return index;
   };
-  SmallVector<Value> out;
   if (src.isThreadLocal() && dst.isThreadLocal()) {
+    SmallVector<Value> out;
     DenseMap<int64_t, Value> byPosition;
     for (unsigned i = 0; i < src.numElements(); ++i)
       byPosition.try_emplace(
@@ -176,42 +135,38 @@ SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op,
           rowMajor(dst.constantCoordinates(i), dstType.getShape())));
     return out;
   }
-  int64_t bytes = srcType.getNumElements() *
-                  std::max<int64_t>(naturalAlignment(elemType), 1);
-  Value buffer = tiles.scratch(b, loc, op, bytes);
-  auto slot = [&](ValueRange coords, ArrayRef<int64_t> shape) -> Value {
-    return LLVM::GEPOp::create(b, loc, buffer.getType(), elemType, buffer,
-                               ValueRange{linearize(b, loc, coords, shape)});
+  auto slot = [&](Value buffer, ValueRange coords, ArrayRef<int64_t> shape) {
+    return elementPtr(b, loc, buffer, elemType,
+                      linearize(b, loc, coords, shape));
   };
-  for (auto [element, coords] :
-       llvm::zip(in, src.emitCoordinates(b, loc, tiles.target)))
-    LLVM::StoreOp::create(b, loc, element, slot(coords, srcType.getShape()));
-  tiles.barrier(b, loc);
-  for (auto &coords : dst.emitCoordinates(b, loc, tiles.target))
-    out.push_back(
-        LLVM::LoadOp::create(b, loc, elemType, slot(coords, dstType.getShape())));
-  tiles.barrier(b, loc);
-  return out;
+  auto write = [&](Value buffer) {
+    for (auto [element, coords] :
+         llvm::zip(in, src.emitCoordinates(b, loc, tiles.target)))
+      LLVM::StoreOp::create(b, loc, element,
+                            slot(buffer, coords, srcType.getShape()));
+  };
+  auto read = [&](Value buffer) {
+    SmallVector<Value> out;
+    for (auto &coords : dst.emitCoordinates(b, loc, tiles.target))
+      out.push_back(LLVM::LoadOp::create(
+          b, loc, elemType, slot(buffer, coords, dstType.getShape())));
+    return out;
+  };
+  return tiles.exchange(b, loc, op, write, read);
 }
 
 template <typename Op>
-struct RedistributeLowering : TilePattern<Op> {
-  using TilePattern<Op>::TilePattern;
-  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    auto dstType = cast<RankedTensorType>(op.getType());
-    if (!isDistributed(dstType))
-      return failure();
+struct RedistributeLowering : TileResultPattern<Op> {
+  using TileResultPattern<Op>::TileResultPattern;
+  SmallVector<Value>
+  lowerTile(Op op, typename Op::Adaptor adaptor,
+            ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-    const auto &converter = *this->getTypeConverter();
-    Type elemType = converter.convertType(srcType.getElementType());
+    Type elemType =
+        this->getTypeConverter()->convertType(srcType.getElementType());
     SmallVector<Value> in = unpackTile(rewriter, op.getLoc(), adaptor.getSrc());
-    SmallVector<Value> out = redistribute(rewriter, op.getLoc(), op,
-                                          this->tiles, srcType, dstType,
-                                          elemType, in);
-    rewriter.replaceOp(op, packTile(rewriter, op.getLoc(),
-                                    converter.convertType(dstType), out));
-    return success();
+    return redistribute(rewriter, op.getLoc(), op, this->tiles, srcType,
+                        cast<RankedTensorType>(op.getType()), elemType, in);
   }
 };
 
@@ -246,9 +201,7 @@ struct ElementwiseTileLowering : ConversionPattern {
       state.addAttributes(op->getAttrs());
       results.push_back(rewriter.create(state)->getResult(0));
     }
-    rewriter.replaceOp(op, packTile(rewriter, loc,
-                                    getTypeConverter()->convertType(type),
-                                    results));
+    replaceWithTile(rewriter, op, *getTypeConverter(), results);
     return success();
   }
 };

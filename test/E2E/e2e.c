@@ -5,7 +5,10 @@
  *   e2e bad_peer DIR  a translate to no rank traps under the debug checks
  *   e2e tile DIR      tile kernels: masked vector add for every tail length
  *                     mod 16, row maxima, a 2-D tile copy to a peer, row sums
- *                     stored to a peer, masked tile atomics on a peer */
+ *                     stored to a peer, masked tile atomics on a peer, math
+ *                     functions against libm */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,9 +260,48 @@ static int run_tile_atomic(weft_context *ctx, const char *dir) {
   return 0;
 }
 
+/* exp, log, sin, tanh, sqrt and erf of a tile against libm. The host
+ * kernel calls libm too, but through the compiler's lowering, so this
+ * checks that each op reaches the right function; the tolerance is a few
+ * ulp, what the GPU libraries promise. */
+static int run_tile_math(weft_context *ctx, const char *dir) {
+  enum { N = 192, FUNCTIONS = 6 };
+  static const char *const names[FUNCTIONS] = {"exp", "log", "sin",
+                                               "tanh", "sqrt", "erf"};
+  float (*const reference[FUNCTIONS])(float) = {expf, logf, sinf,
+                                                tanhf, sqrtf, erff};
+  int rank = weft_rank(ctx);
+  weft_kernel *kernel;
+  float *x, *out[FUNCTIONS];
+  if (load_kernel(ctx, dir, "tile_math", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *x * N, (void **)&x))
+    return fail("malloc", weft_last_error(ctx));
+  for (int f = 0; f < FUNCTIONS; ++f)
+    if (weft_malloc(ctx, sizeof *out[f] * N, (void **)&out[f]))
+      return fail("malloc", weft_last_error(ctx));
+  /* Positive (log, sqrt), up to 60: exp stays finite, sin needs its range
+   * reduction, tanh and erf saturate. */
+  for (int i = 0; i < N; ++i)
+    x[i] = 0.01f + 0.31f * i + 0.001f * rank;
+  weft_launch_config config = {{N / 64, 1, 1}, 1, 0, NULL};
+  void *args[] = {&x, &out[0], &out[1], &out[2], &out[3], &out[4], &out[5]};
+  if (weft_launch(kernel, &config, args, 7) != WEFT_SUCCESS)
+    return fail("launch", weft_last_error(ctx));
+  for (int f = 0; f < FUNCTIONS; ++f)
+    for (int i = 0; i < N; ++i) {
+      float expected = reference[f](x[i]);
+      float tolerance = 4 * FLT_EPSILON * fmaxf(fabsf(expected), FLT_MIN);
+      if (check(fabsf(out[f][i] - expected) <= tolerance, names[f], rank, i))
+        return 1;
+    }
+  return 0;
+}
+
 static int run_tile(weft_context *ctx, const char *dir) {
   if (run_tile_vadd(ctx, dir) || run_tile_row_max(ctx, dir) ||
-      run_tile_peer(ctx, dir) || run_tile_atomic(ctx, dir))
+      run_tile_peer(ctx, dir) || run_tile_atomic(ctx, dir) ||
+      run_tile_math(ctx, dir))
     return 1;
   printf("rank %d: tile kernels ok (%d ranks)\n", weft_rank(ctx),
          weft_num_ranks(ctx));

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include <memory>
+#include <optional>
 
 namespace weft {
 
@@ -78,6 +79,10 @@ public:
   /// (a butterfly step of a warp reduction). GPU targets only.
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value value, unsigned laneMask) const;
+
+  /// The static shared memory (LDS) a program may use, in bytes; none on
+  /// the host, where the tile scratch buffer is ordinary memory.
+  virtual std::optional<int64_t> staticSharedMemoryBytes() const = 0;
 
   /// Nanoseconds from a clock that advances while the program spins.
   virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;

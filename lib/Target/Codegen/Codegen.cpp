@@ -1,6 +1,7 @@
 //===- Codegen.cpp - LLVM IR to PTX/cubin, HSACO, host .so ----------------===//
 
 #include "weft/Target/Codegen.h"
+#include "DeviceLibraries.h"
 #include "Tools.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -144,10 +145,19 @@ llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
   return llvm::Error::success();
 }
 
+/// lld searches no system directories of its own: these are where glibc's
+/// libm.so.6 lives (Debian multiarch, then the Red Hat layout). Linked
+/// --as-needed, a .so that calls expf & co names libm as a dependency, so
+/// that dlopen() resolves them in any process; others do not.
+constexpr const char *kHostLinkArgs[] = {
+    "-L/lib/x86_64-linux-gnu", "-L/usr/lib/x86_64-linux-gnu", "-L/lib64",
+    "-L/usr/lib64", "--as-needed", "-l:libm.so.6"};
+
 /// AMDGPU and host: assembly for reading, and an object that lld links
-/// into a shared object (HSACO or .so).
+/// into a shared object (HSACO or .so) with `linkArgs` after the object.
 llvm::Error emitLinked(llvm::Module &module, llvm::TargetMachine &machine,
                        llvm::StringRef asmName, llvm::StringRef sharedName,
+                       llvm::ArrayRef<const char *> linkArgs,
                        Artifacts &artifacts) {
   auto assembly = emitAssembly(module, machine);
   if (!assembly)
@@ -156,7 +166,7 @@ llvm::Error emitLinked(llvm::Module &module, llvm::TargetMachine &machine,
       runBackend(module, machine, llvm::CodeGenFileType::ObjectFile);
   if (!object)
     return object.takeError();
-  auto shared = linkSharedObject(*object);
+  auto shared = linkSharedObject(*object, linkArgs);
   if (!shared)
     return shared.takeError();
   artifacts[asmName.str()] = std::move(*assembly);
@@ -172,9 +182,9 @@ llvm::Error emitTargetCode(llvm::Module &module, llvm::TargetMachine &machine,
   case TargetKind::NVPTX:
     return emitNvptx(module, machine, spec, options, artifacts);
   case TargetKind::AMDGPU:
-    return emitLinked(module, machine, "amdgcn", "hsaco", artifacts);
+    return emitLinked(module, machine, "amdgcn", "hsaco", {}, artifacts);
   case TargetKind::Host:
-    return emitLinked(module, machine, "asm", "so", artifacts);
+    return emitLinked(module, machine, "asm", "so", kHostLinkArgs, artifacts);
   }
   llvm_unreachable("unknown target kind");
 }
@@ -199,6 +209,8 @@ llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
       !module.getModuleFlag("amdhsa_code_object_version"))
     module.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                          500);
+  if (llvm::Error err = linkDeviceLibraries(module, spec))
+    return std::move(err);
 
   std::string verifierMessages;
   llvm::raw_string_ostream verifierStream(verifierMessages);

@@ -3,6 +3,7 @@
 #include "Tools.h"
 
 #include "lld/Common/Driver.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 #include <mutex>
 
@@ -17,7 +18,9 @@ std::mutex lldMutex;
 bool lldUnusable = false;
 } // namespace
 
-llvm::Expected<std::string> weft::linkSharedObject(llvm::StringRef object) {
+llvm::Expected<std::string>
+weft::linkSharedObject(llvm::StringRef object,
+                       llvm::ArrayRef<const char *> extraArgs) {
   auto input = TempFile::create("o");
   if (!input)
     return input.takeError();
@@ -29,8 +32,9 @@ llvm::Expected<std::string> weft::linkSharedObject(llvm::StringRef object) {
 
   std::string outputPath = output->path().str();
   std::string inputPath = input->path().str();
-  const char *args[] = {"ld.lld", "-shared", "-o", outputPath.c_str(),
-                        inputPath.c_str()};
+  llvm::SmallVector<const char *, 12> args = {
+      "ld.lld", "-shared", "-o", outputPath.c_str(), inputPath.c_str()};
+  args.append(extraArgs.begin(), extraArgs.end());
   std::string log;
   llvm::raw_string_ostream logStream(log);
   {

@@ -7,6 +7,7 @@
 #ifndef WEFT_LIB_TARGET_TOOLS_H
 #define WEFT_LIB_TARGET_TOOLS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -14,8 +15,10 @@
 namespace weft {
 
 /// Links one ELF relocatable object into a shared object with lld
-/// (`ld.lld -shared`): an AMDGPU HSACO or a host .so.
-llvm::Expected<std::string> linkSharedObject(llvm::StringRef object);
+/// (`ld.lld -shared <object> <extraArgs>`): an AMDGPU HSACO or a host .so.
+llvm::Expected<std::string>
+linkSharedObject(llvm::StringRef object,
+                 llvm::ArrayRef<const char *> extraArgs = {});
 
 /// Assembles PTX into a cubin with `ptxas -arch=<arch>`.
 llvm::Expected<std::string> assemblePtx(llvm::StringRef ptxas,

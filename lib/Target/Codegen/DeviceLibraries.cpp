@@ -1,0 +1,193 @@
+//===- DeviceLibraries.cpp - libdevice and OCML linked into GPU code ------===//
+//
+// Like CUDA and HIP without fast-math, and like Triton: the library's
+// bitcode is linked before optimisation, only the functions the module
+// needs, internalized so that O3 inlines them and drops what stays unused.
+//
+//===----------------------------------------------------------------------===//
+#include "DeviceLibraries.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/TargetParser/TargetParser.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+using namespace weft;
+
+namespace {
+
+/// A bitcode library and where to look for it: `$<overrideVariable>` if set,
+/// else `<root>/<relativePath>` for `$<rootVariable>` and each default root.
+struct DeviceLibrary {
+  llvm::StringRef name;
+  llvm::StringRef symbolPrefix;
+  llvm::StringRef overrideVariable;
+  llvm::StringRef rootVariable;
+  llvm::ArrayRef<llvm::StringRef> defaultRoots;
+  llvm::StringRef relativePath;
+};
+
+// Found like ptxas (Ptxas.cpp).
+constexpr llvm::StringRef kCudaRoots[] = {"/usr/local/cuda"};
+const DeviceLibrary kLibdevice = {
+    "libdevice", "__nv_",    "WEFT_LIBDEVICE",
+    "CUDA_HOME", kCudaRoots, "nvvm/libdevice/libdevice.10.bc"};
+
+// ROCm's layout, then Debian's rocm-device-libs package.
+constexpr llvm::StringRef kRocmRoots[] = {"/opt/rocm",
+                                          "/usr/lib/x86_64-linux-gnu"};
+const DeviceLibrary kOcml = {"OCML",      "__ocml_",  "WEFT_OCML",
+                             "ROCM_PATH", kRocmRoots, "amdgcn/bitcode/ocml.bc"};
+
+/// The first library function `module` calls, or null.
+const llvm::Function *firstLibraryCall(const llvm::Module &module,
+                                       const DeviceLibrary &library) {
+  for (const llvm::Function &function : module.functions())
+    if (function.isDeclaration() &&
+        function.getName().starts_with(library.symbolPrefix))
+      return &function;
+  return nullptr;
+}
+
+llvm::Expected<std::string> findLibrary(const DeviceLibrary &library,
+                                        llvm::StringRef callee) {
+  llvm::SmallVector<std::string, 4> candidates;
+  llvm::SmallVector<std::string, 4> roots;
+  if (auto root = llvm::sys::Process::GetEnv(library.rootVariable))
+    roots.push_back(*root);
+  roots.append(library.defaultRoots.begin(), library.defaultRoots.end());
+  for (const std::string &root : roots) {
+    llvm::SmallString<128> path(root);
+    llvm::sys::path::append(path, library.relativePath);
+    candidates.push_back(path.str().str());
+  }
+  // An explicit choice is the only candidate: a wrong one is an error, not
+  // a silent fallback to another installation.
+  if (auto path = llvm::sys::Process::GetEnv(library.overrideVariable))
+    candidates.assign({*path});
+  for (const std::string &path : candidates)
+    if (llvm::sys::fs::is_regular_file(path))
+      return path;
+  return llvm::createStringError("the kernel calls " + callee +
+                                 ", which needs " + library.name + ", but no " +
+                                 library.name + " was found (looked for " +
+                                 llvm::join(candidates, ", ") + "; $" +
+                                 library.overrideVariable + " names the file)");
+}
+
+llvm::Error linkBitcode(llvm::Module &module, llvm::StringRef path) {
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> library =
+      llvm::parseIRFile(path, diagnostic, module.getContext());
+  if (!library)
+    return llvm::createStringError("cannot read " + path + ": " +
+                                   diagnostic.getMessage());
+  // The libraries are built for a generic triple; adopting the module's
+  // keeps the linker from warning about the mismatch.
+  library->setTargetTriple(module.getTargetTriple());
+  library->setDataLayout(module.getDataLayout());
+  bool failed = llvm::Linker::linkModules(
+      module, std::move(library), llvm::Linker::LinkOnlyNeeded,
+      [](llvm::Module &linked, const llvm::StringSet<> &fromLibrary) {
+        llvm::internalizeModule(linked, [&](const llvm::GlobalValue &value) {
+          return !value.hasName() || !fromLibrary.contains(value.getName());
+        });
+      });
+  if (failed)
+    return llvm::createStringError("cannot link " + path);
+  return llvm::Error::success();
+}
+
+/// OCML reads its configuration from constants that ROCm's oclc_*.bc
+/// define; Debian's package predates gfx942, so they are defined here,
+/// as hipcc's defaults: denormals kept, no finite-only or unsafe math, a
+/// correctly rounded f32 sqrt.
+void defineOcmlControls(llvm::Module &module, const TargetSpec &spec) {
+  llvm::AMDGPU::IsaVersion isa = llvm::AMDGPU::getIsaVersion(spec.arch);
+  const std::pair<llvm::StringRef, unsigned> controls[] = {
+      {"__oclc_ISA_version", isa.Major * 1000 + isa.Minor * 100 + isa.Stepping},
+      {"__oclc_wavefrontsize64", spec.warpSize() == 64},
+      // The code object version Codegen.cpp sets.
+      {"__oclc_ABI_version", 500},
+      {"__oclc_correctly_rounded_sqrt32", 1},
+      {"__oclc_daz_opt", 0},
+      {"__oclc_finite_only_opt", 0},
+      {"__oclc_unsafe_math_opt", 0},
+  };
+  for (auto [name, value] : controls) {
+    llvm::GlobalVariable *control = module.getGlobalVariable(name);
+    if (!control || !control->isDeclaration())
+      continue;
+    control->setInitializer(
+        llvm::ConstantInt::get(control->getValueType(), value));
+    control->setConstant(true);
+    control->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+}
+
+/// LLVM 22's NVVMReflect takes only __CUDA_FTZ from the module (the
+/// nvvm-reflect-ftz flag) and folds any other query to 0, which would make
+/// libdevice's sqrtf, hypotf and normf approximate (sqrt.approx.f32): the
+/// precise square root's query is answered here, as nvcc's default
+/// -prec-sqrt=true does.
+void foldPreciseSqrtReflect(llvm::Module &module) {
+  llvm::Function *reflect = module.getFunction("__nvvm_reflect");
+  if (!reflect)
+    return;
+  for (llvm::User *user : llvm::make_early_inc_range(reflect->users())) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    llvm::StringRef query;
+    if (!call || !llvm::getConstantStringInfo(call->getArgOperand(0), query) ||
+        query != "__CUDA_PREC_SQRT")
+      continue;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), 1));
+    call->eraseFromParent();
+  }
+}
+
+llvm::Error linkLibrary(llvm::Module &module, const DeviceLibrary &library) {
+  const llvm::Function *callee = firstLibraryCall(module, library);
+  if (!callee)
+    return llvm::Error::success();
+  auto path = findLibrary(library, callee->getName());
+  if (!path)
+    return path.takeError();
+  return linkBitcode(module, *path);
+}
+
+} // namespace
+
+llvm::Error weft::linkDeviceLibraries(llvm::Module &module,
+                                      const TargetSpec &spec) {
+  switch (spec.kind) {
+  case TargetKind::NVPTX:
+    // libdevice branches on __nvvm_reflect("__CUDA_FTZ"), which the
+    // NVVMReflect pass of the NVPTX pipeline folds from this flag:
+    // denormals are kept, as nvcc does without -ftz.
+    if (!module.getModuleFlag("nvvm-reflect-ftz"))
+      module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                           uint32_t{0});
+    if (llvm::Error err = linkLibrary(module, kLibdevice))
+      return err;
+    foldPreciseSqrtReflect(module);
+    return llvm::Error::success();
+  case TargetKind::AMDGPU:
+    if (llvm::Error err = linkLibrary(module, kOcml))
+      return err;
+    defineOcmlControls(module, spec);
+    return llvm::Error::success();
+  case TargetKind::Host:
+    // The C library's libm, resolved when the .so is loaded (LLDLink.cpp).
+    return llvm::Error::success();
+  }
+  llvm_unreachable("unknown target kind");
+}

@@ -1,0 +1,30 @@
+//===- DeviceLibraries.h - math libraries linked into GPU code --*- C++ -*-===//
+//
+// Internal to WeftCodegen. The lowering turns `math` ops into calls to
+// NVIDIA's libdevice (`__nv_*`) and AMD's OCML (`__ocml_*`); these link the
+// library's bitcode into the module before it is optimised.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_LIB_TARGET_DEVICELIBRARIES_H
+#define WEFT_LIB_TARGET_DEVICELIBRARIES_H
+
+#include "weft/Target/Target.h"
+
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace weft {
+
+/// Links the functions `module` calls from its target's device math library,
+/// internalized so that the optimiser inlines them and drops the rest, and
+/// sets the library's configuration (precise, denormals kept). A module
+/// that calls no library function is left alone; one that does fails with
+/// the paths searched when the library is not installed.
+llvm::Error linkDeviceLibraries(llvm::Module &module, const TargetSpec &spec);
+
+} // namespace weft
+
+#endif // WEFT_LIB_TARGET_DEVICELIBRARIES_H

@@ -1,0 +1,97 @@
+//===- TileSharedMemory.cpp - the scratch buffer of tile exchanges --------===//
+//
+// Layout conversions, reductions across warps and replicated atomics move
+// elements between threads through one static shared-memory buffer. Its
+// size is known when compiling, so an op that would overflow the target's
+// static shared memory is reported here instead of by ptxas or the backend.
+//
+//===----------------------------------------------------------------------===//
+#include "LoweringUtils.h"
+#include "TileLowering.h"
+
+using namespace mlir;
+
+namespace weft {
+
+namespace {
+
+/// Bytes of one element of `tile` in shared memory (pointers are 64-bit).
+int64_t elementBytes(RankedTensorType tile) {
+  Type elem = tile.getElementType();
+  return isa<PtrType>(elem) ? 8 : naturalAlignment(elem);
+}
+
+/// The module's scratch buffer, grown to `bytes` if smaller.
+Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes) {
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
+  LLVM::GlobalOp global = sharedGlobal(b, loc, op, "__weft_tile_scratch", type,
+                                       /*alignment=*/16);
+  if (cast<LLVM::LLVMArrayType>(global.getGlobalType()).getNumElements() <
+      uint64_t(bytes))
+    global.setGlobalType(type);
+  return addressOf(b, loc, global);
+}
+
+} // namespace
+
+ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
+  auto use = [](RankedTensorType tile, int64_t elements) {
+    return ScratchUse{tile, elements * elementBytes(tile)};
+  };
+  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
+    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+    if (TileLayout(src).isThreadLocal() && TileLayout(dst).isThreadLocal())
+      return {};
+    return use(src, src.getNumElements());
+  }
+  if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+    auto ptrs = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!ptrs || !TileLayout(ptrs).isReplicated())
+      return {};
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    return use(result, result.getNumElements());
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    RankedTensorType src = reduce.getSrc().getType();
+    int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
+    if (target.singleThreadPrograms() || warps == 1)
+      return {};
+    // One partial per warp for every element of the result.
+    return use(src, src.getNumElements() / src.getDimSize(reduce.getAxis()) *
+                        warps);
+  }
+  return {};
+}
+
+LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
+  std::optional<int64_t> limit = target.staticSharedMemoryBytes();
+  ScratchUse need = scratchUse(op, target);
+  if (!limit || need.bytes == 0)
+    return success();
+  // The broadcast slot of oncePerProgram lives beside the buffer.
+  int64_t allowed = *limit - kBroadcastSlotBytes;
+  if (need.bytes <= allowed)
+    return success();
+  std::string tile; // unquoted, as the source spells it
+  llvm::raw_string_ostream(tile) << need.tile;
+  return op->emitError() << op->getName().stripDialect() << " of " << tile
+                         << " needs " << need.bytes
+                         << " bytes of shared memory; the target allows "
+                         << allowed << " (" << *limit << " less "
+                         << kBroadcastSlotBytes << " for the broadcast slot)";
+}
+
+SmallVector<Value>
+TileLowering::exchange(OpBuilder &b, Location loc, Operation *op,
+                       function_ref<void(Value)> write,
+                       function_ref<SmallVector<Value>(Value)> read) const {
+  Value buffer = scratch(b, loc, op, scratchUse(op, target).bytes);
+  write(buffer);
+  lowering.joinProgram(b, loc);
+  SmallVector<Value> out = read(buffer);
+  lowering.joinProgram(b, loc);
+  return out;
+}
+
+} // namespace weft

@@ -1,0 +1,16 @@
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import weft  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def runtime():
+    """One weft context for the whole run; every rank runs the same tests in
+    the same order, so collective calls (allocations, barriers) match."""
+    weft.init("host")
+    yield
+    weft.finalize()

@@ -1,0 +1,175 @@
+"""Kernels on 1-4 host ranks under weft-run, checked against numpy."""
+import numpy as np
+import pytest
+
+import weft
+import weft.language as wl
+
+
+@pytest.fixture
+def ring():
+    r, n = weft.rank(), weft.num_ranks()
+    return r, n, (r + 1) % n, (r - 1) % n
+
+
+@weft.jit
+def put_signal(src, dst, flag, n, epoch, BLOCK: wl.constexpr):
+    nxt = (wl.rank() + 1) % wl.num_ranks()
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    mask = offs < n
+    wl.store(dst + offs, wl.load(src + offs, mask=mask), mask=mask, peer=nxt)
+    wl.signal(flag, 1, peer=nxt, op="add")
+    wl.wait(flag, epoch * wl.num_programs(0), cmp="ge")
+
+
+def test_ring_put_with_signal_and_wait(ring):
+    rank, ranks, nxt, prev = ring
+    n, block = 1000, 128
+    src = weft.empty((n,), wl.float32)
+    dst = weft.zeros((n,), wl.float32)
+    flag = weft.zeros((1,), wl.int64)
+    weft.barrier()
+    grid = lambda meta: ((n + meta["BLOCK"] - 1) // meta["BLOCK"],)
+    for epoch in (1, 2, 3):  # flags count up: no re-zeroing between calls
+        src.numpy()[:] = np.arange(n) + 1000 * rank + epoch
+        put_signal[grid](src, dst, flag, n, epoch, BLOCK=block)
+        np.testing.assert_array_equal(dst.numpy(), np.arange(n) + 1000 * prev + epoch)
+        weft.barrier()  # nobody overwrites dst before its owner checked it
+
+
+@weft.jit
+def tile_copy_peer(src, dst, peer, COLS: wl.constexpr):
+    rows = wl.program_id(0) * 16 + wl.arange(0, 16)
+    offs = rows[:, None] * COLS + wl.arange(0, COLS)[None, :]
+    wl.store(dst + offs, wl.load(src + offs), peer=peer, order="release")
+
+
+def test_tile_copy_to_peer(ring):
+    rank, ranks, nxt, prev = ring
+    src = weft.empty((64, 32), wl.float32)
+    dst = weft.zeros((64, 32), wl.float32)
+    src.numpy()[:] = np.random.default_rng(rank).standard_normal((64, 32))
+    weft.barrier()
+    tile_copy_peer[(4,)](src, dst, nxt, COLS=32)
+    weft.barrier()
+    expect = np.random.default_rng(prev).standard_normal((64, 32)).astype(np.float32)
+    np.testing.assert_array_equal(dst.numpy(), expect)
+
+
+@weft.jit
+def atomics_peer(counts, old, scalar, n):
+    offs = wl.arange(0, 64)
+    mask = offs < n
+    nxt = (wl.rank() + 1) % wl.num_ranks()
+    prev = wl.atomic_add(counts + offs, wl.rank() + 1, mask=mask, peer=nxt, scope="sys")
+    wl.store(old + offs, prev, mask=mask)
+    wl.atomic_max(scalar, wl.rank(), peer=0, scope="sys")
+    wl.atomic_add(scalar + 1, 1, peer=0, order="relaxed", scope="sys")
+
+
+def test_atomics_on_peer(ring):
+    rank, ranks, nxt, prev = ring
+    n = 45
+    counts = weft.zeros((64,), wl.int32)
+    old = weft.full((64,), -1, wl.int32)
+    scalar = weft.zeros((2,), wl.int32)
+    weft.barrier()
+    atomics_peer[(1,)](counts, old, scalar, n)
+    weft.barrier()
+    expect = np.where(np.arange(64) < n, prev + 1, 0)
+    np.testing.assert_array_equal(counts.numpy(), expect)
+    assert (old.numpy()[:n] == 0).all() and (old.numpy()[n:] == -1).all()
+    if rank == 0:
+        assert scalar.numpy().tolist() == [ranks - 1, ranks]
+
+
+@weft.jit
+def reductions(x, sums, maxs, mins, total, COLS: wl.constexpr):
+    rows = wl.arange(0, 16)
+    t = wl.load(x + rows[:, None] * COLS + wl.arange(0, COLS)[None, :])
+    wl.store(sums + rows, wl.sum(t, axis=1))
+    wl.store(maxs + rows, wl.max(t, axis=1))
+    wl.store(mins + wl.arange(0, COLS), wl.min(t, axis=0))
+    wl.store(total, wl.sum(t))
+
+
+def test_reductions_vs_numpy(ring):
+    rank = ring[0]
+    a = np.random.default_rng(10 + rank).integers(-50, 50, (16, 32)).astype(np.int32)
+    sums, maxs = np.zeros(16, np.int32), np.zeros(16, np.int32)
+    mins, total = np.zeros(32, np.int32), np.zeros(1, np.int32)
+    reductions[(1,)](a, sums, maxs, mins, total, COLS=32)  # numpy arrays: local
+    np.testing.assert_array_equal(sums, a.sum(1))
+    np.testing.assert_array_equal(maxs, a.max(1))
+    np.testing.assert_array_equal(mins, a.min(0))
+    assert total[0] == a.sum()
+
+
+@weft.jit
+def math_tail(x, out, n, BLOCK: wl.constexpr):
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    mask = offs < n
+    v = wl.load(x + offs, mask=mask, other=1.0)
+    r = wl.where(v > 0.5, wl.exp(v) + wl.log(v), wl.sqrt(v) * wl.rsqrt(v + 1.0))
+    r = wl.maximum(r, wl.abs(v - 2.0)) + wl.minimum(v, 0.25)
+    wl.store(out + offs, r, mask=mask)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 63, 200])
+def test_masked_tails_and_math_vs_numpy(n):
+    x = np.linspace(0.01, 3.0, 256).astype(np.float32)
+    out = np.full(256, -7.0, np.float32)
+    math_tail[(256 // 64,)](x, out, n, BLOCK=64)
+    v = x[:n].astype(np.float64)
+    r = np.where(v > 0.5, np.exp(v) + np.log(v), np.sqrt(v) / np.sqrt(v + 1.0))
+    r = np.maximum(r, np.abs(v - 2.0)) + np.minimum(v, 0.25)
+    np.testing.assert_allclose(out[:n], r, rtol=1e-5)
+    assert (out[n:] == -7.0).all()
+
+
+@weft.jit
+def loops(out, n):
+    total = 0
+    for i in range(n):
+        total += i
+    j = 0
+    while j * j < n:
+        j += 1
+    if total > 10:
+        total = total * 2
+    wl.store(out, total)
+    wl.store(out + 1, j)
+
+
+def test_scalar_control_flow():
+    out = np.zeros(2, np.int32)
+    loops[(1,)](out, 30)
+    assert out.tolist() == [2 * sum(range(30)), 6]
+
+
+@weft.jit
+def board(marks, epoch):
+    me = wl.rank() * wl.num_programs(0) + wl.program_id(0)
+    for peer in range(wl.num_ranks()):
+        wl.store(marks + me, epoch, peer=peer)
+    wl.barrier()
+
+
+def test_device_barrier(ring):
+    rank, ranks = ring[0], ring[1]
+    marks = weft.zeros((4 * ranks,), wl.int32)
+    weft.barrier()
+    for epoch in (1, 2):
+        board[(4,)](marks, epoch)
+        assert (marks.numpy() == epoch).all()
+        weft.barrier()
+
+
+def test_buffer_views():
+    buf = weft.full((4, 8), 2.5, wl.float32)
+    assert buf.shape == (4, 8) and buf.dtype is wl.float32
+    view = np.asarray(buf)
+    view[0, 0] = 7
+    assert buf.numpy()[0, 0] == 7 and buf.numpy().sum() == 7 + 2.5 * 31
+    with pytest.raises(AttributeError):
+        buf.__cuda_array_interface__

@@ -1,0 +1,92 @@
+"""weft.compile for the three targets, and the disk cache."""
+import os
+
+import pytest
+
+import weft
+import weft.language as wl
+from weft import _cache
+
+
+@weft.jit
+def vadd(x, y, out, n, BLOCK: wl.constexpr):
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    mask = offs < n
+    wl.store(out + offs, wl.load(x + offs, mask=mask) + wl.load(y + offs, mask=mask),
+             mask=mask)
+
+
+SIG = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32"}
+
+
+def test_cuda():
+    k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="cuda:90",
+                     num_warps=4)
+    assert {"weft", "llir", "ptx"} <= set(k.asm)
+    ptx = k.asm["ptx"].decode()
+    assert ".target sm_90" in ptx and ".entry vadd" in ptx
+    assert "ld.global.v4" in ptx  # the divisibility hints let accesses vectorise
+    assert "weft.load" in k.asm["weft"].decode()
+    if "cubin" in k.asm:
+        assert k.asm["cubin"][:4] == b"\x7fELF"
+
+
+def test_hip():
+    k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="hip:gfx942")
+    assert {"weft", "llir", "amdgcn", "hsaco"} <= set(k.asm)
+    assert "gfx942" in k.asm["amdgcn"].decode()
+    assert k.asm["hsaco"][:4] == b"\x7fELF"
+
+
+def test_host():
+    k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 64}, target="host")
+    assert {"weft", "llir", "asm", "so"} <= set(k.asm)
+    assert k.asm["so"][:4] == b"\x7fELF"
+    assert "define" in k.asm["llir"].decode()
+
+
+def test_cache_hit_miss_and_cache_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("WEFT_CACHE_DIR", str(tmp_path))
+    calls = []
+    real = _cache._capi.compile_ir
+    monkeypatch.setattr(_cache._capi, "compile_ir",
+                        lambda *a: calls.append(a) or real(*a))
+    # A fresh JITFunction: the in-memory table of `vadd` must not answer.
+    fresh = weft.jit(vadd.fn)
+    weft.compile(fresh, signature=SIG, constexprs={"BLOCK": 32})
+    assert len(calls) == 1
+    entries = [e for d in os.listdir(tmp_path) for e in os.listdir(tmp_path / d)]
+    assert len(entries) == 1
+    again = weft.jit(vadd.fn)
+    k = weft.compile(again, signature=SIG, constexprs={"BLOCK": 32})
+    assert len(calls) == 1 and k.asm["so"][:4] == b"\x7fELF"   # a disk hit
+    weft.compile(again, signature=SIG, constexprs={"BLOCK": 32}, num_warps=8)
+    assert len(calls) == 2   # options are part of the key
+    monkeypatch.setenv("WEFT_CACHE_ONLY", "1")
+    weft.compile(weft.jit(vadd.fn), signature=SIG, constexprs={"BLOCK": 32})
+    with pytest.raises(weft.CompilationError, match="WEFT_CACHE_ONLY=1"):
+        weft.compile(weft.jit(vadd.fn), signature=SIG, constexprs={"BLOCK": 16})
+    assert len(calls) == 2
+
+
+def test_cache_key_ignores_the_checkout_path():
+    ir = 'op loc("/a/b/k.py":3:1)'
+    moved = 'op loc("/c/k.py":3:1)'
+    opts = {"num_warps": 4, "debug": 0}
+    assert _cache.key(ir, {"/a/b/k.py"}, "host", opts) == \
+        _cache.key(moved, {"/c/k.py"}, "host", opts)
+    assert _cache.key(ir, {"/a/b/k.py"}, "host", opts) != \
+        _cache.key(ir, {"/a/b/k.py"}, "cuda:90", opts)
+
+
+@weft.jit
+def to_peer(p, peer):
+    wl.store(p, 1, peer=peer)
+
+
+def test_debug_adds_peer_checks():
+    sig = {"p": "*i32", "peer": "i32"}
+    plain = weft.compile(to_peer, signature=sig, target="host", debug=False)
+    checked = weft.compile(to_peer, signature=sig, target="host", debug=True)
+    assert "llvm.trap" not in plain.asm["llir"].decode()
+    assert "llvm.trap" in checked.asm["llir"].decode()

@@ -1,0 +1,16 @@
+"""Weft: multi-GPU tile kernels in Python.
+
+    import weft
+    import weft.language as wl
+
+See docs/python.md.
+"""
+from . import language
+from ._errors import CompilationError, WeftError
+from ._jit import CompiledKernel, JITFunction, compile, jit
+from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
+                       num_ranks, rank, synchronize, zeros)
+
+__all__ = ["language", "CompilationError", "WeftError", "CompiledKernel",
+           "JITFunction", "compile", "jit", "Buffer", "backend", "barrier", "empty",
+           "finalize", "full", "init", "num_ranks", "rank", "synchronize", "zeros"]

@@ -1,0 +1,94 @@
+"""The on-disk kernel cache.
+
+An entry is keyed by the generated IR (which is a function of the kernel's
+source, its specialised signature and constexprs; file paths in its
+locations are reduced to base names so a checkout elsewhere hits), the
+target, the compile options, the frontend version and the compiler version:
+    $WEFT_CACHE_DIR (default ~/.cache/weft) / <compiler version> / <key> / <artifact>
+A machine without libWeftCAPI (a GPU box without LLVM) cannot ask the
+compiler for its version: it uses $WEFT_COMPILER_VERSION, else the only
+version directory in the cache.
+"""
+import hashlib
+import json
+import os
+import re
+import tempfile
+
+from . import _capi
+from ._errors import CompilationError
+
+FRONTEND_VERSION = "1"
+
+
+def cache_dir():
+    return os.environ.get("WEFT_CACHE_DIR") or \
+        os.path.join(os.path.expanduser("~"), ".cache", "weft")
+
+
+def cache_only():
+    return os.environ.get("WEFT_CACHE_ONLY", "") not in ("", "0")
+
+
+def _version_dir(root):
+    try:
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", _capi.version())
+    except ImportError as e:
+        if os.environ.get("WEFT_COMPILER_VERSION"):
+            return re.sub(r"[^A-Za-z0-9._-]+", "_", os.environ["WEFT_COMPILER_VERSION"])
+        found = [d for d in os.listdir(root)] if os.path.isdir(root) else []
+        if len(found) == 1:
+            return found[0]
+        raise CompilationError(
+            f"no compiler ({e}) and the kernel cache {root} holds "
+            f"{len(found)} compiler versions {found}; set WEFT_COMPILER_VERSION") from None
+
+
+def key(ir, files, target, options):
+    for path in files:
+        ir = ir.replace(json.dumps(path), json.dumps(os.path.basename(path)))
+    blob = json.dumps([FRONTEND_VERSION, ir, target, sorted(options.items())])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def lookup_or_compile(ir, files, name, target, options):
+    """The artifacts {name: bytes} of `ir` for `target`, from the cache or
+    compiled now (and stored)."""
+    root = cache_dir()
+    k = key(ir, files, target, options)
+    entry = os.path.join(root, _version_dir(root), k)
+    if os.path.isdir(entry):
+        with open(os.path.join(entry, "index.json")) as f:
+            names = json.load(f)["artifacts"]
+        out = {}
+        for n in names:
+            with open(os.path.join(entry, n), "rb") as f:
+                out[n] = f.read()
+        return out
+    if cache_only():
+        raise CompilationError(
+            f"kernel {name} for {target} {options} is not in the kernel cache "
+            f"({entry}) and WEFT_CACHE_ONLY=1 forbids compiling; run the same "
+            "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it")
+    arts = _capi.compile_ir(ir, target, options["num_warps"], options["debug"])
+    _store(entry, name, target, arts)
+    return arts
+
+
+def _store(entry, name, target, arts):
+    """Writes a private directory and renames it into place, so ranks that
+    compile the same kernel at once never see half an entry."""
+    parent = os.path.dirname(entry)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=parent, prefix=".tmp-")
+    for n, data in arts.items():
+        with open(os.path.join(tmp, n), "wb") as f:
+            f.write(data)
+    with open(os.path.join(tmp, "index.json"), "w") as f:
+        json.dump({"kernel": name, "target": target, "artifacts": sorted(arts)}, f)
+    try:
+        os.rename(tmp, entry)
+    except OSError:  # another process stored it first
+        for n in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, n))
+        os.rmdir(tmp)

@@ -1,0 +1,259 @@
+"""@weft.jit, weft.compile and kernel launches."""
+import ast
+import ctypes as _c
+import inspect
+import os
+import textwrap
+
+import numpy as np
+
+from . import _cache
+from . import _runtime as rt
+from . import language as wl
+from ._codegen import CodeGenerator
+from ._errors import CompilationError, WeftError
+
+# Read once: the per-launch path must not consult the environment.
+DEBUG = os.environ.get("WEFT_DEBUG", "") not in ("", "0")
+
+_NUMPY_DTYPES = {d.numpy: d for d in wl.DTYPES.values() if d.numpy}
+_CTYPE = {"i1": _c.c_bool, "i8": _c.c_int8, "i16": _c.c_int16, "i32": _c.c_int32,
+          "i64": _c.c_int64, "u8": _c.c_uint8, "u32": _c.c_uint32, "u64": _c.c_uint64,
+          "fp32": _c.c_float, "fp64": _c.c_double}
+_WARP = {"host": 1, "cuda": 32, "hip": 64}
+
+
+def _divisibility(n):
+    """16 when n is a multiple of 16, else the largest power of two dividing
+    it (pointers: the analysis otherwise assumes 16)."""
+    n = int(n)
+    return 16 if n % 16 == 0 else n & -n
+
+
+def _arg_spec(arg):
+    """(kind, dtype name, divisibility) of a run-time argument: the
+    specialisation Triton makes."""
+    if isinstance(arg, rt.Buffer):
+        return ("*", arg.dtype.name, _divisibility(arg.ptr))
+    if isinstance(arg, np.ndarray):
+        dtype = _NUMPY_DTYPES.get(arg.dtype.name)
+        if dtype is None or not arg.flags.c_contiguous:
+            raise TypeError(f"numpy argument of dtype {arg.dtype} "
+                            f"({'' if arg.flags.c_contiguous else 'not '}contiguous) "
+                            "cannot be passed to a kernel")
+        return ("*", dtype.name, _divisibility(arg.ctypes.data))
+    if isinstance(arg, bool):
+        return ("", "i1", 0)
+    if isinstance(arg, (int, np.integer)):
+        arg = int(arg)
+        name = "i32" if -2**31 <= arg < 2**31 else "i64" if arg < 2**63 else "u64"
+        return ("", name, 16 if arg % 16 == 0 else 0)
+    if isinstance(arg, (float, np.floating)):
+        return ("", "fp32", 0)
+    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype"):  # torch tensors
+        dtype = wl.DTYPES.get(_TORCH.get(str(arg.dtype), ""))
+        if dtype is None:
+            raise TypeError(f"tensor dtype {arg.dtype} has no weft dtype")
+        return ("*", dtype.name, _divisibility(arg.data_ptr()))
+    raise TypeError(f"a kernel argument cannot be {type(arg).__name__}")
+
+
+_TORCH = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16",
+          "torch.int8": "i8", "torch.int32": "i32", "torch.int64": "i64",
+          "torch.uint8": "u8", "torch.bool": "i1", "torch.float64": "fp64"}
+
+
+def _parse_signature_type(text):
+    """"*fp32", "i32", "*fp16:16" (divisible by 16) -> (kind, name, div)."""
+    text = text.strip()
+    div = 0
+    if ":" in text:
+        text, d = text.split(":")
+        div = int(d)
+    kind = "*" if text.startswith("*") else ""
+    name = text.lstrip("*")
+    if name not in wl.DTYPES:
+        raise CompilationError(f"unknown type {text!r} in the signature "
+                               f"(one of {', '.join(wl.DTYPES)}, pointers as '*fp32')")
+    if kind and not div:
+        div = 16
+    return (kind, name, div)
+
+
+class CompiledKernel:
+    """One specialisation compiled for one target. `asm` holds the C API's
+    artifacts by name; `ir` is the tile IR the frontend generated."""
+
+    def __init__(self, name, target, ir, asm, num_warps, arg_specs):
+        self.name, self.target, self.ir, self.asm = name, target, ir, asm
+        self.num_warps = num_warps
+        self.arg_specs = arg_specs
+        self._handle = None
+        self._generation = -1
+        self._config = rt.LaunchConfig()
+        self._slots = [_CTYPE[s[1]]() if not s[0] else _c.c_void_p() for s in arg_specs]
+        self._argv = (_c.c_void_p * max(1, len(arg_specs)))(
+            *[_c.cast(_c.pointer(s), _c.c_void_p) for s in self._slots])
+
+    def _kernel(self):
+        if self._generation != rt.state.generation:
+            backend = rt.backend()
+            image = self.asm.get({"host": "so", "hip": "hsaco"}.get(backend)) if backend != "cuda" \
+                else self.asm.get("cubin") or self.asm.get("ptx")
+            if image is None:
+                raise WeftError(f"kernel {self.name} was compiled for {self.target}, "
+                                f"which the {backend} backend cannot load")
+            module = rt.module_load(image)
+            self._handle = rt.module_get_kernel(module, self.name)
+            self._config.num_threads = self.num_warps * _WARP[backend]
+            self._generation = rt.state.generation
+        return self._handle
+
+    def launch(self, grid, args):
+        kernel = self._kernel()
+        slots = self._slots
+        for i, arg in enumerate(args):
+            if isinstance(arg, rt.Buffer):
+                slots[i].value = arg.ptr
+            elif isinstance(arg, np.ndarray):
+                slots[i].value = arg.ctypes.data
+            elif hasattr(arg, "data_ptr"):
+                slots[i].value = arg.data_ptr()
+            else:
+                slots[i].value = arg
+        g = self._config.grid
+        g[0] = grid[0]
+        g[1] = grid[1] if len(grid) > 1 else 1
+        g[2] = grid[2] if len(grid) > 2 else 1
+        status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(args))
+        rt.check(status, f"launch of {self.name}", rt.state.ctx)
+
+
+def _target_of_backend(backend):
+    if backend == "cuda":
+        return "cuda:" + os.environ.get("WEFT_CUDA_ARCH", "90")
+    if backend == "hip":
+        return "hip:" + os.environ.get("WEFT_HIP_ARCH", "gfx942")
+    return "host"
+
+
+class JITFunction:
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        self.tree = tree.body[0]
+        if not isinstance(self.tree, ast.FunctionDef):
+            raise CompilationError("@weft.jit decorates a function")
+        self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        self.line_offset = start - 1
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexprs = {
+            name for name, p in self.signature.parameters.items()
+            if p.annotation is wl.constexpr or
+            (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "constexpr")}
+        self.defaults = {name: p.default for name, p in self.signature.parameters.items()
+                         if p.default is not inspect.Parameter.empty}
+        self.runtime_index = [i for i, n in enumerate(self.arg_names) if n not in self.constexprs]
+        self._kernels = {}
+
+    def __repr__(self):
+        return f"<weft.jit {self.__name__}>"
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"launch a kernel with {self.__name__}[grid](...); "
+                           "called from another kernel, it is inlined")
+
+    def specialize(self, arg_specs, constexprs, target, num_warps, debug):
+        """The CompiledKernel for a specialisation (cached in memory and on
+        disk)."""
+        key = (tuple(arg_specs), tuple(sorted(constexprs.items(), key=lambda kv: kv[0])),
+               target, num_warps, debug)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            params, specs_iter = [], iter(arg_specs)
+            for name in self.arg_names:
+                if name in self.constexprs:
+                    params.append((name, ("constexpr", constexprs[name])))
+                else:
+                    kind, dname, div = next(specs_iter)
+                    dtype = wl.DTYPES[dname]
+                    params.append((name, ("arg", wl.pointer_type(dtype) if kind else dtype,
+                                          div or None)))
+            gen = CodeGenerator(self, params)
+            ir = gen.generate()
+            options = {"num_warps": num_warps, "debug": int(debug)}
+            asm = _cache.lookup_or_compile(ir, gen.files, self.__name__, target, options)
+            kernel = CompiledKernel(self.__name__, target, ir, asm, num_warps, arg_specs)
+            self._kernels[key] = kernel
+        return kernel
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+
+    def run(self, grid, args, kwargs):
+        num_warps = kwargs.pop("num_warps", 4)
+        if kwargs or len(args) != len(self.arg_names):
+            args = self._bind(args, kwargs)
+        constexprs = {self.arg_names[i]: args[i] for i in range(len(args))
+                      if self.arg_names[i] in self.constexprs}
+        runtime_args = [args[i] for i in self.runtime_index]
+        try:
+            specs = [_arg_spec(a) for a in runtime_args]
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}: {e}") from None
+        kernel = self.specialize(specs, constexprs, _target_of_backend(rt.backend()),
+                                 num_warps, DEBUG)
+        if callable(grid):
+            grid = grid(dict(constexprs, num_warps=num_warps))
+        if isinstance(grid, int):
+            grid = (grid,)
+        kernel.launch(grid, runtime_args)
+        return kernel
+
+    def _bind(self, args, kwargs):
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return [bound.arguments[n] for n in self.arg_names]
+
+
+def jit(fn):
+    """Marks a Python function as a weft kernel (compiled on first launch
+    for each specialisation of its arguments)."""
+    return JITFunction(fn)
+
+
+def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None):
+    """Compiles without launching (no GPU needed). signature maps each
+    run-time argument to a type: "*fp32", "i32", "fp32", "*fp16:16", ..."""
+    if not isinstance(fn, JITFunction):
+        raise TypeError("weft.compile takes a @weft.jit function")
+    constexprs = dict(constexprs or {})
+    for name, value in fn.defaults.items():
+        if name in fn.constexprs:
+            constexprs.setdefault(name, value)
+    missing = [n for n in fn.arg_names if n not in fn.constexprs and n not in signature] + \
+              [n for n in fn.constexprs if n not in constexprs]
+    if missing:
+        raise CompilationError(f"{fn.__name__}: no type or constexpr value for "
+                               f"{', '.join(missing)}")
+    specs = [_parse_signature_type(signature[n]) for n in fn.arg_names
+             if n not in fn.constexprs]
+    return fn.specialize(specs, constexprs, target, num_warps,
+                         DEBUG if debug is None else bool(debug))
+
+
+@jit
+def _fill_kernel(ptr, value, n, BLOCK: wl.constexpr):
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    wl.store(ptr + offs, value, mask=offs < n)
+
+
+def fill(buf, value):
+    """Fills a buffer on a GPU backend with a kernel."""
+    block = 1024
+    _fill_kernel[((buf.size + block - 1) // block,)](buf, value, buf.size, block)
+    rt.synchronize()
