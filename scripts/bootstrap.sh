@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build ccache gcc g++ llvm-22-dev libmlir-22-dev
-          mlir-22-tools llvm-22-tools lld-22 liblld-22-dev libamdhip64-dev
+          mlir-22-tools llvm-22-tools lld-22 liblld-22-dev libclang-rt-22-dev
+          libamdhip64-dev
           rocm-device-libs python3-pytest python3-numpy)
 missing=()
 for p in "${packages[@]}"; do

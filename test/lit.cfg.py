@@ -20,7 +20,8 @@ config.excludes = ["CAPI", "E2E", "Inputs", "Runtime", "tools",
 # ptxas-check, the compiler's library search and the tests read these; lit
 # starts tests with a clean environment otherwise.
 llvm_config.with_system_environment(["PTXAS", "CUDA_HOME", "WEFT_REQUIRE_PTXAS",
-                                     "WEFT_LIBDEVICE", "WEFT_OCML", "ROCM_PATH"])
+                                     "WEFT_LIBDEVICE", "WEFT_OCML", "ROCM_PATH",
+                                     "WEFT_HOST_BUILTINS"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -69,6 +70,7 @@ tools = [
     "weft-opt",
     "weft-compile",
     ToolSubst("mlir-opt", command=os.path.join(config.llvm_tools_dir, "mlir-opt")),
+    ToolSubst("llvm-nm", command=os.path.join(config.llvm_tools_dir, "llvm-nm")),
     ToolSubst("llvm-readelf",
               command=os.path.join(config.llvm_tools_dir, "llvm-readelf")),
 ]

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define WEFT_ABI_VERSION 1u
+#define WEFT_ABI_VERSION 2u
 
 /* Enough for an NVL72 domain with room to spare; 1 KiB of parameter space. */
 #define WEFT_MAX_RANKS 128
@@ -69,6 +69,29 @@ typedef struct weft_wait_error {
   uint8_t pad_[16];
 } weft_wait_error;
 
+/* weft_debug_error.kind */
+#define WEFT_DEBUG_OK 0u
+#define WEFT_DEBUG_BAD_PEER 1u     /* a translate to a peer that is no rank */
+#define WEFT_DEBUG_OUTSIDE_HEAP 2u /* a translate of a pointer outside the heap */
+
+/*
+ * Written by the first failed debug check (kernels compiled with debug) on
+ * this rank; that program then returns instead of trapping, which would
+ * kill the process or the GPU context, and every later check of the launch
+ * sees the record and returns too. The runtime reports and clears it.
+ */
+typedef struct weft_debug_error {
+  uint32_t kind;
+  int32_t rank;
+  uint32_t program[3];
+  int32_t peer;
+  uint64_t pointer;       /* the pointer being translated */
+  uint64_t location;      /* address of "<kernel> at <file:line:col>" in the
+                             module's constants (device memory on GPUs) */
+  uint32_t location_size; /* its bytes, no NUL */
+  uint8_t pad_[20];
+} weft_debug_error;
+
 /*
  * Device-wide barrier (weft.barrier: every program on every rank), in the
  * reserved region. count and gen are touched by this rank's programs only;
@@ -82,6 +105,7 @@ typedef struct weft_reserved {
   uint32_t barrier_gen; /* barriers this rank has completed */
   uint32_t pad1_[15];
   uint64_t barrier_arrive[WEFT_MAX_RANKS];
+  weft_debug_error debug_error;
 } weft_reserved;
 
 /*
@@ -100,10 +124,12 @@ typedef void (*weft_host_kernel_fn)(void **args, const weft_kernel_context *ctx,
 #ifdef __cplusplus
 } /* extern "C" */
 static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
+static_assert(sizeof(weft_debug_error) == 64, "weft_debug_error layout");
 static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
 static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
 #else
 _Static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
+_Static_assert(sizeof(weft_debug_error) == 64, "weft_debug_error layout");
 _Static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
 _Static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
 #endif

@@ -9,7 +9,7 @@
 //  3. forwards, in program order: every tensor gets its layout, the wish
 //     where there is one, else what its operands determine, else a default;
 //     an operand whose layout differs from what its user needs goes through
-//     a weft.convert_layout.
+//     a weft.convert_layout (as does a sliced tile that is reduced again).
 // The first wish for a value wins, and accesses come first, so the loads
 // and stores (the expensive part) get their best layout and any conversion
 // lands on cheaper values.
@@ -307,10 +307,19 @@ private:
       return success();
     }
     if (auto r = dyn_cast<ReduceOp>(op)) {
+      // The reduce lowering combines along a blocked layout's threads,
+      // lanes and warps; a reduction of a reduction's result (a slice) gets
+      // the blocked layout it wishes for, else the default.
+      Attribute layout = layoutOf(r.getSrc());
+      if (isa<SliceEncodingAttr>(layout)) {
+        layout = wished(r.getSrc());
+        if (!isa_and_nonnull<BlockedEncodingAttr>(layout))
+          layout = chooser.fallback(r.getSrc().getType());
+        require(op, 0, layout);
+      }
       if (isTile(r.getResult().getType()))
         setLayout(r.getResult(),
-                  SliceEncodingAttr::get(op->getContext(), r.getAxis(),
-                                         layoutOf(r.getSrc())));
+                  SliceEncodingAttr::get(op->getContext(), r.getAxis(), layout));
       return success();
     }
     return op->emitOpError("cannot distribute the tiles of this operation");

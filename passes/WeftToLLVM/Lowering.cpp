@@ -136,7 +136,7 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
   if (target.getSpec().debug) {
     // A peer that is no rank, or a pointer outside this rank's heap, would
-    // silently reach some other memory: stop the kernel there instead.
+    // silently reach some other memory: stop the program there instead.
     Value numRanks = loadContextField(
         b, loc, ctx, offsetof(weft_kernel_context, num_ranks), b.getI32Type());
     Value heapSize = loadContextField(
@@ -146,15 +146,108 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
     Value badPtr = LLVM::ICmpOp::create(
         b, loc, LLVM::ICmpPredicate::uge,
         LLVM::SubOp::create(b, loc, addr, self), heapSize);
-    emitIf(b, loc, LLVM::OrOp::create(b, loc, badPeer, badPtr), {}, [&] {
-      LLVM::Trap::create(b, loc);
-      return SmallVector<Value>{};
-    }, {});
+    stopUnlessValid(b, loc, op, badPeer, badPtr, peer, addr);
   }
   Value other = loadHeapBase(b, loc, ctx, peer);
   Value moved = LLVM::AddOp::create(
       b, loc, LLVM::SubOp::create(b, loc, addr, self), other);
   return LLVM::IntToPtrOp::create(b, loc, ptr.getType(), moved);
+}
+
+/// "<kernel> at <file>:<line>:<col>" as a constant of the module, where
+/// the runtime reads it (on GPUs from device memory, like any global) to
+/// name the failed check: its address and size.
+static std::pair<Value, Value> debugLocation(OpBuilder &b, Location loc,
+                                             Operation *op,
+                                             unsigned addressSpace) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto kernel = op->getParentOfType<FunctionOpInterface>())
+    os << kernel.getName() << " at ";
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << "an unknown location";
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name;
+  for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
+    name = "__weft_debug_location_" + std::to_string(i);
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Internal, name,
+                           b.getStringAttr(text), /*alignment=*/1,
+                           addressSpace);
+  }
+  Value address = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), name);
+  return {LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address),
+          i32Const(b, loc, text.size())};
+}
+
+void Lowering::stopUnlessValid(OpBuilder &b, Location loc, Operation *op,
+                               Value badPeer, Value badPtr, Value peer,
+                               Value pointer) const {
+  Type i32 = b.getI32Type();
+  Block *before = b.getInsertionBlock();
+  Block *valid = before->splitBlock(b.getInsertionPoint());
+  Block *stop = b.createBlock(valid);
+  b.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(b, loc, LLVM::OrOp::create(b, loc, badPeer, badPtr),
+                         stop, valid);
+
+  // The first failure of the launch on this rank claims the record.
+  b.setInsertionPointToEnd(stop);
+  Value reserved = reservedRegion(b, loc, op);
+  auto fieldPtr = [&](size_t offset) {
+    return byteOffset(
+        b, loc, reserved,
+        i64Const(b, loc, offsetof(weft_reserved, debug_error) + offset));
+  };
+  Value kind = LLVM::SelectOp::create(
+      b, loc, badPeer, i32Const(b, loc, WEFT_DEBUG_BAD_PEER),
+      i32Const(b, loc, WEFT_DEBUG_OUTSIDE_HEAP));
+  auto claim = LLVM::AtomicCmpXchgOp::create(
+      b, loc, fieldPtr(offsetof(weft_debug_error, kind)),
+      i32Const(b, loc, WEFT_DEBUG_OK), kind, LLVM::AtomicOrdering::monotonic,
+      LLVM::AtomicOrdering::monotonic, target.syncScope(MemScope::gpu));
+  emitIf(b, loc, LLVM::ExtractValueOp::create(b, loc, claim, 1), {}, [&] {
+    auto field = [&](size_t offset, Value value) {
+      LLVM::StoreOp::create(b, loc, value, fieldPtr(offset),
+                            value.getType().getIntOrFloatBitWidth() / 8);
+    };
+    HiddenArgs hidden = hiddenArgs(op);
+    field(offsetof(weft_debug_error, rank),
+          contextField(b, loc, op, offsetof(weft_kernel_context, rank), i32));
+    for (Axis axis : {Axis::x, Axis::y, Axis::z})
+      field(offsetof(weft_debug_error, program) +
+                4 * static_cast<unsigned>(axis),
+            target.programId(b, loc, axis, hidden));
+    field(offsetof(weft_debug_error, peer), peer);
+    field(offsetof(weft_debug_error, pointer), pointer);
+    auto [address, size] = debugLocation(
+        b, loc, op, target.globalPtrType(b.getContext()).getAddressSpace());
+    field(offsetof(weft_debug_error, location), address);
+    field(offsetof(weft_debug_error, location_size), size);
+    return SmallVector<Value>{};
+  }, {});
+
+  // Return rather than trap: a trap kills the host process and poisons a
+  // GPU context, and the runtime could not report the record. A function
+  // with results has nothing to return, so it still traps.
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (!func.getResultTypes().empty()) {
+    LLVM::Trap::create(b, loc);
+    LLVM::UnreachableOp::create(b, loc);
+  } else if (isa<func::FuncOp>(func)) {
+    func::ReturnOp::create(b, loc);
+  } else {
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  }
+  b.setInsertionPointToStart(valid);
 }
 
 Value Lowering::reservedRegion(OpBuilder &b, Location loc,

@@ -69,6 +69,14 @@ public:
   mlir::Value translate(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *op, mlir::Value ptr,
                         mlir::Value peer) const;
+  /// The debug checks' failure path: when `badPeer` or `badPtr` holds, the
+  /// first failure of the launch on this rank fills weft_debug_error (with
+  /// `peer`, the i64 `pointer` and the op's location) and the program
+  /// returns; the builder ends on the path where both are false.
+  void stopUnlessValid(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Operation *op, mlir::Value badPeer,
+                       mlir::Value badPtr, mlir::Value peer,
+                       mlir::Value pointer) const;
   /// This rank's runtime-reserved region (weft_reserved), as a global pointer.
   mlir::Value reservedRegion(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Operation *op) const;

@@ -10,7 +10,8 @@ from ._errors import CompilationError, WeftError
 from ._jit import CompiledKernel, JITFunction, compile, jit
 from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
                        num_ranks, rank, synchronize, zeros)
+from . import collectives  # noqa: E402  (after jit: its kernels use it)
 
-__all__ = ["language", "CompilationError", "WeftError", "CompiledKernel",
+__all__ = ["language", "collectives", "CompilationError", "WeftError", "CompiledKernel",
            "JITFunction", "compile", "jit", "Buffer", "backend", "barrier", "empty",
            "finalize", "full", "init", "num_ranks", "rank", "synchronize", "zeros"]

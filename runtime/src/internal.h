@@ -124,9 +124,4 @@ struct weft_context {
   char last_error[WEFT_ERROR_MAX];
 };
 
-/* ---- launch.c ---- */
-
-/* Reads and resets this rank's weft_reserved.wait_error record. */
-weft_status weft_check_wait_error(weft_context *ctx);
-
 #endif /* WEFT_RUNTIME_INTERNAL_H */

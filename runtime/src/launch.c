@@ -1,4 +1,5 @@
-/* Kernel launch, synchronisation and the report of timed-out device waits. */
+/* Kernel launch, synchronisation and the report of the records kernels
+ * leave in the reserved region: failed debug checks, timed-out waits. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +24,8 @@ static void describe_address(const weft_context *ctx, uint64_t address,
            address);
 }
 
-weft_status weft_check_wait_error(weft_context *ctx) {
+/* A timed-out wait (abi.h, weft_wait_error) as WEFT_ERROR_TIMEOUT. */
+static weft_status check_wait_error(weft_context *ctx) {
   weft_wait_error rec;
   void *where = (void *)(uintptr_t)(ctx->kctx.heap_base[ctx->rank] +
                                     offsetof(weft_reserved, wait_error));
@@ -45,6 +47,52 @@ weft_status weft_check_wait_error(weft_context *ctx) {
                    rec.last_seen, (double)ctx->kctx.wait_timeout_ns * 1e-9);
 }
 
+/* A failed debug check (abi.h, weft_debug_error) as WEFT_ERROR_INVALID_ARGUMENT
+ * naming the kernel and the source location the compiler stored. */
+static weft_status check_debug_error(weft_context *ctx) {
+  weft_debug_error rec;
+  void *where = (void *)(uintptr_t)(ctx->kctx.heap_base[ctx->rank] +
+                                    offsetof(weft_reserved, debug_error));
+  weft_status st = ctx->ops->copy_to_host(ctx->state, &rec, where, sizeof rec);
+  if (st != WEFT_SUCCESS || rec.kind == WEFT_DEBUG_OK)
+    return st;
+  st = ctx->ops->memset_device(ctx->state, where, 0, sizeof rec);
+  if (st != WEFT_SUCCESS)
+    return st;
+  /* The location string is a constant of the kernel's module (device memory
+   * on GPUs), location_size bytes without a NUL. */
+  char location[512] = "an unknown kernel";
+  size_t size = rec.location_size < sizeof location - 1 ? rec.location_size
+                                                        : sizeof location - 1;
+  if (rec.location && size &&
+      ctx->ops->copy_to_host(ctx->state, location,
+                             (void *)(uintptr_t)rec.location,
+                             size) == WEFT_SUCCESS)
+    location[size] = '\0';
+  char what[128];
+  if (rec.kind == WEFT_DEBUG_BAD_PEER)
+    snprintf(what, sizeof what, "bad peer %d (of %d ranks)", rec.peer,
+             ctx->num_ranks);
+  else
+    snprintf(what, sizeof what,
+             "pointer 0x%" PRIx64 " outside rank %d's heap (translate to %d)",
+             rec.pointer, rec.rank, rec.peer);
+  return weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                   "debug check failed: %s in kernel %s, rank %d program "
+                   "(%u,%u,%u)",
+                   what, location, rec.rank, rec.program[0], rec.program[1],
+                   rec.program[2]);
+}
+
+/* Both records are read and cleared. A failed debug check stops its
+ * program, which may leave others waiting for it: that record is the cause,
+ * so its report is the one that stands. */
+static weft_status check_kernel_records(weft_context *ctx) {
+  weft_status wait = check_wait_error(ctx);
+  weft_status debug = check_debug_error(ctx);
+  return debug != WEFT_SUCCESS ? debug : wait;
+}
+
 weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
                         void **args, size_t num_args) {
   if (!kernel)
@@ -61,9 +109,9 @@ weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
       c.grid[i] = 1;
   weft_status st = ctx->ops->launch(ctx->state, kernel->function, &c, args,
                                     num_args, &ctx->kctx);
-  /* The host backend has finished the launch: report a timed-out wait now. */
+  /* The host backend has finished the launch: report its records now. */
   if (st == WEFT_SUCCESS && ctx->backend == WEFT_BACKEND_HOST)
-    st = weft_check_wait_error(ctx);
+    st = check_kernel_records(ctx);
   return weft_ctx_fail(ctx, st);
 }
 
@@ -72,7 +120,7 @@ weft_status weft_synchronize(weft_context *ctx) {
     return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_synchronize: ctx is NULL");
   weft_status st = ctx->ops->synchronize(ctx->state, NULL);
   if (st == WEFT_SUCCESS)
-    st = weft_check_wait_error(ctx);
+    st = check_kernel_records(ctx);
   return weft_ctx_fail(ctx, st);
 }
 

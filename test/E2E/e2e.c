@@ -2,13 +2,16 @@
  * per rank under weft-run:
  *   e2e barrier DIR   weft.barrier across programs and ranks, 4 launches
  *   e2e timeout DIR   a wait that never completes fails with a report
- *   e2e bad_peer DIR  a translate to no rank traps under the debug checks
+ *   e2e bad_peer DIR  a translate to no rank fails the launch with a report
+ *                     under the debug checks
  *   e2e tile DIR      tile kernels: masked vector add for every tail length
  *                     mod 16, row maxima, a 2-D tile copy to a peer, row sums
  *                     stored to a peer, masked tile atomics on a peer, math
- *                     functions against libm */
+ *                     functions against libm, the maximum of row sums, f16
+ *                     and bf16 conversions against a reference rounding */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +110,9 @@ static int run_timeout(weft_context *ctx, const char *dir) {
   return 0;
 }
 
-/* A translate to a peer that is no rank: with the debug checks the kernel
- * traps (the test expects this rank to die by SIGILL) instead of writing
- * wherever the address happens to point. */
+/* A translate to a peer that is no rank: with the debug checks the program
+ * stops instead of writing wherever the address happens to point, and the
+ * launch fails with a report naming the kernel and the translate's line. */
 static int run_bad_peer(weft_context *ctx, const char *dir) {
   weft_kernel *kernel;
   int32_t *p;
@@ -118,10 +121,29 @@ static int run_bad_peer(weft_context *ctx, const char *dir) {
     return 1;
   if (weft_malloc(ctx, sizeof *p, (void **)&p))
     return fail("malloc", weft_last_error(ctx));
+  *p = 0;
   void *args[] = {&p, &peer};
   weft_launch_config config = {{1, 1, 1}, 1, 0, NULL};
-  weft_launch(kernel, &config, args, 2);
-  return fail("bad_peer", "the kernel returned instead of trapping");
+  weft_status status = weft_launch(kernel, &config, args, 2);
+  const char *message = weft_last_error(ctx);
+  if (status != WEFT_ERROR_INVALID_ARGUMENT)
+    return fail("expected WEFT_ERROR_INVALID_ARGUMENT, got",
+                weft_status_string(status));
+  char what[64];
+  snprintf(what, sizeof what, "bad peer %d (of %d ranks)", peer, peer);
+  if (!strstr(message, what) ||
+      !strstr(message, "in kernel bad_peer at ") ||
+      !strstr(message, "bad_peer.mlir:9:8") ||
+      !strstr(message, "program (0,0,0)"))
+    return fail("report lacks the check", message);
+  if (*p != 0)
+    return fail("bad_peer", "the program went on past the failed check");
+  /* The record was cleared: a translate to this rank launches cleanly. */
+  peer = weft_rank(ctx);
+  if (weft_launch(kernel, &config, args, 2) != WEFT_SUCCESS || *p != 1)
+    return fail("relaunch", weft_last_error(ctx));
+  printf("rank %d: debug check reported: %s\n", weft_rank(ctx), message);
+  return 0;
 }
 
 static int check(int ok, const char *what, int rank, int index) {
@@ -298,10 +320,149 @@ static int run_tile_math(weft_context *ctx, const char *dir) {
   return 0;
 }
 
+/* out[0] = max over the rows of a 16x64 i32 tile of the row's sum: a
+ * reduction of a reduction's result. */
+static int run_tile_max_of_sums(weft_context *ctx, const char *dir) {
+  enum { ROWS = 16, COLS = 64 };
+  int rank = weft_rank(ctx);
+  weft_kernel *kernel;
+  int32_t *src, *out;
+  if (load_kernel(ctx, dir, "tile_max_of_sums", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *src * ROWS * COLS, (void **)&src) ||
+      weft_malloc(ctx, sizeof *out, (void **)&out))
+    return fail("malloc", weft_last_error(ctx));
+  for (int i = 0; i < ROWS * COLS; ++i)
+    src[i] = (i / COLS * 53 + i % COLS * 29 + rank * 7) % 101 - 50;
+  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL};
+  void *args[] = {&src, &out};
+  if (weft_launch(kernel, &config, args, 2) != WEFT_SUCCESS)
+    return fail("launch", weft_last_error(ctx));
+  int32_t max = INT32_MIN;
+  for (int r = 0; r < ROWS; ++r) {
+    int32_t sum = 0;
+    for (int c = 0; c < COLS; ++c)
+      sum += src[r * COLS + c];
+    max = sum > max ? sum : max;
+  }
+  return check(*out == max, "max of row sums", rank, 0);
+}
+
+/* Reference conversions, written out so that the test does not depend on
+ * the C compiler's _Float16 and __bf16 (which would call the same
+ * compiler-rt functions the kernel links). */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = h >> 10 & 0x1f,
+           mant = h & 0x3ff, bits;
+  if (exp == 0x1f)
+    bits = sign | 0x7f800000 | mant << 13;
+  else if (exp != 0)
+    bits = sign | (exp + 112) << 23 | mant << 13;
+  else if (mant == 0)
+    bits = sign;
+  else { /* subnormal: normalise */
+    exp = 113;
+    while (!(mant & 0x400)) {
+      mant <<= 1;
+      --exp;
+    }
+    bits = sign | exp << 23 | (mant & 0x3ff) << 13;
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static float bf16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* `mant` >> `shift`, rounded to nearest, ties to even. */
+static uint32_t shift_rne(uint32_t mant, unsigned shift) {
+  if (shift == 0)
+    return mant;
+  if (shift > 25)
+    return 0;
+  uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1),
+           half = 1u << (shift - 1);
+  return q + (rem > half || (rem == half && (q & 1)));
+}
+
+static uint16_t float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  uint16_t sign = x >> 16 & 0x8000;
+  uint32_t abs = x & 0x7fffffff, exp = abs >> 23,
+           mant = (abs & 0x7fffff) | 0x800000;
+  if (abs > 0x7f800000)
+    return sign | 0x7e00;
+  if (abs == 0x7f800000)
+    return sign | 0x7c00;
+  if (exp < 113) /* below 2^-14: a subnormal in units of 2^-24 */
+    return sign | shift_rne(mant, 126 - exp);
+  /* Normal: rebias and round off 13 bits; a carry may reach infinity. */
+  uint32_t h = shift_rne(abs - 0x38000000, 13);
+  return sign | (h >= 0x7c00 ? 0x7c00 : h);
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return (x >> 16) | 0x40;
+  return (x + 0x7fff + (x >> 16 & 1)) >> 16;
+}
+
+/* h[i] = f16(f32(a[i]) + f32(b[i])) and bf[i] = bf16(...) for an f16 `a`
+ * and a bf16 `b` across their ranges (subnormals, ties, overflow to
+ * infinity), bit-exactly; a NaN sum only has to stay a NaN. */
+static int run_tile_half(weft_context *ctx, const char *dir) {
+  enum { N = 4096 };
+  int rank = weft_rank(ctx);
+  weft_kernel *kernel;
+  uint16_t *a, *b, *h, *bf;
+  if (load_kernel(ctx, dir, "tile_half", 0, &kernel))
+    return 1;
+  if (weft_malloc(ctx, sizeof *a * N, (void **)&a) ||
+      weft_malloc(ctx, sizeof *b * N, (void **)&b) ||
+      weft_malloc(ctx, sizeof *h * N, (void **)&h) ||
+      weft_malloc(ctx, sizeof *bf * N, (void **)&bf))
+    return fail("malloc", weft_last_error(ctx));
+  uint32_t seed = 12345u + rank;
+  for (int i = 0; i < N; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    a[i] = seed >> 16;
+    seed = seed * 1664525u + 1013904223u;
+    /* Mostly within f16's range, so that both roundings matter. */
+    uint16_t exp = (i % 4 ? 97 + (seed >> 24) % 48 : (seed >> 24) & 0xff);
+    b[i] = (seed >> 16 & 0x807f) | exp << 7;
+  }
+  weft_launch_config config = {{N / 64, 1, 1}, 1, 0, NULL};
+  void *args[] = {&a, &b, &h, &bf};
+  if (weft_launch(kernel, &config, args, 4) != WEFT_SUCCESS)
+    return fail("launch", weft_last_error(ctx));
+  for (int i = 0; i < N; ++i) {
+    float sum = half_to_float(a[i]) + bf16_to_float(b[i]);
+    if (isnan(sum)) {
+      if (check(isnan(half_to_float(h[i])) && isnan(bf16_to_float(bf[i])),
+                "NaN sum", rank, i))
+        return 1;
+    } else if (check(h[i] == float_to_half(sum), "f16 sum", rank, i) ||
+               check(bf[i] == float_to_bf16(sum), "bf16 sum", rank, i)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int run_tile(weft_context *ctx, const char *dir) {
   if (run_tile_vadd(ctx, dir) || run_tile_row_max(ctx, dir) ||
       run_tile_peer(ctx, dir) || run_tile_atomic(ctx, dir) ||
-      run_tile_math(ctx, dir))
+      run_tile_math(ctx, dir) || run_tile_max_of_sums(ctx, dir) ||
+      run_tile_half(ctx, dir))
     return 1;
   printf("rank %d: tile kernels ok (%d ranks)\n", weft_rank(ctx),
          weft_num_ranks(ctx));

@@ -11,6 +11,8 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -149,9 +151,28 @@ llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
 /// libm.so.6 lives (Debian multiarch, then the Red Hat layout). Linked
 /// --as-needed, a .so that calls expf & co names libm as a dependency, so
 /// that dlopen() resolves them in any process; others do not.
-constexpr const char *kHostLinkArgs[] = {
+constexpr const char *kHostLibraryArgs[] = {
     "-L/lib/x86_64-linux-gnu", "-L/usr/lib/x86_64-linux-gnu", "-L/lib64",
     "-L/usr/lib64", "--as-needed", "-l:libm.so.6"};
+
+/// x86-64 has no f16/bf16 arithmetic: the backend computes in f32 and
+/// calls compiler-rt's conversions (__extendhfsf2, __truncsfhf2,
+/// __truncsfbf2, ...), which round to nearest even as IEEE requires and
+/// which no process that dlopen()s the .so is sure to have. The builtins
+/// archive of the LLVM weft is built with (Debian's libclang-rt-22-dev) is
+/// linked in, only the members the object needs, and --exclude-libs keeps
+/// them out of the .so's exports.
+llvm::Expected<std::string> findHostBuiltins() {
+  std::string path = WEFT_HOST_BUILTINS;
+  if (auto override = llvm::sys::Process::GetEnv("WEFT_HOST_BUILTINS"))
+    path = *override;
+  if (!llvm::sys::fs::is_regular_file(path))
+    return llvm::createStringError(
+        "host code links compiler-rt's builtins (for f16/bf16), but " + path +
+        " does not exist; install libclang-rt-22-dev or name the archive in "
+        "$WEFT_HOST_BUILTINS");
+  return path;
+}
 
 /// AMDGPU and host: assembly for reading, and an object that lld links
 /// into a shared object (HSACO or .so) with `linkArgs` after the object.
@@ -183,8 +204,15 @@ llvm::Error emitTargetCode(llvm::Module &module, llvm::TargetMachine &machine,
     return emitNvptx(module, machine, spec, options, artifacts);
   case TargetKind::AMDGPU:
     return emitLinked(module, machine, "amdgcn", "hsaco", {}, artifacts);
-  case TargetKind::Host:
-    return emitLinked(module, machine, "asm", "so", kHostLinkArgs, artifacts);
+  case TargetKind::Host: {
+    auto builtins = findHostBuiltins();
+    if (!builtins)
+      return builtins.takeError();
+    llvm::SmallVector<const char *, 10> args = {builtins->c_str(),
+                                                "--exclude-libs=ALL"};
+    args.append(std::begin(kHostLibraryArgs), std::end(kHostLibraryArgs));
+    return emitLinked(module, machine, "asm", "so", args, artifacts);
+  }
   }
   llvm_unreachable("unknown target kind");
 }

@@ -1,0 +1,344 @@
+"""Collectives written in the DSL (docs/python.md, "Collectives").
+
+    weft.collectives.all_reduce(x, out=None, op="sum")
+    weft.collectives.all_gather(x, out)
+    weft.collectives.reduce_scatter(x, out)
+    weft.collectives.all_to_all(x, out)
+    weft.collectives.broadcast(x, root)
+    weft.collectives.all_reduce_residual_rmsnorm(x, residual, weight, eps, out)
+
+Every rank calls the same collectives in the same order with the same sizes,
+dtypes and options (like NCCL). Synchronisation is on the device: flags in
+the symmetric heap, an epoch per call; no host barrier inside a call.
+"""
+import ctypes as _c
+import math
+
+import numpy as np
+
+from .. import _runtime as rt
+from .. import language as wl
+from .._jit import _NUMPY_DTYPES
+from . import _kernels as K
+
+__all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
+           "all_reduce_residual_rmsnorm", "multicast_enabled", "ONE_SHOT_MAX_BYTES"]
+
+# all_reduce uses one-shot when x has at most this many bytes per rank, else
+# two-shot (reduce-scatter + all-gather).
+ONE_SHOT_MAX_BYTES = 256 * 1024
+# Elements per block: host tiles are vectors of one thread, and LLVM's time
+# on them grows faster than linearly with the width (1024 takes seconds).
+BLOCKS = {"host": 64, "cuda": 1024, "hip": 1024}
+# Programs per launch unless a call passes num_programs: host programs are
+# threads (few cores, waits that yield), GPU programs are CTAs.
+DEFAULT_PROGRAMS = {"host": 4, "cuda": 32, "hip": 32}
+
+_DTYPES = (wl.float32, wl.float16, wl.bfloat16)
+_OPS = {"sum": 0, "max": 1, "min": 2}
+_ALGORITHMS = ("auto", "one_shot", "two_shot", "multimem")
+
+
+class _Comm:
+    """Per-context state: the flags, the epoch counter and scratch buffers."""
+
+    def __init__(self):
+        self.generation = rt.state.generation
+        ranks = rt.num_ranks()
+        self.flags = rt.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * ranks,), wl.int64)
+        # The only host barrier: every rank's flags are zero before any
+        # rank signals into them. Once per context, not per call.
+        rt.barrier()
+        self.epoch = 0
+        self.scratch = {}
+        self.multicast = _read_multicast()
+
+    def next_epoch(self):
+        """The flag value of the next call. Passed as 2 * epoch + 1: always
+        odd, so the argument never gets the divisible-by-16 specialisation
+        and one compiled kernel serves every call."""
+        self.epoch += 1
+        return 2 * self.epoch + 1
+
+    def buffer(self, name, n, dtype):
+        """A symmetric scratch buffer of at least n elements of dtype, kept
+        and grown by powers of two (allocation is collective: every rank
+        asks for the same sizes in the same order)."""
+        nbytes = max(1, n) * dtype.bits // 8
+        buf = self.scratch.get(name)
+        if buf is None or buf.nbytes < nbytes:
+            buf = rt.Buffer((max(4096, 1 << (nbytes - 1).bit_length()),), wl.uint8)
+            self.scratch[name] = buf
+        return _view(buf, n, dtype)
+
+
+_comm = None
+
+
+def _get_comm():
+    global _comm
+    rt.context()
+    if _comm is None or _comm.generation != rt.state.generation:
+        _comm = _Comm()
+    return _comm
+
+
+def _read_multicast():
+    """WEFT_CTX_MULTICAST from the runtime's kernel context (offset 8: flags)."""
+    l = rt.lib()
+    l.weft_get_kernel_context.argtypes = [_c.c_void_p, _c.c_void_p]
+    raw = (_c.c_uint8 * 1064)()
+    rt.check(l.weft_get_kernel_context(rt.context(), raw), "weft_get_kernel_context",
+             rt.state.ctx)
+    return bool(_c.c_uint32.from_buffer(raw, 8).value & 0x1)
+
+
+def multicast_enabled():
+    """True when the runtime set WEFT_CTX_MULTICAST (a live NVLS mapping)."""
+    return _get_comm().multicast
+
+
+def _view(buf, n, dtype):
+    v = object.__new__(rt.Buffer)
+    v.ptr, v.shape, v.dtype, v.nbytes, v._generation = \
+        buf.ptr, (n,), dtype, max(1, n) * dtype.bits // 8, buf._generation
+    return v
+
+
+def _dtype_of(a, what):
+    if isinstance(a, rt.Buffer):
+        if a.ptr is None:
+            raise ValueError(f"{what}: the buffer was freed")
+        return a.dtype
+    if isinstance(a, np.ndarray):
+        d = _NUMPY_DTYPES.get(a.dtype.name)
+        if d is None or not a.flags.c_contiguous:
+            raise ValueError(f"{what}: numpy array of dtype {a.dtype} "
+                             "(needs a contiguous float32 or float16 array)")
+        return d
+    if hasattr(a, "data_ptr") and hasattr(a, "dtype"):
+        from .._jit import _arg_spec
+        return wl.DTYPES[_arg_spec(a)[1]]
+    raise ValueError(f"{what} must be a weft.Buffer, a numpy array or a tensor, "
+                     f"not {type(a).__name__}")
+
+
+def _size(a):
+    if isinstance(a, rt.Buffer):
+        return a.size
+    if isinstance(a, np.ndarray):
+        return a.size
+    return a.numel()
+
+
+def _check_float(x, what="x"):
+    d = _dtype_of(x, what)
+    if d not in _DTYPES:
+        raise ValueError(f"{what} has dtype {d.name}; collectives take fp32, fp16 or bf16")
+    return d
+
+
+def _same_dtype(a, b, what):
+    da, db = _dtype_of(a, "x"), _dtype_of(b, what)
+    if da is not db:
+        raise ValueError(f"{what} has dtype {db.name} but x has {da.name}")
+
+
+def _symmetric(comm, x, n, dtype, grid):
+    """x itself when it is a symmetric weft.Buffer; else a copy of it in a
+    symmetric staging buffer (one local copy of n elements)."""
+    if isinstance(x, rt.Buffer):
+        return x
+    stage = comm.buffer("stage", n, dtype)
+    K.copy_kernel[grid](x, stage, n, BLOCK=_block())
+    return stage
+
+
+def _programs(work, num_programs):
+    backend = rt.backend()
+    if num_programs is None:
+        num_programs = DEFAULT_PROGRAMS.get(backend, 4)
+        num_programs = max(1, min(num_programs, math.ceil(work / _block())))
+    if not 1 <= int(num_programs) <= K.MAX_PROGRAMS:
+        raise ValueError(f"num_programs must be in 1..{K.MAX_PROGRAMS}, got {num_programs}")
+    return (int(num_programs),)
+
+
+def _block():
+    return BLOCKS.get(rt.state.backend, 1024)
+
+
+def _op(op):
+    if op not in _OPS:
+        raise ValueError(f"op must be one of {', '.join(_OPS)}, got {op!r}")
+    return _OPS[op]
+
+
+def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
+    """out = reduction (sum, max, min) of x over ranks; out=None: in place
+    (x is overwritten). Returns out. x: symmetric weft.Buffer (else staged).
+    algorithm: "auto" (multimem when multicast is enabled, x is fp32 and op is sum,
+    else one-shot up to ONE_SHOT_MAX_BYTES per rank, else two-shot), or one
+    of "one_shot", "two_shot", "multimem" to force it."""
+    dtype = _check_float(x)
+    code = _op(op)
+    if algorithm not in _ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(_ALGORITHMS)}")
+    n = _size(x)
+    if out is None:
+        out = x
+    else:
+        _same_dtype(x, out, "out")
+        if _size(out) != n:
+            raise ValueError(f"out has {_size(out)} elements but x has {n}")
+    comm = _get_comm()
+    ranks = rt.num_ranks()
+    if algorithm == "auto":
+        if comm.multicast and dtype is wl.float32 and op == "sum":
+            algorithm = "multimem"
+        elif n * dtype.bits // 8 <= ONE_SHOT_MAX_BYTES:
+            algorithm = "one_shot"
+        else:
+            algorithm = "two_shot"
+    if algorithm == "multimem" and dtype is not wl.float32:
+        raise ValueError(f"the multimem all_reduce takes fp32 (multimem ops are "
+                         f"scalar in the language), not {dtype.name}")
+    if algorithm == "multimem" and op != "sum":
+        raise ValueError(f"the multimem all_reduce only sums (multimem has no fp32 "
+                         f"{op}), not op={op!r}")
+    chunk = math.ceil(n / ranks)
+    grid = _programs(n if algorithm == "one_shot" else chunk, num_programs)
+    if n == 0:
+        return out
+    xs = _symmetric(comm, x, n, dtype, grid)
+    # Staged x: peers read the stage, so x (even as out) is only written locally.
+    epoch = comm.next_epoch()
+    if algorithm == "one_shot":
+        inplace = out is xs
+        tmp = comm.buffer("red", n, dtype) if inplace else out
+        K.one_shot_all_reduce[grid](xs, out, tmp, comm.flags, n, epoch,
+                                    OP=code, INPLACE=inplace, BLOCK=_block())
+    elif algorithm == "two_shot":
+        red = comm.buffer("red", n, dtype)
+        K.two_shot_all_reduce[grid](xs, out, red, comm.flags, n, chunk, epoch,
+                                    OP=code, BLOCK=_block())
+    else:
+        # out must be symmetric (multimem.st writes every rank's copy).
+        target = out if isinstance(out, rt.Buffer) else comm.buffer("red", n, dtype)
+        K.multimem_all_reduce[grid](xs, target, comm.flags, n, chunk, epoch)
+        if target is not out:
+            K.copy_kernel[grid](target, out, n, BLOCK=_block())
+    return out
+
+
+def reduce_scatter(x, out, op="sum", num_programs=None):
+    """out (ceil(n / num_ranks) elements) on rank r = reduction over ranks
+    of x[r*c:(r+1)*c], c = ceil(n / num_ranks), x read as zero past its end
+    (so the last ranks' out ends in zeros when num_ranks does not divide n)."""
+    dtype = _check_float(x)
+    code = _op(op)
+    _same_dtype(x, out, "out")
+    n, ranks = _size(x), rt.num_ranks()
+    chunk = math.ceil(n / ranks)
+    if _size(out) != chunk:
+        raise ValueError(f"reduce_scatter: out has {_size(out)} elements; it needs "
+                         f"ceil({n} / {ranks}) = {chunk}")
+    if out is x:
+        raise ValueError("reduce_scatter: out must not be x")
+    comm = _get_comm()
+    grid = _programs(chunk, num_programs)
+    if n == 0:
+        return out
+    xs = _symmetric(comm, x, n, dtype, grid)
+    K.reduce_scatter_kernel[grid](xs, out, comm.flags, n, chunk, comm.next_epoch(),
+                                  OP=code, BLOCK=_block())
+    return out
+
+
+def all_gather(x, out, num_programs=None):
+    """out[p*n:(p+1)*n] = rank p's x; out holds num_ranks * x.size elements."""
+    dtype = _check_float(x)
+    _same_dtype(x, out, "out")
+    n, ranks = _size(x), rt.num_ranks()
+    if _size(out) != ranks * n:
+        raise ValueError(f"all_gather: out has {_size(out)} elements; it needs "
+                         f"num_ranks * x.size = {ranks * n}")
+    if out is x and ranks > 1:
+        raise ValueError("all_gather: out must not be x")
+    comm = _get_comm()
+    grid = _programs(n, num_programs)
+    if n == 0:
+        return out
+    xs = _symmetric(comm, x, n, dtype, grid)
+    K.all_gather_kernel[grid](xs, out, comm.flags, n, comm.next_epoch(), BLOCK=_block())
+    return out
+
+
+def all_to_all(x, out, num_programs=None):
+    """out[p*m:(p+1)*m] = rank p's x[r*m:(r+1)*m] on rank r, m = x.size /
+    num_ranks (x.size must be a multiple of num_ranks)."""
+    dtype = _check_float(x)
+    _same_dtype(x, out, "out")
+    n, ranks = _size(x), rt.num_ranks()
+    if n % ranks:
+        raise ValueError(f"all_to_all: x.size {n} is not a multiple of num_ranks {ranks}")
+    if _size(out) != n:
+        raise ValueError(f"all_to_all: out has {_size(out)} elements but x has {n}")
+    if out is x:
+        raise ValueError("all_to_all: out must not be x")
+    m = n // ranks
+    comm = _get_comm()
+    grid = _programs(m, num_programs)
+    if n == 0:
+        return out
+    xs = _symmetric(comm, x, n, dtype, grid)
+    K.all_to_all_kernel[grid](xs, out, comm.flags, m, comm.next_epoch(), BLOCK=_block())
+    return out
+
+
+def broadcast(x, root=0, num_programs=None):
+    """x on every rank = x of rank root (in place); returns x. x must be a
+    symmetric weft.Buffer (it is also the output)."""
+    dtype = _check_float(x)
+    if not isinstance(x, rt.Buffer):
+        raise ValueError("broadcast: x must be a symmetric weft.Buffer (it is written in place)")
+    ranks = rt.num_ranks()
+    if not isinstance(root, (int, np.integer)) or not 0 <= root < ranks:
+        raise ValueError(f"broadcast: root must be a rank in 0..{ranks - 1}, got {root!r}")
+    n = x.size
+    comm = _get_comm()
+    grid = _programs(n, num_programs)
+    if n == 0:
+        return x
+    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.next_epoch(), BLOCK=_block())
+    return x
+
+
+def all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs=None):
+    """x, residual, out: (rows, hidden); weight: (hidden,). With
+    h = all_reduce(x) + residual (f32): residual <- h (in place, rounded to
+    its dtype), out <- residual * rsqrt(mean(h*h) + eps) * weight, where
+    mean(h*h) uses the unrounded f32 h. x itself is not modified."""
+    dtype = _check_float(x)
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) != 2:
+        raise ValueError(f"x must be 2-D (rows, hidden), got shape {shape}")
+    rows, hidden = shape
+    for name, a in (("residual", residual), ("out", out)):
+        _same_dtype(x, a, name)
+        if tuple(a.shape) != shape:
+            raise ValueError(f"{name} has shape {tuple(a.shape)} but x has {shape}")
+    _same_dtype(x, weight, "weight")
+    if _size(weight) != hidden:
+        raise ValueError(f"weight has {_size(weight)} elements; it needs hidden = {hidden}")
+    if out is x or residual is x:
+        raise ValueError("out and residual must not be x")
+    comm = _get_comm()
+    grid = _programs(rows * _block(), num_programs)
+    if rows * hidden == 0:
+        return out
+    xs = _symmetric(comm, x, rows * hidden, dtype, grid)
+    K.all_reduce_residual_rmsnorm_kernel[grid](xs, residual, weight, out, comm.flags, rows,
+                                               hidden, float(eps), comm.next_epoch(),
+                                               BLOCK=_block())
+    return out

@@ -1,0 +1,219 @@
+"""The collectives' kernels, written in the DSL (docs/python.md, "Collectives").
+
+Synchronisation is pairwise per program: program i of every rank pairs with
+program i of every other rank. A phase is `_sync`: program i sets its slot
+in every rank's flag row to the call's epoch (a release signal: everything
+the program wrote or read before is ordered before it), then waits until
+every rank's slot in its own row is >= the epoch (an acquire wait). The
+epoch grows by one per collective call on the communicator, so the flags
+only grow and never need re-zeroing.
+
+Work is split between programs by a grid-stride loop over BLOCK-element
+blocks; the split depends only on the sizes and the number of programs,
+which are the same on every rank, so program i of every rank touches the
+same blocks and the pairwise phases are enough.
+"""
+from .. import language as wl
+from .._jit import jit
+
+MAX_PROGRAMS = 64   # flag rows per phase
+NUM_PHASES = 3      # 0: entry, 1: middle (two-shot), 2: exit
+
+
+@jit
+def _sync(flags, phase, epoch):
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    row = flags + (phase * MAX_PROGRAMS + wl.program_id(0)) * ranks
+    for p in range(ranks):
+        wl.signal(row + me, epoch, peer=p)          # set, release, sys
+    for p in range(ranks):
+        wl.wait(row + p, epoch, cmp="ge")           # acquire, sys
+
+
+@jit
+def _combine(a, b, OP: wl.constexpr):
+    if OP == 0:
+        r = a + b
+    elif OP == 1:
+        r = wl.maximum(a, b)
+    else:
+        r = wl.minimum(a, b)
+    return r
+
+
+@jit
+def _reduce_block(x, offs, mask, OP: wl.constexpr):
+    """Combines the block `offs` of every rank's x in rank order (so every
+    rank computes bit-identical results), accumulating in f32."""
+    acc = wl.load(x + offs, mask=mask, other=0.0, peer=0).to(wl.float32)
+    for p in range(1, wl.num_ranks()):
+        v = wl.load(x + offs, mask=mask, other=0.0, peer=p).to(wl.float32)
+        acc = _combine(acc, v, OP)
+    return acc
+
+
+@jit
+def _copy_local(src, dst, n, BLOCK: wl.constexpr):
+    for start in range(wl.program_id(0) * BLOCK, n, wl.num_programs(0) * BLOCK):
+        offs = start + wl.arange(0, BLOCK)
+        mask = offs < n
+        wl.store(dst + offs, wl.load(src + offs, mask=mask), mask=mask)
+
+
+@jit
+def copy_kernel(src, dst, n, BLOCK: wl.constexpr):
+    """Local copy (staging a non-symmetric input)."""
+    _copy_local(src, dst, n, BLOCK)
+
+
+@jit
+def one_shot_all_reduce(x, out, tmp, flags, n, epoch, OP: wl.constexpr,
+                        INPLACE: wl.constexpr, BLOCK: wl.constexpr):
+    """Every rank reads every rank's x and reduces all n elements. In place
+    (out is x), results go to tmp and are copied into x after the exit phase,
+    when no peer reads x any more."""
+    pid = wl.program_id(0)
+    step = wl.num_programs(0) * BLOCK
+    _sync(flags, 0, epoch)                      # every rank's x is ready
+    for start in range(pid * BLOCK, n, step):
+        offs = start + wl.arange(0, BLOCK)
+        mask = offs < n
+        acc = _reduce_block(x, offs, mask, OP)
+        if INPLACE:
+            wl.store(tmp + offs, acc, mask=mask)
+        else:
+            wl.store(out + offs, acc, mask=mask)
+    _sync(flags, 2, epoch)                      # nobody reads my x any more
+    if INPLACE:
+        _copy_local(tmp, out, n, BLOCK)
+
+
+@jit
+def two_shot_all_reduce(x, out, red, flags, n, chunk, epoch, OP: wl.constexpr,
+                        BLOCK: wl.constexpr):
+    """Reduce-scatter then all-gather. Rank r owns x[r*chunk:(r+1)*chunk]
+    (clipped to n): it reduces that chunk of every rank's x into its red
+    (symmetric scratch), then every rank pulls every chunk from its owner's
+    red into its own out."""
+    pid = wl.program_id(0)
+    me = wl.rank()
+    step = wl.num_programs(0) * BLOCK
+    _sync(flags, 0, epoch)                      # every rank's x is ready
+    lo = me * chunk
+    for start in range(pid * BLOCK, chunk, step):
+        offs = lo + start + wl.arange(0, BLOCK)
+        mask = (offs < n) & (offs < lo + chunk)
+        acc = _reduce_block(x, offs, mask, OP)
+        wl.store(red + offs, acc, mask=mask)
+    _sync(flags, 1, epoch)                      # every chunk reduced; x no longer read
+    for p in range(wl.num_ranks()):
+        plo = p * chunk
+        for start in range(pid * BLOCK, chunk, step):
+            offs = plo + start + wl.arange(0, BLOCK)
+            mask = (offs < n) & (offs < plo + chunk)
+            wl.store(out + offs, wl.load(red + offs, mask=mask, peer=p), mask=mask)
+    _sync(flags, 2, epoch)                      # nobody reads my red any more
+
+
+@jit
+def multimem_all_reduce(x, out, flags, n, chunk, epoch):
+    """Rank r reduces its chunk of x through the multicast address
+    (multimem.ld_reduce) and writes the result to every rank's out at once
+    (multimem.st). Scalar per element: the language's multimem ops take
+    scalars. On targets without live multicast both lower to loops over the
+    ranks' copies. out must be symmetric; out may be x (each element is read
+    and written only by its owner's program)."""
+    me = wl.rank()
+    _sync(flags, 0, epoch)
+    lo = me * chunk
+    hi = n if lo + chunk > n else lo + chunk
+    for i in range(lo + wl.program_id(0), hi, wl.num_programs(0)):
+        v = wl.multimem_ld_reduce(wl.multicast(x + i), op="add")   # f32: add only
+        wl.multimem_store(wl.multicast(out + i), v)
+    _sync(flags, 2, epoch)                      # every chunk written everywhere
+
+
+@jit
+def reduce_scatter_kernel(x, out, flags, n, chunk, epoch, OP: wl.constexpr,
+                          BLOCK: wl.constexpr):
+    """out (chunk elements) = the reduction of x[r*chunk:(r+1)*chunk] over
+    ranks, x read as zero past n."""
+    pid = wl.program_id(0)
+    lo = wl.rank() * chunk
+    _sync(flags, 0, epoch)
+    for start in range(pid * BLOCK, chunk, wl.num_programs(0) * BLOCK):
+        local = start + wl.arange(0, BLOCK)
+        offs = lo + local
+        acc = _reduce_block(x, offs, offs < n, OP)
+        wl.store(out + local, acc, mask=local < chunk)
+    _sync(flags, 2, epoch)
+
+
+@jit
+def all_gather_kernel(x, out, flags, n, epoch, BLOCK: wl.constexpr):
+    """out[p*n:(p+1)*n] = rank p's x (pulled)."""
+    pid = wl.program_id(0)
+    _sync(flags, 0, epoch)
+    for p in range(wl.num_ranks()):
+        for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
+            offs = start + wl.arange(0, BLOCK)
+            mask = offs < n
+            wl.store(out + p * n + offs, wl.load(x + offs, mask=mask, peer=p), mask=mask)
+    _sync(flags, 2, epoch)
+
+
+@jit
+def all_to_all_kernel(x, out, flags, m, epoch, BLOCK: wl.constexpr):
+    """out[p*m:(p+1)*m] = rank p's x[me*m:(me+1)*m] (pulled)."""
+    pid = wl.program_id(0)
+    me = wl.rank()
+    _sync(flags, 0, epoch)
+    for p in range(wl.num_ranks()):
+        for start in range(pid * BLOCK, m, wl.num_programs(0) * BLOCK):
+            offs = start + wl.arange(0, BLOCK)
+            mask = offs < m
+            v = wl.load(x + me * m + offs, mask=mask, peer=p)
+            wl.store(out + p * m + offs, v, mask=mask)
+    _sync(flags, 2, epoch)
+
+
+@jit
+def broadcast_kernel(x, root, flags, n, epoch, BLOCK: wl.constexpr):
+    """Every rank but root pulls root's x into its own x."""
+    pid = wl.program_id(0)
+    _sync(flags, 0, epoch)
+    if wl.rank() != root:
+        for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
+            offs = start + wl.arange(0, BLOCK)
+            mask = offs < n
+            wl.store(x + offs, wl.load(x + offs, mask=mask, peer=root), mask=mask)
+    _sync(flags, 2, epoch)
+
+
+@jit
+def all_reduce_residual_rmsnorm_kernel(x, residual, weight, out, flags, rows, hidden,
+                                       eps, epoch, BLOCK: wl.constexpr):
+    """Per row (rows split between programs): h = sum over ranks of x[row]
+    (one-shot, f32) + residual[row]; residual[row] = h (rounded to its
+    dtype); out[row] = residual[row] * rsqrt(mean(h^2) + eps) * weight."""
+    pid = wl.program_id(0)
+    _sync(flags, 0, epoch)
+    for row in range(pid, rows, wl.num_programs(0)):
+        base = row * hidden
+        sq = wl.zeros((BLOCK,), wl.float32)
+        for start in range(0, hidden, BLOCK):
+            cols = start + wl.arange(0, BLOCK)
+            mask = cols < hidden
+            h = _reduce_block(x, base + cols, mask, 0)
+            h = h + wl.load(residual + base + cols, mask=mask, other=0.0).to(wl.float32)
+            wl.store(residual + base + cols, h, mask=mask)
+            sq = sq + h * h
+        rstd = wl.rsqrt(wl.sum(sq, axis=0) / hidden + eps)
+        for start in range(0, hidden, BLOCK):
+            cols = start + wl.arange(0, BLOCK)
+            mask = cols < hidden
+            h = wl.load(residual + base + cols, mask=mask, other=0.0).to(wl.float32)
+            w = wl.load(weight + cols, mask=mask, other=0.0).to(wl.float32)
+            wl.store(out + base + cols, h * rstd * w, mask=mask)
+    _sync(flags, 2, epoch)                      # nobody reads my x any more
