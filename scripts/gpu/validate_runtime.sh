@@ -35,6 +35,7 @@ generator="Unix Makefiles"
 command -v ninja > /dev/null && generator=Ninja
 build="build-gpu"
 work=$build/gpu-test
+kernels=${WEFT_GPU_KERNELS:-build/gpu-kernels}
 mkdir -p "$work"
 
 date -u
@@ -74,6 +75,13 @@ for heap in vmm ipc; do
   fi
 done
 step errors "${run[@]}" "$work/peer_test" errors "$work/peer_kernels.ptx"
+# Kernels from the weft compiler are built where LLVM is
+# (scripts/gpu/compile_kernels.sh) and carried here in $kernels.
+if [[ -f $kernels/bad_peer.ptx ]]; then
+  step debug "${run[@]}" "$work/peer_test" debug "$kernels/bad_peer.ptx"
+else
+  echo "== debug: skipped ($kernels/bad_peer.ptx missing: run scripts/gpu/compile_kernels.sh where LLVM is and carry $kernels)"
+fi
 if ((ngpus >= 2)); then
   step same-device "$build/bin/weft-run" -n 2 --backend cuda --timeout 120 -- \
     "$work/peer_test" same-device "$work/peer_kernels.ptx"

@@ -168,6 +168,29 @@ static int test_errors(const char *module) {
   return 0;
 }
 
+/* A translate to a peer that is no rank, compiled by weft-compile --debug
+ * (bad_peer.mlir): weft_synchronize reports the kernel and its source line
+ * instead of faulting, and the record is cleared for the next launch. */
+static int test_debug(const char *module) {
+  init();
+  CHECK_OK(weft_module_load_file(g_ctx, module, WEFT_MODULE_AUTO, &g_module));
+  int32_t *p;
+  CHECK_OK(weft_malloc(g_ctx, sizeof *p, (void **)&p));
+  int32_t peer = weft_num_ranks(g_ctx);
+  void *args[] = {&p, &peer};
+  /* weft-compile's default: 4 warps per program. */
+  weft_launch_config c = {{1, 1, 1}, 128, 0, NULL};
+  CHECK_OK(weft_launch(kernel("bad_peer"), &c, args, 2));
+  CHECK_FAILS(weft_synchronize(g_ctx), WEFT_ERROR_INVALID_ARGUMENT,
+              "in kernel bad_peer at bad_peer.mlir:9:8");
+  printf("rank %d: debug: %s\n", g_rank, weft_last_error(g_ctx));
+  peer = g_rank;
+  CHECK_OK(weft_launch(kernel("bad_peer"), &c, args, 2));
+  CHECK_OK(weft_synchronize(g_ctx));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
 static int test_same_device(void) {
   weft_init_options o = options_for(WEFT_BACKEND_CUDA);
   o.device = 0;
@@ -181,13 +204,15 @@ static int test_same_device(void) {
 int main(int argc, char **argv) {
   g_rank = env_rank();
   if (argc < 3) {
-    fprintf(stderr, "usage: peer_test peers|errors|same-device MODULE [MiB]\n");
+    fprintf(stderr, "usage: peer_test peers|errors|debug|same-device MODULE [MiB]\n");
     return 2;
   }
   if (!strcmp(argv[1], "peers"))
     return test_peers(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 256);
   if (!strcmp(argv[1], "errors"))
     return test_errors(argv[2]);
+  if (!strcmp(argv[1], "debug"))
+    return test_debug(argv[2]);
   if (!strcmp(argv[1], "same-device"))
     return test_same_device();
   fprintf(stderr, "peer_test: unknown case '%s'\n", argv[1]);
