@@ -35,7 +35,8 @@ weft_status weft_compiler_create(weft_compiler **out);
 weft_status weft_compiler_destroy(weft_compiler *compiler);
 /* Never NULL; "" after a success. Valid until the next call on compiler. */
 const char *weft_compiler_last_error(const weft_compiler *compiler);
-/* The version string that goes into cache keys. */
+/* The version string that goes into cache keys: the release, the LLVM
+ * version and a hash of this library, so that every build differs. */
 const char *weft_compiler_version(void);
 
 /* Parses and verifies `ir`, runs the textual pass pipeline (MLIR syntax,

@@ -9,7 +9,11 @@
 #include "weft/compiler.h"
 #include "weft/Compiler/Compiler.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
+#include <dlfcn.h>
 #include "llvm/Support/ErrorHandling.h"
 #include <cstdlib>
 #include <cstring>
@@ -181,7 +185,20 @@ const char *weft_compiler_last_error(const weft_compiler *compiler) {
 }
 
 const char *weft_compiler_version(void) {
-  return "weft " WEFT_VERSION " (LLVM " LLVM_VERSION_STRING ")";
+  // Kernel caches key on this string: with a hash of this library's bytes
+  // in it, a rebuilt compiler never reuses what an older build compiled.
+  static const std::string version = [] {
+    std::string text = "weft " WEFT_VERSION " (LLVM " LLVM_VERSION_STRING ")";
+    Dl_info self;
+    if (dladdr(reinterpret_cast<void *>(&weft_compiler_version), &self) &&
+        self.dli_fname)
+      if (auto bytes = llvm::MemoryBuffer::getFile(self.dli_fname))
+        text += " build " +
+                llvm::utohexstr(llvm::xxh3_64bits((*bytes)->getBuffer()),
+                                /*LowerCase=*/true);
+    return text;
+  }();
+  return version.c_str();
 }
 
 weft_status weft_run_pipeline(weft_compiler *compiler, const char *ir,
