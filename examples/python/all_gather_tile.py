@@ -39,10 +39,10 @@ flag = weft.zeros((1,), wl.int64)
 weft.barrier()                       # flags are zero everywhere before any signal
 
 for epoch in (1, 2):
-    src.numpy()[:] = rank * 100 + epoch
+    src.copy_from(rank * 100 + epoch)
     all_gather_tile[(PROGRAMS,)](src, out, flag, epoch, ROWS=ROWS, COLS=COLS)
     expect = np.repeat(np.arange(ranks) * 100 + epoch, PROGRAMS * ROWS)[:, None]
-    assert np.array_equal(out.numpy(), np.broadcast_to(expect, out.shape))
+    assert np.array_equal(out.to_numpy(), np.broadcast_to(expect, out.shape))
     weft.barrier()                   # nobody overwrites out before its owner checked it
 print(f"rank {rank}: gathered {ranks} tiles")
 weft.finalize()

@@ -48,10 +48,10 @@ flags = weft.zeros((2 * ranks,), wl.int64)           # entry row, exit row
 weft.barrier()                                       # once: flags are zero everywhere
 
 for epoch in range(1, 4):                            # no host barrier between calls
-    x.numpy()[:] = np.arange(n) * (rank + 1) + epoch
+    x.copy_from(np.arange(n) * (rank + 1) + epoch)
     all_reduce[(1,)](x, out, flags, n, epoch, BLOCK=BLOCK)
     expect = sum(np.arange(n) * (p + 1) + epoch for p in range(ranks))
-    assert np.array_equal(out.numpy(), expect.astype(np.float32))
+    assert np.array_equal(out.to_numpy(), expect.astype(np.float32))
 print(f"rank {rank}: 3 all-reduces of {n} floats")
 weft.barrier()
 weft.finalize()

@@ -51,9 +51,9 @@ weft.barrier()                                       # flags zero everywhere fir
 mats = lambda e: [np.random.default_rng(10 * e + p).integers(-9, 9, (ROWS, COLS))
                   for p in range(ranks)]
 for epoch in (1, 2, 3):
-    a.numpy()[:] = mats(epoch)[rank]
+    a.copy_from(mats(epoch)[rank])
     row_sums_all_reduce[(1,)](a, partials, out, flags, epoch, ROWS=ROWS, COLS=COLS)
-    assert np.array_equal(out.numpy(), sum(m.sum(1) for m in mats(epoch)))
-print(f"rank {rank}: global row sums {out.numpy()[:4]} ...")
+    assert np.array_equal(out.to_numpy(), sum(m.sum(1) for m in mats(epoch)))
+print(f"rank {rank}: global row sums {out.to_numpy()[:4]} ...")
 weft.barrier()
 weft.finalize()

@@ -59,11 +59,11 @@ weft.barrier()                                       # flags zero everywhere fir
 
 prev = (rank - 1) % ranks
 for call in range(2):                                # chunk numbers continue
-    src.numpy()[:] = np.arange(chunks * CHUNK) + 1000 * rank + call
+    src.copy_from(np.arange(chunks * CHUNK) + 1000 * rank + call)
     pipeline[(2,)](src, slots, ready, credit, total, chunks, call * chunks,
                    SLOTS=SLOTS, CHUNK=CHUNK)
     sent = np.arange(chunks * CHUNK).reshape(chunks, CHUNK) + 1000 * prev + call
-    assert np.array_equal(total.numpy(), sent.sum(0).astype(np.float32))
+    assert np.array_equal(total.to_numpy(), sent.sum(0).astype(np.float32))
 print(f"rank {rank}: consumed {2 * chunks} chunks from rank {prev}")
 weft.barrier()
 weft.finalize()

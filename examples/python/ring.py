@@ -37,7 +37,7 @@ weft.barrier()  # every rank's flag is zero before anyone signals
 ring_put[((n + block - 1) // block,)](src, dst, flag, n, BLOCK=block)
 
 prev = (rank - 1) % ranks
-assert np.array_equal(dst.numpy(), np.full(n, prev, np.float32)), dst.numpy()[:8]
+assert np.array_equal(dst.to_numpy(), np.full(n, prev, np.float32)), dst.to_numpy()[:8]
 print(f"rank {rank}: got {n} values from rank {prev}")
 weft.barrier()
 weft.finalize()

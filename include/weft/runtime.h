@@ -66,6 +66,15 @@ weft_status weft_free(weft_context *ctx, void *ptr);
 /* This process's address of peer's copy of the symmetric object at ptr. */
 weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **out);
 
+/* Copies size bytes between host memory and this rank's part of the
+ * symmetric heap: exactly one of dst and src lies in it, whole. Ordered
+ * after this rank's launched work; returns when the copy is done. On the
+ * host backend it is a plain copy. */
+weft_status weft_memcpy(weft_context *ctx, void *dst, const void *src, size_t size);
+/* Sets size bytes of this rank's heap at ptr to (unsigned char)value,
+ * ordered and complete like weft_memcpy. */
+weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size);
+
 /* Host-side barrier across all ranks (waits for this rank's device work). */
 weft_status weft_barrier(weft_context *ctx);
 /* Waits for this rank's launched work; reports device wait timeouts. */

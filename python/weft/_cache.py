@@ -66,13 +66,57 @@ def lookup_or_compile(ir, files, name, target, options):
                 out[n] = f.read()
         return out
     if cache_only():
+        recorded = _record_miss(k, ir, name, target, options)
         raise CompilationError(
             f"kernel {name} for {target} {options} is not in the kernel cache "
             f"({entry}) and WEFT_CACHE_ONLY=1 forbids compiling; run the same "
-            "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it")
+            "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it"
+            + (f" (request saved as {recorded}: `python3 -m weft fill-cache` "
+               "compiles it there)" if recorded else ""))
     arts = _capi.compile_ir(ir, target, options["num_warps"], options["debug"])
     _store(entry, name, target, arts)
     return arts
+
+
+def _record_miss(k, ir, name, target, options):
+    """With $WEFT_CACHE_MISSES set, saves what a cache-only miss needed (the
+    IR as generated here, so its locations name this machine's files) as
+    <dir>/<key>.json for fill(); returns that path."""
+    where = os.environ.get("WEFT_CACHE_MISSES")
+    if not where:
+        return None
+    os.makedirs(where, exist_ok=True)
+    path = os.path.join(where, k + ".json")
+    request = {"key": k, "kernel": name, "target": target, "options": options, "ir": ir}
+    fd, tmp = tempfile.mkstemp(dir=where, prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(request, f)
+    os.replace(tmp, path)  # ranks missing the same kernel write the same file
+    return path
+
+
+def fill(paths):
+    """Compiles saved miss requests (files, or directories of *.json) into
+    the cache under their own keys; returns (compiled, already there)."""
+    root = cache_dir()
+    version = _version_dir(root)
+    files = []
+    for p in paths:
+        files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".json")) \
+            if os.path.isdir(p) else [p]
+    compiled = present = 0
+    for path in files:
+        with open(path) as f:
+            r = json.load(f)
+        entry = os.path.join(root, version, r["key"])
+        if os.path.isdir(entry):
+            present += 1
+            continue
+        options = r["options"]
+        arts = _capi.compile_ir(r["ir"], r["target"], options["num_warps"], options["debug"])
+        _store(entry, r["kernel"], r["target"], arts)
+        compiled += 1
+    return compiled, present
 
 
 def _store(entry, name, target, arts):

@@ -13,8 +13,14 @@ from . import language as wl
 from ._codegen import CodeGenerator
 from ._errors import CompilationError, WeftError
 
-# Read once: the per-launch path must not consult the environment.
+# Read once at import: the per-launch path must not consult the environment.
+# The default of launches (debug=None) and weft.compile; a launch's
+# debug=True/False overrides it, and assigning weft._jit.DEBUG changes it.
 DEBUG = os.environ.get("WEFT_DEBUG", "") not in ("", "0")
+# Cache warming for a machine without the compiler (README, "GPU runs"):
+# every launch here is also compiled for this target, its PerBackend
+# constexprs resolved for it, so the cache holds what a run there asks for.
+WARM_TARGET = os.environ.get("WEFT_WARM_TARGET") or None
 
 _NUMPY_DTYPES = {d.numpy: d for d in wl.DTYPES.values() if d.numpy}
 _CTYPE = {"i1": _c.c_bool, "i8": _c.c_int8, "i16": _c.c_int16, "i32": _c.c_int32,
@@ -54,6 +60,8 @@ def _arg_spec(arg):
         dtype = wl.DTYPES.get(_TORCH.get(str(arg.dtype), ""))
         if dtype is None:
             raise TypeError(f"tensor dtype {arg.dtype} has no weft dtype")
+        if hasattr(arg, "is_contiguous") and not arg.is_contiguous():
+            raise TypeError("a tensor passed to a kernel must be contiguous")
         return ("*", dtype.name, _divisibility(arg.data_ptr()))
     raise TypeError(f"a kernel argument cannot be {type(arg).__name__}")
 
@@ -129,6 +137,55 @@ class CompiledKernel:
         rt.check(status, f"launch of {self.name}", rt.state.ctx)
 
 
+class PerBackend:
+    """A constexpr argument whose value depends on the backend the kernel is
+    compiled for: PerBackend(host=64, cuda=1024, hip=1024), or a `default`
+    for the backends not named. Resolved at each launch for the run's
+    backend (and, under WEFT_WARM_TARGET, for the warmed target's)."""
+
+    __slots__ = ("values", "default")
+
+    def __init__(self, default=None, **values):
+        self.values, self.default = values, default
+
+    def __getitem__(self, backend):
+        value = self.values.get(backend, self.default)
+        if value is None:
+            raise KeyError(f"{self!r} has no value for backend {backend!r}")
+        return value
+
+    def __repr__(self):
+        items = [f"{k}={v!r}" for k, v in self.values.items()]
+        if self.default is not None:
+            items.append(f"default={self.default!r}")
+        return f"PerBackend({', '.join(items)})"
+
+
+def _resolve(constexprs, backend):
+    return {k: v[backend] if isinstance(v, PerBackend) else v for k, v in constexprs.items()}
+
+
+def _backend_of_target(target):
+    return target.split(":")[0]
+
+
+# Where a backend's kernels read local (non-symmetric) arrays from.
+_MEMORY = {"host": "host", "cuda": "device", "hip": "device"}
+
+
+def _memory_of(arg):
+    """"host" or "device" for numpy arrays and tensors; None for buffers
+    (always the backend's) and scalars."""
+    if isinstance(arg, np.ndarray):
+        return "host"
+    if isinstance(arg, rt.Buffer):
+        return None
+    device = getattr(getattr(arg, "device", None), "type", None)  # torch
+    if device is None:
+        return None
+    return "host" if device == "cpu" else "device"
+
+
 def _target_of_backend(backend):
     if backend == "cuda":
         return "cuda:" + os.environ.get("WEFT_CUDA_ARCH", "90")
@@ -138,7 +195,7 @@ def _target_of_backend(backend):
 
 
 class JITFunction:
-    def __init__(self, fn):
+    def __init__(self, fn, do_not_specialize=()):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -158,6 +215,14 @@ class JITFunction:
         self.defaults = {name: p.default for name, p in self.signature.parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self.runtime_index = [i for i, n in enumerate(self.arg_names) if n not in self.constexprs]
+        runtime_names = [self.arg_names[i] for i in self.runtime_index]
+        unknown = set(do_not_specialize) - set(runtime_names)
+        if unknown:
+            raise CompilationError(f"{fn.__name__}: do_not_specialize names "
+                                   f"{', '.join(sorted(unknown))}, not run-time arguments")
+        # Positions among the run-time arguments whose divisibility is not a
+        # specialisation (a counter would compile a variant every 16 calls).
+        self.unspecialized = [i for i, n in enumerate(runtime_names) if n in do_not_specialize]
         self._kernels = {}
 
     def __repr__(self):
@@ -196,6 +261,8 @@ class JITFunction:
 
     def run(self, grid, args, kwargs):
         num_warps = kwargs.pop("num_warps", 4)
+        debug = kwargs.pop("debug", None)
+        debug = DEBUG if debug is None else bool(debug)
         if kwargs or len(args) != len(self.arg_names):
             args = self._bind(args, kwargs)
         constexprs = {self.arg_names[i]: args[i] for i in range(len(args))
@@ -205,8 +272,22 @@ class JITFunction:
             specs = [_arg_spec(a) for a in runtime_args]
         except TypeError as e:
             raise TypeError(f"{self.__name__}: {e}") from None
-        kernel = self.specialize(specs, constexprs, _target_of_backend(rt.backend()),
-                                 num_warps, DEBUG)
+        for i in self.unspecialized:
+            specs[i] = specs[i][:2] + (0,)
+        backend = rt.backend()
+        for i, arg in zip(self.runtime_index, runtime_args):
+            where = _memory_of(arg)
+            if where is not None and where != _MEMORY[backend]:
+                raise TypeError(f"{self.__name__}: argument {self.arg_names[i]} is "
+                                f"{where} memory, which kernels on the {backend} backend "
+                                f"cannot reach; pass a weft.Buffer or a "
+                                f"{_MEMORY[backend]} array or tensor")
+        if WARM_TARGET:
+            self.specialize(specs, _resolve(constexprs, _backend_of_target(WARM_TARGET)),
+                            WARM_TARGET, num_warps, debug)
+        constexprs = _resolve(constexprs, backend)
+        kernel = self.specialize(specs, constexprs, _target_of_backend(backend),
+                                 num_warps, debug)
         if callable(grid):
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):
@@ -220,10 +301,14 @@ class JITFunction:
         return [bound.arguments[n] for n in self.arg_names]
 
 
-def jit(fn):
+def jit(fn=None, *, do_not_specialize=()):
     """Marks a Python function as a weft kernel (compiled on first launch
-    for each specialisation of its arguments)."""
-    return JITFunction(fn)
+    for each specialisation of its arguments). `@jit(do_not_specialize=
+    ("epoch",))`: those arguments get no divisibility hint, so their values
+    never pick a new specialisation (their type, i32 or i64, still does)."""
+    if fn is None:
+        return lambda f: JITFunction(f, do_not_specialize)
+    return JITFunction(fn, do_not_specialize)
 
 
 def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None):
@@ -242,18 +327,6 @@ def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=No
                                f"{', '.join(missing)}")
     specs = [_parse_signature_type(signature[n]) for n in fn.arg_names
              if n not in fn.constexprs]
+    constexprs = _resolve(constexprs, _backend_of_target(target))
     return fn.specialize(specs, constexprs, target, num_warps,
                          DEBUG if debug is None else bool(debug))
-
-
-@jit
-def _fill_kernel(ptr, value, n, BLOCK: wl.constexpr):
-    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
-    wl.store(ptr + offs, value, mask=offs < n)
-
-
-def fill(buf, value):
-    """Fills a buffer on a GPU backend with a kernel."""
-    block = 1024
-    _fill_kernel[((buf.size + block - 1) // block,)](buf, value, buf.size, block)
-    rt.synchronize()

@@ -37,11 +37,13 @@ def lib():
         l.weft_status_string.restype = _c.c_char_p
         l.weft_init_options_default.argtypes = [_c.POINTER(_InitOptions)]
         l.weft_init.argtypes = [_c.POINTER(_InitOptions), pvp]
-        for f in ("weft_finalize", "weft_rank", "weft_num_ranks", "weft_barrier",
-                  "weft_synchronize", "weft_context_backend"):
+        for f in ("weft_finalize", "weft_rank", "weft_num_ranks", "weft_local_rank",
+                  "weft_barrier", "weft_synchronize", "weft_context_backend"):
             getattr(l, f).argtypes = [vp]
         l.weft_malloc.argtypes = [vp, _c.c_size_t, pvp]
         l.weft_free.argtypes = [vp, vp]
+        l.weft_memcpy.argtypes = [vp, vp, vp, _c.c_size_t]
+        l.weft_memset.argtypes = [vp, vp, _c.c_int, _c.c_size_t]
         l.weft_peer_ptr.argtypes = [vp, vp, _c.c_int, pvp]
         l.weft_module_load.argtypes = [vp, _c.c_char_p, _c.c_size_t, _c.c_int, pvp]
         l.weft_module_get_kernel.argtypes = [vp, _c.c_char_p, pvp]
@@ -63,7 +65,10 @@ def check(status, what, ctx=None):
     if status != 0:
         l = lib()
         name = l.weft_status_string(status).decode()
-        raise WeftError(f"{what}: {l.weft_last_error(ctx).decode()} ({name})", name)
+        message = l.weft_last_error(ctx).decode()
+        if not message.startswith(what + ":"):  # the runtime's own messages often do
+            message = f"{what}: {message}"
+        raise WeftError(f"{message} ({name})", name)
 
 
 def context():
@@ -104,6 +109,12 @@ def rank():
 
 def num_ranks():
     return lib().weft_num_ranks(context())
+
+
+def local_rank():
+    """This rank's index on its node: the GPU the runtime drives (torch
+    tensors passed to kernels belong on torch.device("cuda", local_rank()))."""
+    return lib().weft_local_rank(context())
 
 
 def backend():
@@ -185,8 +196,147 @@ class Buffer:
         import numpy as np
         return np.asarray(self)
 
+    def to_numpy(self):
+        """A copy of this rank's contents as a numpy array, on every backend,
+        taken after this rank's launched work."""
+        import numpy as np
+        out = np.empty(self.shape, np.dtype(self._interface()["typestr"]))
+        ctx = state.ctx
+        check(lib().weft_memcpy(ctx, out.ctypes.data, self.ptr, out.nbytes), "weft_memcpy", ctx)
+        return out
+
+    def copy_from(self, values):
+        """Sets this rank's contents, on every backend, from values: anything
+        numpy broadcasts to the buffer's shape and converts to its dtype
+        (bf16 takes the raw uint16 bits). Ordered after launched work."""
+        import numpy as np
+        dtype = np.dtype(self._interface()["typestr"])
+        src = np.ascontiguousarray(np.broadcast_to(np.asarray(values, dtype), self.shape))
+        ctx = state.ctx
+        check(lib().weft_memcpy(ctx, self.ptr, src.ctypes.data, src.nbytes), "weft_memcpy", ctx)
+
+    def __dlpack_device__(self):
+        """(device type, device id): (kDLCPU=1, 0) on the host backend,
+        (kDLCUDA=2, local rank) on cuda, (kDLROCM=10, local rank) on hip
+        (weft.init lets the runtime drive the local rank's device)."""
+        context()
+        kind = _DL_DEVICE[state.backend]
+        return (kind, 0 if kind == _DL_CPU else local_rank())
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A PyCapsule "dltensor" holding a DLManagedTensor (unversioned
+        DLPack) that views this buffer, zero-copy. The capsule keeps the
+        Buffer object alive until the consumer calls the deleter (or, when
+        never consumed, until the capsule is collected); free()/finalize()
+        still end the memory, as for numpy()'s view. On GPU backends the
+        context's work is synchronized first unless stream == -1."""
+        self._interface()  # raises if freed
+        if copy:
+            raise BufferError("weft.Buffer.__dlpack__: copy=True is not supported")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"weft.Buffer.__dlpack__: cannot export to device {dl_device}")
+        if state.backend != "host" and stream != -1:
+            synchronize()
+        return _dlpack_capsule(self)
+
     def __repr__(self):
         return f"weft.Buffer(shape={self.shape}, dtype={self.dtype!r})"
+
+
+# DLPack (dlpack.h, v0.8 ABI: the unversioned DLManagedTensor) by ctypes.
+_DL_CPU = 1
+_DL_DEVICE = {"host": _DL_CPU, "cuda": 2, "hip": 10}
+# dtype name -> (DLDataTypeCode, bits): kDLInt 0, kDLUInt 1, kDLFloat 2,
+# kDLBfloat 4, kDLBool 6.
+_DL_DTYPE = {"i1": (6, 8), "i8": (0, 8), "i16": (0, 16), "i32": (0, 32), "i64": (0, 64),
+             "u8": (1, 8), "u32": (1, 32), "u64": (1, 64), "fp16": (2, 16),
+             "bf16": (4, 16), "fp32": (2, 32), "fp64": (2, 64)}
+
+
+class _DLDevice(_c.Structure):
+    _fields_ = [("device_type", _c.c_int32), ("device_id", _c.c_int32)]
+
+
+class _DLDataType(_c.Structure):
+    _fields_ = [("code", _c.c_uint8), ("bits", _c.c_uint8), ("lanes", _c.c_uint16)]
+
+
+class _DLTensor(_c.Structure):
+    _fields_ = [("data", _c.c_void_p), ("device", _DLDevice), ("ndim", _c.c_int32),
+                ("dtype", _DLDataType), ("shape", _c.POINTER(_c.c_int64)),
+                ("strides", _c.POINTER(_c.c_int64)), ("byte_offset", _c.c_uint64)]
+
+
+class _DLManagedTensor(_c.Structure):
+    pass
+
+
+# address of a live DLManagedTensor -> (the struct, its shape array, the
+# Buffer): what the tensor points at stays alive until its deleter runs.
+_dl_live = {}
+# [capsule, address of its DLManagedTensor] of the capsules handed out and
+# not yet seen dropped.
+_dl_capsules = []
+
+# A capsule destructor written in Python would run while the consumer's
+# exception is pending (a consumer that refuses the tensor drops the
+# capsule with its error set), and ctypes cannot run Python code then
+# without losing that error. So the capsules have no destructor: each
+# __dlpack__ call first releases the tensors of capsules that only this
+# list still holds and that no consumer took (still named "dltensor"). A
+# consumed capsule is renamed "used_dltensor" and its consumer calls the
+# deleter, which only deletes a dict entry.
+_DL_DELETER = _c.CFUNCTYPE(None, _c.c_void_p)  # void (*)(DLManagedTensor *)
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", _c.c_void_p),
+                             ("deleter", _DL_DELETER)]
+
+
+@_DL_DELETER
+def _dl_deleter(managed):
+    if managed in _dl_live:
+        del _dl_live[managed]
+
+
+_py = _c.pythonapi
+_py.PyCapsule_New.restype = _c.py_object
+_py.PyCapsule_New.argtypes = [_c.c_void_p, _c.c_char_p, _c.c_void_p]
+_py.PyCapsule_GetName.restype = _c.c_char_p
+_py.PyCapsule_GetName.argtypes = [_c.py_object]
+_DLTENSOR = _c.c_char_p(b"dltensor")  # capsules keep this pointer: module lifetime
+
+
+def _dl_sweep():
+    """Releases what dropped, unconsumed capsules kept alive."""
+    import sys
+    keep = []
+    for entry in _dl_capsules:
+        # references: the list entry and getrefcount's argument
+        if sys.getrefcount(entry[0]) > 2:
+            keep.append(entry)
+        elif _py.PyCapsule_GetName(entry[0]) == b"dltensor":
+            _dl_live.pop(entry[1], None)
+    _dl_capsules[:] = keep
+
+
+def _dlpack_capsule(buf):
+    _dl_sweep()
+    managed = _DLManagedTensor()
+    shape = (_c.c_int64 * max(1, len(buf.shape)))(*buf.shape)
+    t = managed.dl_tensor
+    t.data = buf.ptr
+    t.device.device_type, t.device.device_id = buf.__dlpack_device__()
+    t.ndim = len(buf.shape)
+    t.dtype.code, t.dtype.bits = _DL_DTYPE[buf.dtype.name]
+    t.dtype.lanes = 1
+    t.shape = shape
+    t.strides = None  # compact, C order
+    t.byte_offset = 0
+    managed.deleter = _dl_deleter
+    address = _c.addressof(managed)
+    _dl_live[address] = (managed, shape, buf)
+    capsule = _py.PyCapsule_New(address, _DLTENSOR, None)
+    _dl_capsules.append([capsule, address])
+    return capsule
 
 
 def empty(shape, dtype=wl.float32):
@@ -198,14 +348,14 @@ def zeros(shape, dtype=wl.float32):
 
 
 def full(shape, value, dtype=wl.float32):
-    """Fills through the host view on the host backend; GPU backends need a
-    kernel for this and are left to the caller (empty + a fill kernel)."""
+    """A buffer with every element set to value (for bf16: the raw bits,
+    as numpy() shows them); zeros by weft_memset."""
     buf = Buffer(shape, dtype)
-    if state.backend != "host":
-        from ._jit import fill
-        fill(buf, value)
+    if value == 0:
+        ctx = context()
+        check(lib().weft_memset(ctx, buf.ptr, 0, buf.nbytes), "weft_memset", ctx)
     else:
-        buf.numpy()[...] = value
+        buf.copy_from(value)
     return buf
 
 

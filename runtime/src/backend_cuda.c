@@ -177,8 +177,11 @@ static weft_status open_device(weft_gpu *g) {
       (st = CU(cuDevicePrimaryCtxRetain, &ctx, g->device)))
     return st;
   s->ctx = ctx;
+  /* A blocking stream: ordered with the legacy default stream, where torch
+   * and most libraries work unless told otherwise, so tensors handed to a
+   * launch and read after it need no explicit synchronisation. */
   if ((st = enter(s)) ||
-      (st = CU(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING)))
+      (st = CU(cuStreamCreate, &stream, CU_STREAM_DEFAULT)))
     return st;
   s->stream = stream;
   return WEFT_SUCCESS;

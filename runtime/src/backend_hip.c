@@ -175,9 +175,10 @@ static weft_status open_device(weft_gpu *g) {
   hipStream_t stream = NULL;
   weft_status st;
   g->device = g->ordinal;
+  /* Blocking, as on CUDA: ordered with the null stream torch uses. */
   if ((st = enter(s)) ||
       (st = HIP(hipDeviceGetPCIBusId, g->bus_id, (int)sizeof g->bus_id, g->device)) ||
-      (st = HIP(hipStreamCreateWithFlags, &stream, hipStreamNonBlocking)))
+      (st = HIP(hipStreamCreateWithFlags, &stream, hipStreamDefault)))
     return st;
   s->stream = stream;
   return WEFT_SUCCESS;

@@ -33,7 +33,7 @@ enum {
   CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
 };
 
-enum { CU_STREAM_NON_BLOCKING = 0x1 };
+enum { CU_STREAM_DEFAULT = 0x0 };
 enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 };
 #define CU_IPC_HANDLE_SIZE 64
 typedef struct CUipcMemHandle {

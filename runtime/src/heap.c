@@ -1,6 +1,6 @@
 /*
  * weft_malloc / weft_free / weft_peer_ptr: the collective, symmetric face of
- * the allocator. Every call exchanges (call number, operation, argument,
+ * the allocator; weft_memcpy / weft_memset: host access to the local part. Every call exchanges (call number, operation, argument,
  * local verdict) among all ranks first, so a rank that asks for something
  * different, or whose local check failed, fails the call on every rank
  * instead of leaving the heaps out of step.
@@ -159,4 +159,45 @@ weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **o
                          ctx->num_ranks - 1));
   *out = (char *)(uintptr_t)ctx->kctx.heap_base[peer] + offset;
   return WEFT_SUCCESS;
+}
+
+/* 1 when [ptr, ptr + size) lies in this rank's heap. */
+static int in_local_heap(const weft_context *ctx, const void *ptr, size_t size) {
+  uint64_t offset = heap_offset(ctx, ptr);
+  return offset != NOT_IN_HEAP && size <= ctx->heap_size - offset;
+}
+
+weft_status weft_memcpy(weft_context *ctx, void *dst, const void *src, size_t size) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_memcpy: ctx is NULL");
+  if (size == 0)
+    return WEFT_SUCCESS;
+  if (!dst || !src)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_memcpy: %s is NULL", dst ? "src" : "dst"));
+  int to_heap = in_local_heap(ctx, dst, size), from_heap = in_local_heap(ctx, src, size);
+  if (to_heap == from_heap)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_memcpy: %s of %p and %p (%zu bytes) lies in "
+                         "this rank's symmetric heap [%p, +0x%zx); exactly one "
+                         "must", to_heap ? "each" : "neither", dst, src, size,
+                         (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
+                         ctx->heap_size));
+  weft_status st = to_heap ? ctx->ops->copy_to_device(ctx->state, dst, src, size)
+                           : ctx->ops->copy_to_host(ctx->state, dst, src, size);
+  return weft_ctx_fail(ctx, st);
+}
+
+weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_memset: ctx is NULL");
+  if (size == 0)
+    return WEFT_SUCCESS;
+  if (!in_local_heap(ctx, ptr, size))
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_memset: [%p, +%zu) is not in this rank's "
+                         "symmetric heap [%p, +0x%zx)", ptr, size,
+                         (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
+                         ctx->heap_size));
+  return weft_ctx_fail(ctx, ctx->ops->memset_device(ctx->state, ptr, value, size));
 }

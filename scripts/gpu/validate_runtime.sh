@@ -6,48 +6,17 @@
 # $OUT/validate_runtime.log when OUT is set. Exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-
-# Multicast (NVLS) objects must never be created on the lent machines.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
-unset WEFT_ENABLE_MULTICAST
-
-if [[ -n "${OUT:-}" ]]; then
-  mkdir -p "$OUT"
-  exec > >(tee "$OUT/validate_runtime.log") 2>&1
-fi
-
-failures=0
-step() { # step NAME CMD...: runs CMD, keeps its output in $work/NAME.log
-  local name=$1
-  shift
-  echo "== $name: $*"
-  if "$@" 2>&1 | tee "$work/$name.log"; then
-    echo "== $name: ok"
-  else
-    echo "== $name: FAILED"
-    failures=$((failures + 1))
-    return 1
-  fi
-}
+source scripts/gpu/common.sh
+log_to validate_runtime
 
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-generator="Unix Makefiles"
-command -v ninja > /dev/null && generator=Ninja
-build="build-gpu"
-work=$build/gpu-test
 kernels=${WEFT_GPU_KERNELS:-build/gpu-kernels}
-mkdir -p "$work"
 
 date -u
 nvidia-smi -L
 nvidia-smi topo -m || true
 "$NVCC" --version | tail -n 2
-echo "cmake generator: $generator"
-ngpus=$(nvidia-smi -L | wc -l)
-
-step configure cmake -S . -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
-  -DWEFT_ENABLE_COMPILER=OFF -DWEFT_ENABLE_HIP=OFF || exit 1
-step build cmake --build "$build" -j "$(nproc)" || exit 1
+build_runtime || exit 1
 step nvcc-cubin "$NVCC" -arch=sm_90 -Iinclude -cubin -o "$work/peer_kernels.cubin" \
   test/Runtime/gpu/peer_kernels.cu || exit 1
 step nvcc-ptx "$NVCC" -arch=sm_90 -Iinclude -ptx -o "$work/peer_kernels.ptx" \
@@ -92,8 +61,4 @@ for heap in vmm ipc; do
   echo "   $heap heap:"
   grep -h "GB/s" "$work/peers-$heap.log" | sed 's/^/     /'
 done
-if ((failures)); then
-  echo "validate_runtime: $failures step(s) FAILED"
-  exit 1
-fi
-echo "validate_runtime: all steps passed"
+finish validate_runtime

@@ -5,12 +5,13 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import weft  # noqa: E402
+from devices import BACKEND  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
 def runtime():
     """One weft context for the whole run; every rank runs the same tests in
     the same order, so collective calls (allocations, barriers) match."""
-    weft.init("host")
+    weft.init(BACKEND)
     yield
     weft.finalize()

@@ -13,6 +13,7 @@ import pytest
 import weft
 import weft.language as wl
 from weft import collectives as C
+from devices import BACKEND, host, local
 
 SIZES = [1, 7, 1000, 4099, 65537]
 
@@ -43,7 +44,7 @@ def _host_half_gap():
     return "; ".join(gaps) or None
 
 
-_HALF_GAP = _host_half_gap()
+_HALF_GAP = _host_half_gap() if BACKEND == "host" else None
 half = pytest.mark.skipif(
     _HALF_GAP is not None,
     reason=f"host target cannot load fp16/bf16 conversions yet "
@@ -79,7 +80,7 @@ def inputs(n, seed, ranks=None):
 
 def buffer(values, dtype, shape=None):
     buf = weft.empty(values.shape if shape is None else shape, dtype)
-    buf.numpy()[...] = to_bits(values, dtype).reshape(buf.shape)
+    buf.copy_from(to_bits(values, dtype).reshape(buf.shape))
     return buf
 
 
@@ -94,16 +95,16 @@ def test_all_reduce(n, algorithm, dtype):
     out = weft.empty((n,), dtype)
     for seed in (1, 2, 3):  # epochs: flags are never re-zeroed, out reused
         xs = inputs(n, seed)
-        x.numpy()[:] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         assert C.all_reduce(x, out, algorithm=algorithm) is out
-        np.testing.assert_array_equal(from_bits(out.numpy(), dtype), sum(xs))
-        np.testing.assert_array_equal(from_bits(x.numpy(), dtype), xs[me])
+        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), sum(xs))
+        np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[me])
     assert C.all_reduce(x, algorithm=algorithm) is x  # in place
-    np.testing.assert_array_equal(from_bits(x.numpy(), dtype), sum(xs))
+    np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), sum(xs))
     if algorithm != "multimem":  # multimem sums only
-        x.numpy()[:] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         C.all_reduce(x, out, op="max", algorithm=algorithm)
-        np.testing.assert_array_equal(from_bits(out.numpy(), dtype), np.max(xs, axis=0))
+        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), np.max(xs, axis=0))
     weft.barrier()  # x, out freed below: nobody still reads them
     x.free()
     out.free()
@@ -116,21 +117,21 @@ def test_all_reduce_num_programs(algorithm, num_programs):
     x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
     for seed in (4, 5):
         xs = inputs(n, seed)
-        x.numpy()[:] = xs[me]
+        x.copy_from(xs[me])
         C.all_reduce(x, out, algorithm=algorithm, num_programs=num_programs)
-        np.testing.assert_array_equal(out.numpy(), sum(xs))
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
 
 
-def test_all_reduce_numpy_input_is_staged():
+def test_all_reduce_local_input_is_staged():
     me, n = weft.rank(), 1000
     for seed, alg in ((6, "one_shot"), (7, "two_shot"), (8, "multimem")):
         xs = inputs(n, seed)
-        x = xs[me].astype(np.float32)       # not symmetric: staged
-        out = np.zeros(n, np.float32)       # local output is fine
+        x = local(xs[me].astype(np.float32))      # not symmetric: staged
+        out = local(np.zeros(n, np.float32))      # local output is fine
         C.all_reduce(x, out, algorithm=alg)
-        np.testing.assert_array_equal(out, sum(xs))
-        C.all_reduce(x, algorithm=alg)      # in place into the numpy array
-        np.testing.assert_array_equal(x, sum(xs))
+        np.testing.assert_array_equal(host(out), sum(xs))
+        C.all_reduce(x, algorithm=alg)      # in place into the local array
+        np.testing.assert_array_equal(host(x), sum(xs))
 
 
 def test_all_reduce_threshold_picks_two_shot(monkeypatch):
@@ -138,10 +139,10 @@ def test_all_reduce_threshold_picks_two_shot(monkeypatch):
     monkeypatch.setattr(C, "ONE_SHOT_MAX_BYTES", 16)
     x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
     xs = inputs(n, 9)
-    x.numpy()[:] = xs[me]
+    x.copy_from(xs[me])
     C.all_reduce(x, out)
-    np.testing.assert_array_equal(out.numpy(), sum(xs))
-    assert C.multicast_enabled() is False  # host backend: never
+    np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+    assert C.multicast_enabled() is False  # opt-in (WEFT_ENABLE_MULTICAST), never here
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -153,11 +154,11 @@ def test_reduce_scatter(n, dtype):
     out = weft.full((chunk,), 99, dtype)
     for seed in (1, 2):
         xs = inputs(n, seed)
-        x.numpy()[:] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         C.reduce_scatter(x, out)
         padded = np.zeros(chunk * ranks)
         padded[:n] = sum(xs)  # zero-padded to num_ranks * chunk
-        np.testing.assert_array_equal(from_bits(out.numpy(), dtype),
+        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype),
                                       padded[me * chunk:(me + 1) * chunk])
 
 
@@ -169,17 +170,17 @@ def test_all_gather(n, dtype):
     out = weft.empty((ranks * n,), dtype)
     for seed in (1, 2):
         xs = inputs(n, seed)
-        x.numpy()[:] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         C.all_gather(x, out)
-        np.testing.assert_array_equal(from_bits(out.numpy(), dtype), np.concatenate(xs))
+        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), np.concatenate(xs))
 
 
-def test_all_gather_numpy_in_and_out():
+def test_all_gather_local_in_and_out():
     me, ranks, n = weft.rank(), weft.num_ranks(), 77
     xs = inputs(n, 3)
-    out = np.zeros(ranks * n, np.float32)
-    C.all_gather(xs[me].astype(np.float32), out, num_programs=2)
-    np.testing.assert_array_equal(out, np.concatenate(xs))
+    out = local(np.zeros(ranks * n, np.float32))
+    C.all_gather(local(xs[me].astype(np.float32)), out, num_programs=2)
+    np.testing.assert_array_equal(host(out), np.concatenate(xs))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -190,10 +191,10 @@ def test_all_to_all(m, dtype):
     out = weft.empty((ranks * m,), dtype)
     for seed in (1, 2):
         xs = inputs(ranks * m, seed)
-        x.numpy()[:] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         C.all_to_all(x, out)
         expect = np.concatenate([xs[p][me * m:(me + 1) * m] for p in range(ranks)])
-        np.testing.assert_array_equal(from_bits(out.numpy(), dtype), expect)
+        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), expect)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -203,9 +204,9 @@ def test_broadcast(n, dtype):
     x = weft.empty((n,), dtype)
     for seed, root in ((1, ranks - 1), (2, 0)):
         xs = inputs(n, seed)
-        x.numpy()[:] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         assert C.broadcast(x, root) is x
-        np.testing.assert_array_equal(from_bits(x.numpy(), dtype), xs[root])
+        np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[root])
 
 
 def rmsnorm_ref(xs, residual, weight, eps, dtype):
@@ -226,17 +227,17 @@ def test_all_reduce_residual_rmsnorm(rows, hidden, dtype):
     eps = 1e-5
     res = np.random.default_rng(50).integers(-4, 4, (rows, hidden)).astype(np.float64)
     w = np.random.default_rng(51).integers(1, 4, hidden).astype(np.float64) / 2
-    residual.numpy()[...] = to_bits(res, dtype)
-    weight.numpy()[...] = to_bits(w, dtype)
+    residual.copy_from(to_bits(res, dtype))
+    weight.copy_from(to_bits(w, dtype))
     for seed in (1, 2):  # the residual carries over between calls
         xs = [a.reshape(rows, hidden) for a in inputs(rows * hidden, seed)]
-        x.numpy()[...] = to_bits(xs[me], dtype)
+        x.copy_from(to_bits(xs[me], dtype))
         C.all_reduce_residual_rmsnorm(x, residual, weight, eps, out)
         res, y = rmsnorm_ref(xs, res, w, eps, dtype)
-        np.testing.assert_array_equal(from_bits(residual.numpy(), dtype), res)
+        np.testing.assert_array_equal(from_bits(residual.to_numpy(), dtype), res)
         tol = {wl.float32: 1e-5, wl.float16: 2e-3, wl.bfloat16: 1.6e-2}[dtype]
-        np.testing.assert_allclose(from_bits(out.numpy(), dtype), y, rtol=tol, atol=tol)
-        np.testing.assert_array_equal(from_bits(x.numpy(), dtype), xs[me])
+        np.testing.assert_allclose(from_bits(out.to_numpy(), dtype), y, rtol=tol, atol=tol)
+        np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[me])
 
 
 def test_bad_inputs():
@@ -279,9 +280,9 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="must be a weft.Buffer, a numpy array"):
         C.all_gather([1.0, 2.0], x)
     # After the errors (raised before any device work), collectives still match up.
-    x.numpy()[:] = 1
+    x.copy_from(1)
     C.all_reduce(x)
-    assert (x.numpy() == ranks).all()
+    assert (x.to_numpy() == ranks).all()
 
 
 def test_mixed_sequence_without_host_barriers():
@@ -291,14 +292,14 @@ def test_mixed_sequence_without_host_barriers():
     for i, (n, progs) in enumerate([(10, 5), (70000, 2), (333, 7), (90000, 3), (5, 1)]):
         xs = inputs(n, 20 + i)
         x = weft.empty((n,), wl.float32)
-        x.numpy()[:] = xs[me]
+        x.copy_from(xs[me])
         out = weft.empty((n,), wl.float32)
         C.all_reduce(x, out, algorithm="two_shot", num_programs=progs)
-        np.testing.assert_array_equal(out.numpy(), sum(xs))
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
         C.all_reduce(x, out, algorithm="one_shot", num_programs=8 - progs)
-        np.testing.assert_array_equal(out.numpy(), sum(xs))
-        gathered = np.empty(ranks * n, np.float32)
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+        gathered = local(np.empty(ranks * n, np.float32))
         C.all_gather(x, gathered, num_programs=progs)
-        np.testing.assert_array_equal(gathered, np.concatenate(xs))
+        np.testing.assert_array_equal(host(gathered), np.concatenate(xs))
         C.broadcast(x, i % ranks, num_programs=progs)
-        np.testing.assert_array_equal(x.numpy(), xs[i % ranks])
+        np.testing.assert_array_equal(x.to_numpy(), xs[i % ranks])

@@ -1,9 +1,17 @@
-"""Kernels on 1-4 host ranks under weft-run, checked against numpy."""
+"""Kernels on 1-4 ranks under weft-run (the host backend in CI, cuda on a
+GPU machine), checked against numpy."""
+import json
+import os
+import shutil
+import tempfile
+
 import numpy as np
 import pytest
 
 import weft
 import weft.language as wl
+from devices import BACKEND, host, local
+from weft import _capi, _jit
 
 
 @pytest.fixture
@@ -31,9 +39,9 @@ def test_ring_put_with_signal_and_wait(ring):
     weft.barrier()
     grid = lambda meta: ((n + meta["BLOCK"] - 1) // meta["BLOCK"],)
     for epoch in (1, 2, 3):  # flags count up: no re-zeroing between calls
-        src.numpy()[:] = np.arange(n) + 1000 * rank + epoch
+        src.copy_from(np.arange(n) + 1000 * rank + epoch)
         put_signal[grid](src, dst, flag, n, epoch, BLOCK=block)
-        np.testing.assert_array_equal(dst.numpy(), np.arange(n) + 1000 * prev + epoch)
+        np.testing.assert_array_equal(dst.to_numpy(), np.arange(n) + 1000 * prev + epoch)
         weft.barrier()  # nobody overwrites dst before its owner checked it
 
 
@@ -48,12 +56,12 @@ def test_tile_copy_to_peer(ring):
     rank, ranks, nxt, prev = ring
     src = weft.empty((64, 32), wl.float32)
     dst = weft.zeros((64, 32), wl.float32)
-    src.numpy()[:] = np.random.default_rng(rank).standard_normal((64, 32))
+    src.copy_from(np.random.default_rng(rank).standard_normal((64, 32)))
     weft.barrier()
     tile_copy_peer[(4,)](src, dst, nxt, COLS=32)
     weft.barrier()
     expect = np.random.default_rng(prev).standard_normal((64, 32)).astype(np.float32)
-    np.testing.assert_array_equal(dst.numpy(), expect)
+    np.testing.assert_array_equal(dst.to_numpy(), expect)
 
 
 @weft.jit
@@ -77,10 +85,10 @@ def test_atomics_on_peer(ring):
     atomics_peer[(1,)](counts, old, scalar, n)
     weft.barrier()
     expect = np.where(np.arange(64) < n, prev + 1, 0)
-    np.testing.assert_array_equal(counts.numpy(), expect)
-    assert (old.numpy()[:n] == 0).all() and (old.numpy()[n:] == -1).all()
+    np.testing.assert_array_equal(counts.to_numpy(), expect)
+    assert (old.to_numpy()[:n] == 0).all() and (old.to_numpy()[n:] == -1).all()
     if rank == 0:
-        assert scalar.numpy().tolist() == [ranks - 1, ranks]
+        assert scalar.to_numpy().tolist() == [ranks - 1, ranks]
 
 
 @weft.jit
@@ -96,13 +104,13 @@ def reductions(x, sums, maxs, mins, total, COLS: wl.constexpr):
 def test_reductions_vs_numpy(ring):
     rank = ring[0]
     a = np.random.default_rng(10 + rank).integers(-50, 50, (16, 32)).astype(np.int32)
-    sums, maxs = np.zeros(16, np.int32), np.zeros(16, np.int32)
-    mins, total = np.zeros(32, np.int32), np.zeros(1, np.int32)
-    reductions[(1,)](a, sums, maxs, mins, total, COLS=32)  # numpy arrays: local
-    np.testing.assert_array_equal(sums, a.sum(1))
-    np.testing.assert_array_equal(maxs, a.max(1))
-    np.testing.assert_array_equal(mins, a.min(0))
-    assert total[0] == a.sum()
+    sums, maxs = local(np.zeros(16, np.int32)), local(np.zeros(16, np.int32))
+    mins, total = local(np.zeros(32, np.int32)), local(np.zeros(1, np.int32))
+    reductions[(1,)](local(a), sums, maxs, mins, total, COLS=32)  # local arrays
+    np.testing.assert_array_equal(host(sums), a.sum(1))
+    np.testing.assert_array_equal(host(maxs), a.max(1))
+    np.testing.assert_array_equal(host(mins), a.min(0))
+    assert host(total)[0] == a.sum()
 
 
 @weft.jit
@@ -118,8 +126,9 @@ def math_tail(x, out, n, BLOCK: wl.constexpr):
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 63, 200])
 def test_masked_tails_and_math_vs_numpy(n):
     x = np.linspace(0.01, 3.0, 256).astype(np.float32)
-    out = np.full(256, -7.0, np.float32)
-    math_tail[(256 // 64,)](x, out, n, BLOCK=64)
+    dev = local(np.full(256, -7.0, np.float32))
+    math_tail[(256 // 64,)](local(x), dev, n, BLOCK=64)
+    out = host(dev)
     v = x[:n].astype(np.float64)
     r = np.where(v > 0.5, np.exp(v) + np.log(v), np.sqrt(v) / np.sqrt(v + 1.0))
     r = np.maximum(r, np.abs(v - 2.0)) + np.minimum(v, 0.25)
@@ -142,9 +151,9 @@ def loops(out, n):
 
 
 def test_scalar_control_flow():
-    out = np.zeros(2, np.int32)
+    out = local(np.zeros(2, np.int32))
     loops[(1,)](out, 30)
-    assert out.tolist() == [2 * sum(range(30)), 6]
+    assert host(out).tolist() == [2 * sum(range(30)), 6]
 
 
 @weft.jit
@@ -161,10 +170,11 @@ def test_device_barrier(ring):
     weft.barrier()
     for epoch in (1, 2):
         board[(4,)](marks, epoch)
-        assert (marks.numpy() == epoch).all()
+        assert (marks.to_numpy() == epoch).all()
         weft.barrier()
 
 
+@pytest.mark.skipif(BACKEND != "host", reason="numpy views are the host backend's")
 def test_buffer_views():
     buf = weft.full((4, 8), 2.5, wl.float32)
     assert buf.shape == (4, 8) and buf.dtype is wl.float32
@@ -173,3 +183,90 @@ def test_buffer_views():
     assert buf.numpy()[0, 0] == 7 and buf.numpy().sum() == 7 + 2.5 * 31
     with pytest.raises(AttributeError):
         buf.__cuda_array_interface__
+
+
+def test_buffer_copies():
+    """to_numpy/copy_from/full/zeros on every backend: copies, not views."""
+    buf = weft.full((3, 5), 1.5, wl.float32)
+    np.testing.assert_array_equal(buf.to_numpy(), np.full((3, 5), 1.5, np.float32))
+    got = buf.to_numpy()
+    got[0, 0] = 9  # a copy: the buffer keeps its value
+    assert buf.to_numpy()[0, 0] == 1.5
+    buf.copy_from(np.arange(5))  # broadcast over the rows, converted to fp32
+    np.testing.assert_array_equal(buf.to_numpy(), np.tile(np.arange(5, dtype=np.float32), (3, 1)))
+    bits = weft.full((4,), 0x3FC0, wl.bfloat16)  # bf16: the raw bits (1.5)
+    assert bits.to_numpy().dtype == np.uint16 and (bits.to_numpy() == 0x3FC0).all()
+    zeros = weft.zeros((1000,), wl.int64)
+    assert (zeros.to_numpy() == 0).all()
+    with pytest.raises(ValueError):
+        buf.copy_from(np.zeros(4))  # does not broadcast to (3, 5)
+    for b in (buf, bits, zeros):
+        b.free()
+    with pytest.raises(weft.WeftError, match="was freed"):
+        buf.to_numpy()
+
+
+@weft.jit(do_not_specialize=("epoch",))
+def stamp(dst, epoch, BLOCK: wl.constexpr):
+    offs = wl.arange(0, BLOCK)
+    wl.store(dst + offs, offs + epoch)
+
+
+def test_do_not_specialize_and_per_backend():
+    """An epoch counter picks no new specialisation at multiples of 16, and
+    a PerBackend constexpr takes the run's backend's value."""
+    dst = weft.zeros((64,), wl.int32)
+    block = weft.PerBackend(host=16, cuda=32, hip=32)
+    width = block[BACKEND]
+    first = stamp[(1,)](dst, 16, BLOCK=block)
+    got = dst.to_numpy()
+    np.testing.assert_array_equal(got[:width], np.arange(width) + 16)
+    assert (got[width:] == 0).all()
+    assert stamp[(1,)](dst, 17, BLOCK=block) is first
+    np.testing.assert_array_equal(dst.to_numpy()[:width], np.arange(width) + 17)
+    dst.free()
+
+
+def test_warm_target_compiles_the_target_value(monkeypatch):
+    """WEFT_WARM_TARGET: a launch here also compiles for the warmed target,
+    its PerBackend constexprs resolved for that target's backend."""
+    try:
+        _capi.version()
+    except ImportError:
+        pytest.skip("warming compiles: it runs where the compiler is")
+    root = tempfile.mkdtemp(prefix="weft-warm-")
+    try:
+        monkeypatch.setenv("WEFT_CACHE_DIR", root)
+        monkeypatch.setattr(_jit, "WARM_TARGET", "cuda:90")
+        dst = weft.zeros((64,), wl.int32)
+        fresh = weft.jit(do_not_specialize=("epoch",))(stamp.fn)
+        fresh[(1,)](dst, 5, BLOCK=weft.PerBackend(cuda=64, default=8))
+        np.testing.assert_array_equal(dst.to_numpy()[:8], np.arange(8) + 5)
+        entries = {}
+        for version in os.listdir(root):
+            for key in os.listdir(os.path.join(root, version)):
+                with open(os.path.join(root, version, key, "index.json")) as f:
+                    entries[json.load(f)["target"]] = os.path.join(root, version, key)
+        assert set(entries) == {"cuda:90", _jit._target_of_backend(BACKEND)}
+        with open(os.path.join(entries["cuda:90"], "weft")) as f:
+            assert "64xi32" in f.read()
+        weft.barrier()
+        dst.free()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_local_arrays_must_be_reachable():
+    """A numpy array on a GPU backend (host memory), or a GPU tensor on the
+    host backend, is refused before launch instead of faulting."""
+    dst = weft.zeros((4,), wl.int32)
+    if BACKEND == "host":
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("no GPU tensor to misplace")
+        wrong = torch.zeros(2, dtype=torch.int32, device="cuda")
+    else:
+        wrong = np.zeros(2, np.int32)
+    with pytest.raises(TypeError, match="argument out is .* memory, which kernels on the"):
+        loops[(1,)](wrong, 30)
+    dst.free()

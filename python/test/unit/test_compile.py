@@ -1,6 +1,8 @@
 """weft.compile for the three targets, and the disk cache."""
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -68,6 +70,49 @@ def test_cache_hit_miss_and_cache_only(tmp_path, monkeypatch):
     with pytest.raises(weft.CompilationError, match="WEFT_CACHE_ONLY=1"):
         weft.compile(weft.jit(vadd.fn), signature=SIG, constexprs={"BLOCK": 16})
     assert len(calls) == 2
+
+
+def test_cache_only_miss_saves_a_request_fill_cache_compiles(tmp_path, monkeypatch):
+    """A machine without the compiler records what it missed; `python3 -m
+    weft fill-cache` compiles it where the compiler is, under the same key."""
+    cache, misses = tmp_path / "cache", tmp_path / "misses"
+    monkeypatch.setenv("WEFT_CACHE_DIR", str(cache))
+    monkeypatch.setenv("WEFT_CACHE_ONLY", "1")
+    monkeypatch.setenv("WEFT_CACHE_MISSES", str(misses))
+    with pytest.raises(weft.CompilationError, match="request saved as .*fill-cache"):
+        weft.compile(weft.jit(vadd.fn), signature=SIG, constexprs={"BLOCK": 64},
+                     target="cuda:90")
+    saved = os.listdir(misses)
+    assert len(saved) == 1 and saved[0].endswith(".json")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(weft.__file__)))
+    done = subprocess.run([sys.executable, "-m", "weft", "fill-cache", str(misses)],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "1 compiled, 0 already" in done.stdout
+    k = weft.compile(weft.jit(vadd.fn), signature=SIG, constexprs={"BLOCK": 64},
+                     target="cuda:90")  # a hit now, still cache-only
+    assert ".entry vadd" in k.asm["ptx"].decode()
+    again = subprocess.run([sys.executable, "-m", "weft", "fill-cache", str(misses)],
+                           env=env, capture_output=True, text=True)
+    assert "0 compiled, 1 already" in again.stdout
+    usage = subprocess.run([sys.executable, "-m", "weft"], env=env,
+                           capture_output=True, text=True)
+    assert usage.returncode == 2 and "fill-cache" in usage.stderr
+
+
+def test_per_backend_constexpr_resolves_for_the_target():
+    block = weft.PerBackend(host=16, cuda=128, default=32)
+    for target, width in (("host", 16), ("cuda:90", 128), ("hip:gfx942", 32)):
+        k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": block}, target=target)
+        assert f"<{width}xf32" in k.ir, (target, k.ir[:400])
+    with pytest.raises(KeyError, match=r"PerBackend\(host=1\) has no value for backend 'cuda'"):
+        weft.compile(vadd, signature=SIG, constexprs={"BLOCK": weft.PerBackend(host=1)},
+                     target="cuda:90")
+
+
+def test_do_not_specialize_names_run_time_arguments():
+    with pytest.raises(weft.CompilationError, match="do_not_specialize names BLOCK"):
+        weft.jit(do_not_specialize=("BLOCK",))(vadd.fn)
 
 
 def test_cache_key_ignores_the_checkout_path():

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _runtime as rt
 from .. import language as wl
-from .._jit import _NUMPY_DTYPES
+from .._jit import _NUMPY_DTYPES, PerBackend
 from . import _kernels as K
 
 __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
@@ -27,9 +27,10 @@ __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcas
 # all_reduce uses one-shot when x has at most this many bytes per rank, else
 # two-shot (reduce-scatter + all-gather).
 ONE_SHOT_MAX_BYTES = 256 * 1024
-# Elements per block: host tiles are vectors of one thread, and LLVM's time
-# on them grows faster than linearly with the width (1024 takes seconds).
-BLOCKS = {"host": 64, "cuda": 1024, "hip": 1024}
+# Elements per block (the BLOCK constexpr, resolved for the target each
+# kernel is compiled for): host tiles are vectors of one thread, and LLVM's
+# time on them grows faster than linearly with the width (1024: minutes).
+BLOCK = PerBackend(host=64, cuda=1024, hip=1024)
 # Programs per launch unless a call passes num_programs: host programs are
 # threads (few cores, waits that yield), GPU programs are CTAs.
 DEFAULT_PROGRAMS = {"host": 4, "cuda": 32, "hip": 32}
@@ -150,22 +151,17 @@ def _symmetric(comm, x, n, dtype, grid):
     if isinstance(x, rt.Buffer):
         return x
     stage = comm.buffer("stage", n, dtype)
-    K.copy_kernel[grid](x, stage, n, BLOCK=_block())
+    K.copy_kernel[grid](x, stage, n, BLOCK=BLOCK)
     return stage
 
 
 def _programs(work, num_programs):
-    backend = rt.backend()
     if num_programs is None:
-        num_programs = DEFAULT_PROGRAMS.get(backend, 4)
-        num_programs = max(1, min(num_programs, math.ceil(work / _block())))
+        num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
+        num_programs = max(1, min(num_programs, math.ceil(work / BLOCK[rt.backend()])))
     if not 1 <= int(num_programs) <= K.MAX_PROGRAMS:
         raise ValueError(f"num_programs must be in 1..{K.MAX_PROGRAMS}, got {num_programs}")
     return (int(num_programs),)
-
-
-def _block():
-    return BLOCKS.get(rt.state.backend, 1024)
 
 
 def _op(op):
@@ -217,17 +213,17 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
         inplace = out is xs
         tmp = comm.buffer("red", n, dtype) if inplace else out
         K.one_shot_all_reduce[grid](xs, out, tmp, comm.flags, n, epoch,
-                                    OP=code, INPLACE=inplace, BLOCK=_block())
+                                    OP=code, INPLACE=inplace, BLOCK=BLOCK)
     elif algorithm == "two_shot":
         red = comm.buffer("red", n, dtype)
         K.two_shot_all_reduce[grid](xs, out, red, comm.flags, n, chunk, epoch,
-                                    OP=code, BLOCK=_block())
+                                    OP=code, BLOCK=BLOCK)
     else:
         # out must be symmetric (multimem.st writes every rank's copy).
         target = out if isinstance(out, rt.Buffer) else comm.buffer("red", n, dtype)
         K.multimem_all_reduce[grid](xs, target, comm.flags, n, chunk, epoch)
         if target is not out:
-            K.copy_kernel[grid](target, out, n, BLOCK=_block())
+            K.copy_kernel[grid](target, out, n, BLOCK=BLOCK)
     return out
 
 
@@ -251,7 +247,7 @@ def reduce_scatter(x, out, op="sum", num_programs=None):
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
     K.reduce_scatter_kernel[grid](xs, out, comm.flags, n, chunk, comm.next_epoch(),
-                                  OP=code, BLOCK=_block())
+                                  OP=code, BLOCK=BLOCK)
     return out
 
 
@@ -270,7 +266,7 @@ def all_gather(x, out, num_programs=None):
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
-    K.all_gather_kernel[grid](xs, out, comm.flags, n, comm.next_epoch(), BLOCK=_block())
+    K.all_gather_kernel[grid](xs, out, comm.flags, n, comm.next_epoch(), BLOCK=BLOCK)
     return out
 
 
@@ -292,7 +288,7 @@ def all_to_all(x, out, num_programs=None):
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
-    K.all_to_all_kernel[grid](xs, out, comm.flags, m, comm.next_epoch(), BLOCK=_block())
+    K.all_to_all_kernel[grid](xs, out, comm.flags, m, comm.next_epoch(), BLOCK=BLOCK)
     return out
 
 
@@ -310,7 +306,7 @@ def broadcast(x, root=0, num_programs=None):
     grid = _programs(n, num_programs)
     if n == 0:
         return x
-    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.next_epoch(), BLOCK=_block())
+    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.next_epoch(), BLOCK=BLOCK)
     return x
 
 
@@ -334,11 +330,11 @@ def all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs=None
     if out is x or residual is x:
         raise ValueError("out and residual must not be x")
     comm = _get_comm()
-    grid = _programs(rows * _block(), num_programs)
+    grid = _programs(rows * BLOCK[rt.backend()], num_programs)
     if rows * hidden == 0:
         return out
     xs = _symmetric(comm, x, rows * hidden, dtype, grid)
     K.all_reduce_residual_rmsnorm_kernel[grid](xs, residual, weight, out, comm.flags, rows,
                                                hidden, float(eps), comm.next_epoch(),
-                                               BLOCK=_block())
+                                               BLOCK=BLOCK)
     return out

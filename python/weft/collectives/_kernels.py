@@ -67,7 +67,7 @@ def copy_kernel(src, dst, n, BLOCK: wl.constexpr):
     _copy_local(src, dst, n, BLOCK)
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def one_shot_all_reduce(x, out, tmp, flags, n, epoch, OP: wl.constexpr,
                         INPLACE: wl.constexpr, BLOCK: wl.constexpr):
     """Every rank reads every rank's x and reduces all n elements. In place
@@ -89,7 +89,7 @@ def one_shot_all_reduce(x, out, tmp, flags, n, epoch, OP: wl.constexpr,
         _copy_local(tmp, out, n, BLOCK)
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def two_shot_all_reduce(x, out, red, flags, n, chunk, epoch, OP: wl.constexpr,
                         BLOCK: wl.constexpr):
     """Reduce-scatter then all-gather. Rank r owns x[r*chunk:(r+1)*chunk]
@@ -116,7 +116,7 @@ def two_shot_all_reduce(x, out, red, flags, n, chunk, epoch, OP: wl.constexpr,
     _sync(flags, 2, epoch)                      # nobody reads my red any more
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def multimem_all_reduce(x, out, flags, n, chunk, epoch):
     """Rank r reduces its chunk of x through the multicast address
     (multimem.ld_reduce) and writes the result to every rank's out at once
@@ -134,7 +134,7 @@ def multimem_all_reduce(x, out, flags, n, chunk, epoch):
     _sync(flags, 2, epoch)                      # every chunk written everywhere
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def reduce_scatter_kernel(x, out, flags, n, chunk, epoch, OP: wl.constexpr,
                           BLOCK: wl.constexpr):
     """out (chunk elements) = the reduction of x[r*chunk:(r+1)*chunk] over
@@ -150,7 +150,7 @@ def reduce_scatter_kernel(x, out, flags, n, chunk, epoch, OP: wl.constexpr,
     _sync(flags, 2, epoch)
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def all_gather_kernel(x, out, flags, n, epoch, BLOCK: wl.constexpr):
     """out[p*n:(p+1)*n] = rank p's x (pulled)."""
     pid = wl.program_id(0)
@@ -163,7 +163,7 @@ def all_gather_kernel(x, out, flags, n, epoch, BLOCK: wl.constexpr):
     _sync(flags, 2, epoch)
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def all_to_all_kernel(x, out, flags, m, epoch, BLOCK: wl.constexpr):
     """out[p*m:(p+1)*m] = rank p's x[me*m:(me+1)*m] (pulled)."""
     pid = wl.program_id(0)
@@ -178,7 +178,7 @@ def all_to_all_kernel(x, out, flags, m, epoch, BLOCK: wl.constexpr):
     _sync(flags, 2, epoch)
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def broadcast_kernel(x, root, flags, n, epoch, BLOCK: wl.constexpr):
     """Every rank but root pulls root's x into its own x."""
     pid = wl.program_id(0)
@@ -191,7 +191,7 @@ def broadcast_kernel(x, root, flags, n, epoch, BLOCK: wl.constexpr):
     _sync(flags, 2, epoch)
 
 
-@jit
+@jit(do_not_specialize=("epoch",))
 def all_reduce_residual_rmsnorm_kernel(x, residual, weight, out, flags, rows, hidden,
                                        eps, epoch, BLOCK: wl.constexpr):
     """Per row (rows split between programs): h = sum over ranks of x[row]

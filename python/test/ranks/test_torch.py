@@ -1,0 +1,88 @@
+"""Torch on the cuda backend: symmetric buffers seen by torch without copies
+(__cuda_array_interface__, __dlpack__), torch tensors as local kernel
+arguments and collective inputs. Runs where WEFT_TEST_BACKEND=cuda and torch
+imports (the GPU machines); skipped elsewhere."""
+import numpy as np
+import pytest
+
+import weft
+import weft.language as wl
+from devices import BACKEND
+from weft import collectives as C
+
+torch = pytest.importorskip("torch") if BACKEND == "cuda" else None
+pytestmark = pytest.mark.skipif(BACKEND != "cuda", reason="torch tensors live on cuda")
+
+
+@pytest.fixture
+def device():
+    return torch.device("cuda", weft.local_rank())
+
+
+@weft.jit
+def scale_into_peer(src, dst, n, factor, BLOCK: wl.constexpr):
+    """dst on the next rank = factor * src (a local tensor)."""
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    m = offs < n
+    nxt = (wl.rank() + 1) % wl.num_ranks()
+    wl.store(dst + offs, wl.load(src + offs, mask=m) * factor, mask=m, peer=nxt)
+
+
+def test_cuda_array_interface_is_zero_copy(device):
+    buf = weft.zeros((257,), wl.float32)
+    view = torch.as_tensor(buf, device=device)
+    assert view.data_ptr() == buf.ptr and view.shape == (257,)
+    view.fill_(3.0)  # torch writes, weft reads
+    torch.cuda.synchronize(device)
+    assert (buf.to_numpy() == 3.0).all()
+    buf.copy_from(np.arange(257))  # weft writes, torch reads
+    assert torch.equal(view.cpu(), torch.arange(257, dtype=torch.float32))
+    buf.free()
+
+
+@pytest.mark.parametrize("dtype,torch_dtype", [(wl.float32, "float32"),
+                                               (wl.bfloat16, "bfloat16"),
+                                               (wl.int64, "int64")])
+def test_from_dlpack_is_zero_copy(device, dtype, torch_dtype):
+    buf = weft.zeros((4, 9), dtype)
+    assert buf.__dlpack_device__() == (2, weft.local_rank())  # kDLCUDA
+    t = torch.from_dlpack(buf)
+    assert t.dtype == getattr(torch, torch_dtype) and t.shape == (4, 9)
+    assert t.device == device and t.data_ptr() == buf.ptr
+    t += 5
+    torch.cuda.synchronize(device)
+    got = buf.to_numpy()
+    expect = 0x40A0 if dtype is wl.bfloat16 else 5  # bf16: the bits of 5.0
+    assert (got == expect).all(), got
+    del t
+    buf.free()
+
+
+def test_tensor_kernel_arguments(device):
+    rank, ranks = weft.rank(), weft.num_ranks()
+    n, block = 1000, 256
+    src = torch.arange(n, dtype=torch.float32, device=device) + 100 * rank
+    dst = weft.zeros((n,), wl.float32)
+    weft.barrier()
+    scale_into_peer[((n + block - 1) // block,)](src, dst, n, 2.0, BLOCK=block)
+    weft.barrier()
+    prev = (rank - 1) % ranks
+    np.testing.assert_array_equal(dst.to_numpy(), 2.0 * (np.arange(n) + 100 * prev))
+    with pytest.raises(TypeError, match="contiguous"):
+        scale_into_peer[(1,)](src[::2], dst, n, 2.0, BLOCK=block)
+    weft.barrier()
+    dst.free()
+
+
+@pytest.mark.parametrize("torch_dtype", ["float32", "bfloat16"])
+def test_collectives_on_tensors(device, torch_dtype):
+    rank, ranks, n = weft.rank(), weft.num_ranks(), 3001
+    dtype = getattr(torch, torch_dtype)
+    xs = [torch.arange(n, dtype=torch.float32) % 7 + p for p in range(ranks)]
+    x = xs[rank].to(device=device, dtype=dtype)
+    out = torch.empty(n, dtype=dtype, device=device)
+    C.all_reduce(x, out)  # staged: x is not symmetric
+    assert torch.equal(out.float().cpu(), sum(xs))
+    gathered = torch.empty(ranks * n, dtype=dtype, device=device)
+    C.all_gather(x, gathered)
+    assert torch.equal(gathered.float().cpu(), torch.cat(xs))

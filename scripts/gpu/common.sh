@@ -1,0 +1,51 @@
+# Sourced by the scripts that run on a GPU machine (CUDA, no LLVM), from the
+# repository root: the multicast guard, logging under $OUT, steps that count
+# failures, and the runtime built alone in build-gpu/.
+
+# Multicast (NVLS) objects must never be created on the lent machines.
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+unset WEFT_ENABLE_MULTICAST
+
+build=build-gpu
+work=$build/gpu-test
+mkdir -p "$work"
+failures=0
+ngpus=$(nvidia-smi -L | wc -l)
+
+# log_to NAME: everything from here on also goes to $OUT/NAME.log when OUT is set.
+log_to() {
+  if [[ -n "${OUT:-}" ]]; then
+    mkdir -p "$OUT"
+    exec > >(tee "$OUT/$1.log") 2>&1
+  fi
+}
+
+step() { # step NAME CMD...: runs CMD, keeps its output in $work/NAME.log
+  local name=$1
+  shift
+  echo "== $name: $*"
+  if "$@" 2>&1 | tee "$work/$name.log"; then
+    echo "== $name: ok"
+  else
+    echo "== $name: FAILED"
+    failures=$((failures + 1))
+    return 1
+  fi
+}
+
+build_runtime() {
+  local generator="Unix Makefiles"
+  command -v ninja > /dev/null && generator=Ninja
+  step configure cmake -S . -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+    -DWEFT_ENABLE_COMPILER=OFF -DWEFT_ENABLE_HIP=OFF &&
+    step build cmake --build "$build" -j "$(nproc)"
+}
+
+# finish NAME: the summary line, and the exit status.
+finish() {
+  if ((failures)); then
+    echo "$1: $failures step(s) FAILED"
+    exit 1
+  fi
+  echo "$1: all steps passed"
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs the Python rank suite (python/test/ranks, WEFT_TEST_BACKEND=cuda) and
+# the Python examples on every GPU of this machine, from the kernel cache
+# warm_cache.sh filled where LLVM is (README, "GPU runs"): build/gpu-cache,
+# or $WEFT_GPU_CACHE. Nothing is compiled here (WEFT_CACHE_ONLY=1); with OUT
+# set, a miss saves its compile request under $OUT/cache-misses for
+# `scripts/gpu/warm_cache.sh DIR` there, and the log is $OUT/test_python.log.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+source scripts/gpu/common.sh
+log_to test_python
+
+date -u
+nvidia-smi -L
+python=${PYTHON:-python3}
+"$python" -c 'import sys, numpy, torch; print("python", sys.version.split()[0],
+  "numpy", numpy.__version__, "torch", torch.__version__, "cuda", torch.version.cuda)'
+if ! "$python" -c 'import pytest' 2> /dev/null && [[ -d build/pylibs ]]; then
+  export PYTHONPATH=$PWD/build/pylibs  # pytest carried from the build machine
+fi
+"$python" -m pytest --version
+build_runtime || exit 1
+
+cache=${WEFT_GPU_CACHE:-$PWD/build/gpu-cache}
+echo "kernel cache: $cache ($(find "$cache" -name index.json | wc -l) entries)"
+export WEFT_TEST_BACKEND=cuda WEFT_CACHE_ONLY=1 WEFT_CACHE_DIR=$cache \
+  WEFT_LIB_DIR=$PWD/$build/lib PYTHONDONTWRITEBYTECODE=1 \
+  PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+[[ -n "${OUT:-}" ]] && export WEFT_CACHE_MISSES=$OUT/cache-misses
+run=("$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 900 --)
+
+step pytest "${run[@]}" "$python" -m pytest -q -p no:cacheprovider -rs python/test/ranks
+for example in examples/python/*.py; do
+  step "example-$(basename "$example" .py)" "${run[@]}" "$python" "$example"
+done
+if [[ -n "${WEFT_CACHE_MISSES:-}" && -d $WEFT_CACHE_MISSES ]]; then
+  echo "cache misses saved: $(ls "$WEFT_CACHE_MISSES" | wc -l) in $WEFT_CACHE_MISSES"
+fi
+finish test_python

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fills the kernel cache that test_python.sh runs from on a GPU machine,
+# here where LLVM is (README, "GPU runs"). The rank suite and the Python
+# examples run on N host ranks (WEFT_GPU_RANKS, default 2: the GPU count
+# there) with WEFT_WARM_TARGET (default cuda:90): every launch is also
+# compiled for that target, with the tuning a run there picks. The entries
+# for that target are then copied into build/gpu-cache (or $WEFT_GPU_CACHE),
+# the directory to carry (with build/pylibs: pytest, should the GPU image
+# lack it). Arguments name directories of requests a GPU run
+# saved on cache misses (WEFT_CACHE_MISSES); they are compiled in as well.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ranks=${WEFT_GPU_RANKS:-2}
+export WEFT_WARM_TARGET=${WEFT_WARM_TARGET:-cuda:90}
+# Host and GPU entries side by side: reruns hit both.
+export WEFT_CACHE_DIR=$PWD/build/warm-cache
+export PYTHONPATH=$PWD/python WEFT_LIB_DIR=$PWD/build/lib PYTHONDONTWRITEBYTECODE=1
+out=${WEFT_GPU_CACHE:-$PWD/build/gpu-cache}
+run=(build/bin/weft-run -n "$ranks" --timeout 3000 --)
+
+"${run[@]}" /usr/bin/python3 -m pytest -q -p no:cacheprovider python/test/ranks
+for example in examples/python/*.py; do
+  "${run[@]}" /usr/bin/python3 "$example" > /dev/null
+done
+if (($#)); then
+  /usr/bin/python3 -m weft fill-cache "$@"
+fi
+/usr/bin/python3 - "$WEFT_CACHE_DIR" "$out" "$WEFT_WARM_TARGET" <<'PY'
+import json, os, shutil, sys
+src, dst, target = sys.argv[1:]
+copied = 0
+for version in os.listdir(src):
+    for key in os.listdir(os.path.join(src, version)):
+        entry = os.path.join(src, version, key)
+        index = os.path.join(entry, "index.json")
+        if not os.path.isfile(index):
+            continue
+        with open(index) as f:
+            if json.load(f)["target"] != target:
+                continue
+        there = os.path.join(dst, version, key)
+        if not os.path.isdir(there):
+            shutil.copytree(entry, there)
+        copied += 1
+print(f"warm_cache: {copied} {target} kernels in {dst}")
+PY
+du -sh "$out"
+# pytest for a GPU image without it: Debian's, pure Python (test_python.sh
+# uses it only when the image's python has none).
+mkdir -p build/pylibs
+for m in pytest _pytest pluggy iniconfig packaging py py.py attr more_itertools; do
+  [[ -e /usr/lib/python3/dist-packages/$m ]] && cp -r "/usr/lib/python3/dist-packages/$m" build/pylibs/
+done
+find build/pylibs -name __pycache__ -prune -exec rm -rf {} +
