@@ -9,9 +9,10 @@ from . import language
 from ._errors import CompilationError, WeftError
 from ._jit import CompiledKernel, JITFunction, PerBackend, compile, jit
 from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
-                       local_rank, num_ranks, rank, synchronize, zeros)
+                       local_rank, num_ranks, rank, stream, synchronize, zeros)
 from . import collectives  # noqa: E402  (after jit: its kernels use it)
 
 __all__ = ["language", "collectives", "CompilationError", "WeftError", "CompiledKernel",
            "JITFunction", "PerBackend", "compile", "jit", "Buffer", "backend", "barrier", "empty",
-           "finalize", "full", "init", "local_rank", "num_ranks", "rank", "synchronize", "zeros"]
+           "finalize", "full", "init", "local_rank", "num_ranks", "rank", "stream", "synchronize",
+           "zeros"]

@@ -88,6 +88,9 @@ def _parse_signature_type(text):
     return (kind, name, div)
 
 
+_UNSET = object()  # a parameter no argument has bound yet
+
+
 class CompiledKernel:
     """One specialisation compiled for one target. `asm` holds the C API's
     artifacts by name; `ir` is the tile IR the frontend generated."""
@@ -117,8 +120,10 @@ class CompiledKernel:
             self._generation = rt.state.generation
         return self._handle
 
-    def launch(self, grid, args):
+    def launch(self, grid, args, stream=None):
+        """stream: a CUstream handle; None: weft.stream's, else the context's."""
         kernel = self._kernel()
+        self._config.stream = stream if stream is not None else rt.state.stream
         slots = self._slots
         for i, arg in enumerate(args):
             if isinstance(arg, rt.Buffer):
@@ -212,6 +217,7 @@ class JITFunction:
             name for name, p in self.signature.parameters.items()
             if p.annotation is wl.constexpr or
             (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "constexpr")}
+        self.positions = {name: i for i, name in enumerate(self.arg_names)}
         self.defaults = {name: p.default for name, p in self.signature.parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self.runtime_index = [i for i, n in enumerate(self.arg_names) if n not in self.constexprs]
@@ -261,6 +267,7 @@ class JITFunction:
 
     def run(self, grid, args, kwargs):
         num_warps = kwargs.pop("num_warps", 4)
+        stream = rt.stream_handle(kwargs.pop("stream", None))
         debug = kwargs.pop("debug", None)
         debug = DEBUG if debug is None else bool(debug)
         if kwargs or len(args) != len(self.arg_names):
@@ -292,13 +299,30 @@ class JITFunction:
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):
             grid = (grid,)
-        kernel.launch(grid, runtime_args)
+        kernel.launch(grid, runtime_args, stream)
         return kernel
 
     def _bind(self, args, kwargs):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return [bound.arguments[n] for n in self.arg_names]
+        """The arguments in parameter order. The common case (keywords that
+        name parameters, defaults for the rest) skips inspect's binding,
+        which costs more than the rest of a launch; anything else goes to
+        it for its error message."""
+        bound = list(args) + [_UNSET] * (len(self.arg_names) - len(args))
+        if len(args) <= len(self.arg_names):
+            for name, value in kwargs.items():
+                i = self.positions.get(name)
+                if i is None or bound[i] is not _UNSET:
+                    break
+                bound[i] = value
+            else:
+                for i, value in enumerate(bound):
+                    if value is _UNSET:
+                        bound[i] = self.defaults.get(self.arg_names[i], _UNSET)
+                if all(v is not _UNSET for v in bound):  # `in` would compare arrays
+                    return bound
+        full = self.signature.bind(*args, **kwargs)
+        full.apply_defaults()
+        return [full.arguments[n] for n in self.arg_names]
 
 
 def jit(fn=None, *, do_not_specialize=()):

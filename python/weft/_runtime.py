@@ -56,6 +56,7 @@ class _State:
     ctx = None
     backend = None
     generation = 0  # bumped by init: module handles of older contexts are stale
+    stream = None   # launches' default stream (weft.stream); None: the context's
 
 
 state = _State()
@@ -126,6 +127,33 @@ def barrier():
     """Host barrier across all ranks, after this rank's launched work."""
     ctx = context()
     check(lib().weft_barrier(ctx), "weft_barrier", ctx)
+
+
+def stream_handle(stream):
+    """The CUstream/hipStream_t of stream: None (the context's own), an int
+    handle, or an object with .cuda_stream (torch.cuda.Stream)."""
+    if stream is None or isinstance(stream, int):
+        return stream
+    handle = getattr(stream, "cuda_stream", None)
+    if handle is None:
+        raise TypeError(f"a stream is an int handle or has .cuda_stream, not {stream!r}")
+    return handle
+
+
+class stream:
+    """`with weft.stream(s):` launches in the block (kernels and
+    collectives) go to s, e.g. torch.cuda.current_stream() while capturing
+    a CUDA graph; None restores the context's own stream."""
+
+    def __init__(self, s):
+        self.handle = stream_handle(s)
+
+    def __enter__(self):
+        self.saved, state.stream = state.stream, self.handle
+        return self
+
+    def __exit__(self, *exc):
+        state.stream = self.saved
 
 
 def synchronize():

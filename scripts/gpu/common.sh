@@ -41,6 +41,30 @@ build_runtime() {
     step build cmake --build "$build" -j "$(nproc)"
 }
 
+# python_env: Python runs from the kernel cache carried here
+# (scripts/gpu/warm_cache.sh): nothing is compiled; with OUT set, misses
+# save their compile requests under $OUT/cache-misses.
+python_env() {
+  python=${PYTHON:-python3}
+  if ! "$python" -c 'import pytest' 2> /dev/null && [[ -d build/pylibs ]]; then
+    export PYTHONPATH=$PWD/build/pylibs${PYTHONPATH:+:$PYTHONPATH}  # carried pytest
+  fi
+  export WEFT_CACHE_ONLY=1 WEFT_CACHE_DIR=${WEFT_GPU_CACHE:-$PWD/build/gpu-cache} \
+    WEFT_LIB_DIR=$PWD/$build/lib PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+  if [[ -n "${OUT:-}" ]]; then
+    export WEFT_CACHE_MISSES=$OUT/cache-misses
+  fi
+  echo "kernel cache: $WEFT_CACHE_DIR ($(find "$WEFT_CACHE_DIR" -name index.json | wc -l) entries)"
+}
+
+# report_misses: how many compile requests this run saved.
+report_misses() {
+  if [[ -n "${WEFT_CACHE_MISSES:-}" && -d $WEFT_CACHE_MISSES ]]; then
+    echo "cache misses saved: $(ls "$WEFT_CACHE_MISSES" | wc -l) in $WEFT_CACHE_MISSES"
+  fi
+}
+
 # finish NAME: the summary line, and the exit status.
 finish() {
   if ((failures)); then

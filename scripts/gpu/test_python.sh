@@ -12,28 +12,17 @@ log_to test_python
 
 date -u
 nvidia-smi -L
-python=${PYTHON:-python3}
+build_runtime || exit 1
+python_env
 "$python" -c 'import sys, numpy, torch; print("python", sys.version.split()[0],
   "numpy", numpy.__version__, "torch", torch.__version__, "cuda", torch.version.cuda)'
-if ! "$python" -c 'import pytest' 2> /dev/null && [[ -d build/pylibs ]]; then
-  export PYTHONPATH=$PWD/build/pylibs  # pytest carried from the build machine
-fi
 "$python" -m pytest --version
-build_runtime || exit 1
-
-cache=${WEFT_GPU_CACHE:-$PWD/build/gpu-cache}
-echo "kernel cache: $cache ($(find "$cache" -name index.json | wc -l) entries)"
-export WEFT_TEST_BACKEND=cuda WEFT_CACHE_ONLY=1 WEFT_CACHE_DIR=$cache \
-  WEFT_LIB_DIR=$PWD/$build/lib PYTHONDONTWRITEBYTECODE=1 \
-  PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-[[ -n "${OUT:-}" ]] && export WEFT_CACHE_MISSES=$OUT/cache-misses
+export WEFT_TEST_BACKEND=cuda
 run=("$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 900 --)
 
 step pytest "${run[@]}" "$python" -m pytest -q -p no:cacheprovider -rs python/test/ranks
 for example in examples/python/*.py; do
   step "example-$(basename "$example" .py)" "${run[@]}" "$python" "$example"
 done
-if [[ -n "${WEFT_CACHE_MISSES:-}" && -d $WEFT_CACHE_MISSES ]]; then
-  echo "cache misses saved: $(ls "$WEFT_CACHE_MISSES" | wc -l) in $WEFT_CACHE_MISSES"
-fi
+report_misses
 finish test_python

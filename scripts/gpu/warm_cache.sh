@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fills the kernel cache that test_python.sh runs from on a GPU machine,
-# here where LLVM is (README, "GPU runs"). The rank suite and the Python
-# examples run on N host ranks (WEFT_GPU_RANKS, default 2: the GPU count
-# there) with WEFT_WARM_TARGET (default cuda:90): every launch is also
-# compiled for that target, with the tuning a run there picks. The entries
+# here where LLVM is (README, "GPU runs"). The rank suite, the Python
+# examples and the collectives benchmark run on N host ranks
+# (WEFT_GPU_RANKS, default 2: the GPU count there) with WEFT_WARM_TARGET
+# (default cuda:90): every launch is also compiled for that target, its
+# PerBackend constexprs resolved for it. The entries
 # for that target are then copied into build/gpu-cache (or $WEFT_GPU_CACHE),
 # the directory to carry (with build/pylibs: pytest, should the GPU image
 # lack it). Arguments name directories of requests a GPU run
@@ -22,6 +23,10 @@ run=(build/bin/weft-run -n "$ranks" --timeout 3000 --)
 for example in examples/python/*.py; do
   "${run[@]}" /usr/bin/python3 "$example" > /dev/null
 done
+# The benchmark's Weft kernels: its sizes share these specialisations
+# (element counts divisible by 16; one-shot and two-shot all-reduce).
+"${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,1M --iters 1 --warmup 0 \
+  --systems weft,weft_one_shot > /dev/null
 if (($#)); then
   /usr/bin/python3 -m weft fill-cache "$@"
 fi

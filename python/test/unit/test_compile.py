@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import weft
@@ -139,3 +140,21 @@ def test_debug_adds_peer_checks():
     assert "__weft_debug_location" not in plain.asm["llir"].decode()
     assert re.search(r'c"to_peer at [^"]*test_compile\.py:\d+:\d+"',
                      checked.asm["llir"].decode())
+
+
+def test_launch_argument_binding():
+    @weft.jit
+    def k(a, b, n, BLOCK: wl.constexpr = 16):
+        pass
+
+    arr = np.zeros(3)
+    assert k._bind((arr, 2), {"n": 3}) == [arr, 2, 3, 16]
+    assert k._bind((), {"BLOCK": 8, "n": 1, "b": arr, "a": 0})[:2] == [0, arr]
+    with pytest.raises(TypeError, match="multiple values for argument 'a'"):
+        k._bind((1,), {"a": 2})
+    with pytest.raises(TypeError, match="missing a required argument: 'n'"):
+        k._bind((1, 2), {})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'm'"):
+        k._bind((1, 2, 3), {"m": 4})
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        k._bind((1, 2, 3, 4, 5), {})

@@ -9,7 +9,8 @@
 
 Every rank calls the same collectives in the same order with the same sizes,
 dtypes and options (like NCCL). Synchronisation is on the device: flags in
-the symmetric heap, an epoch per call; no host barrier inside a call.
+the symmetric heap, epochs counted on the device; no host barrier inside a
+call, so a call can be captured in a CUDA graph (docs/python.md).
 """
 import ctypes as _c
 import math
@@ -41,25 +42,18 @@ _ALGORITHMS = ("auto", "one_shot", "two_shot", "multimem")
 
 
 class _Comm:
-    """Per-context state: the flags, the epoch counter and scratch buffers."""
+    """Per-context state: the flags, the programs' epochs and scratch buffers."""
 
     def __init__(self):
         self.generation = rt.state.generation
         ranks = rt.num_ranks()
         self.flags = rt.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * ranks,), wl.int64)
+        self.epochs = rt.zeros((K.MAX_PROGRAMS,), wl.int64)
         # The only host barrier: every rank's flags are zero before any
         # rank signals into them. Once per context, not per call.
         rt.barrier()
-        self.epoch = 0
         self.scratch = {}
         self.multicast = _read_multicast()
-
-    def next_epoch(self):
-        """The flag value of the next call. Passed as 2 * epoch + 1: always
-        odd, so the argument never gets the divisible-by-16 specialisation
-        and one compiled kernel serves every call."""
-        self.epoch += 1
-        return 2 * self.epoch + 1
 
     def buffer(self, name, n, dtype):
         """A symmetric scratch buffer of at least n elements of dtype, kept
@@ -208,20 +202,19 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
     # Staged x: peers read the stage, so x (even as out) is only written locally.
-    epoch = comm.next_epoch()
     if algorithm == "one_shot":
         inplace = out is xs
         tmp = comm.buffer("red", n, dtype) if inplace else out
-        K.one_shot_all_reduce[grid](xs, out, tmp, comm.flags, n, epoch,
+        K.one_shot_all_reduce[grid](xs, out, tmp, comm.flags, n, comm.epochs,
                                     OP=code, INPLACE=inplace, BLOCK=BLOCK)
     elif algorithm == "two_shot":
         red = comm.buffer("red", n, dtype)
-        K.two_shot_all_reduce[grid](xs, out, red, comm.flags, n, chunk, epoch,
+        K.two_shot_all_reduce[grid](xs, out, red, comm.flags, n, chunk, comm.epochs,
                                     OP=code, BLOCK=BLOCK)
     else:
         # out must be symmetric (multimem.st writes every rank's copy).
         target = out if isinstance(out, rt.Buffer) else comm.buffer("red", n, dtype)
-        K.multimem_all_reduce[grid](xs, target, comm.flags, n, chunk, epoch)
+        K.multimem_all_reduce[grid](xs, target, comm.flags, n, chunk, comm.epochs)
         if target is not out:
             K.copy_kernel[grid](target, out, n, BLOCK=BLOCK)
     return out
@@ -246,7 +239,7 @@ def reduce_scatter(x, out, op="sum", num_programs=None):
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
-    K.reduce_scatter_kernel[grid](xs, out, comm.flags, n, chunk, comm.next_epoch(),
+    K.reduce_scatter_kernel[grid](xs, out, comm.flags, n, chunk, comm.epochs,
                                   OP=code, BLOCK=BLOCK)
     return out
 
@@ -266,7 +259,7 @@ def all_gather(x, out, num_programs=None):
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
-    K.all_gather_kernel[grid](xs, out, comm.flags, n, comm.next_epoch(), BLOCK=BLOCK)
+    K.all_gather_kernel[grid](xs, out, comm.flags, n, comm.epochs, BLOCK=BLOCK)
     return out
 
 
@@ -288,7 +281,7 @@ def all_to_all(x, out, num_programs=None):
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
-    K.all_to_all_kernel[grid](xs, out, comm.flags, m, comm.next_epoch(), BLOCK=BLOCK)
+    K.all_to_all_kernel[grid](xs, out, comm.flags, m, comm.epochs, BLOCK=BLOCK)
     return out
 
 
@@ -306,7 +299,7 @@ def broadcast(x, root=0, num_programs=None):
     grid = _programs(n, num_programs)
     if n == 0:
         return x
-    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.next_epoch(), BLOCK=BLOCK)
+    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.epochs, BLOCK=BLOCK)
     return x
 
 
@@ -335,6 +328,6 @@ def all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs=None
         return out
     xs = _symmetric(comm, x, rows * hidden, dtype, grid)
     K.all_reduce_residual_rmsnorm_kernel[grid](xs, residual, weight, out, comm.flags, rows,
-                                               hidden, float(eps), comm.next_epoch(),
+                                               hidden, float(eps), comm.epochs,
                                                BLOCK=BLOCK)
     return out

@@ -5,8 +5,12 @@ program i of every other rank. A phase is `_sync`: program i sets its slot
 in every rank's flag row to the call's epoch (a release signal: everything
 the program wrote or read before is ordered before it), then waits until
 every rank's slot in its own row is >= the epoch (an acquire wait). The
-epoch grows by one per collective call on the communicator, so the flags
-only grow and never need re-zeroing.
+epoch grows by one per call in which the program takes part, so the flags
+only grow and never need re-zeroing. It is kept on the device (`epochs`,
+one slot per program, local to each rank; `_begin`/`_end`), not passed by
+the host, so a collective captured in a CUDA graph stays correct on every
+replay; program i of every rank takes part in the same calls, so its epochs
+agree across ranks.
 
 Work is split between programs by a grid-stride loop over BLOCK-element
 blocks; the split depends only on the sizes and the number of programs,
@@ -29,6 +33,17 @@ def _sync(flags, phase, epoch):
         wl.signal(row + me, epoch, peer=p)          # set, release, sys
     for p in range(ranks):
         wl.wait(row + p, epoch, cmp="ge")           # acquire, sys
+
+
+@jit
+def _begin(epochs):
+    """This program's epoch for this call: one more than in its last call."""
+    return wl.load(epochs + wl.program_id(0)) + 1
+
+
+@jit
+def _end(epochs, epoch):
+    wl.store(epochs + wl.program_id(0), epoch)
 
 
 @jit
@@ -67,14 +82,15 @@ def copy_kernel(src, dst, n, BLOCK: wl.constexpr):
     _copy_local(src, dst, n, BLOCK)
 
 
-@jit(do_not_specialize=("epoch",))
-def one_shot_all_reduce(x, out, tmp, flags, n, epoch, OP: wl.constexpr,
+@jit
+def one_shot_all_reduce(x, out, tmp, flags, n, epochs, OP: wl.constexpr,
                         INPLACE: wl.constexpr, BLOCK: wl.constexpr):
     """Every rank reads every rank's x and reduces all n elements. In place
     (out is x), results go to tmp and are copied into x after the exit phase,
     when no peer reads x any more."""
     pid = wl.program_id(0)
     step = wl.num_programs(0) * BLOCK
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)                      # every rank's x is ready
     for start in range(pid * BLOCK, n, step):
         offs = start + wl.arange(0, BLOCK)
@@ -87,10 +103,11 @@ def one_shot_all_reduce(x, out, tmp, flags, n, epoch, OP: wl.constexpr,
     _sync(flags, 2, epoch)                      # nobody reads my x any more
     if INPLACE:
         _copy_local(tmp, out, n, BLOCK)
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
-def two_shot_all_reduce(x, out, red, flags, n, chunk, epoch, OP: wl.constexpr,
+@jit
+def two_shot_all_reduce(x, out, red, flags, n, chunk, epochs, OP: wl.constexpr,
                         BLOCK: wl.constexpr):
     """Reduce-scatter then all-gather. Rank r owns x[r*chunk:(r+1)*chunk]
     (clipped to n): it reduces that chunk of every rank's x into its red
@@ -99,6 +116,7 @@ def two_shot_all_reduce(x, out, red, flags, n, chunk, epoch, OP: wl.constexpr,
     pid = wl.program_id(0)
     me = wl.rank()
     step = wl.num_programs(0) * BLOCK
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)                      # every rank's x is ready
     lo = me * chunk
     for start in range(pid * BLOCK, chunk, step):
@@ -114,10 +132,11 @@ def two_shot_all_reduce(x, out, red, flags, n, chunk, epoch, OP: wl.constexpr,
             mask = (offs < n) & (offs < plo + chunk)
             wl.store(out + offs, wl.load(red + offs, mask=mask, peer=p), mask=mask)
     _sync(flags, 2, epoch)                      # nobody reads my red any more
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
-def multimem_all_reduce(x, out, flags, n, chunk, epoch):
+@jit
+def multimem_all_reduce(x, out, flags, n, chunk, epochs):
     """Rank r reduces its chunk of x through the multicast address
     (multimem.ld_reduce) and writes the result to every rank's out at once
     (multimem.st). Scalar per element: the language's multimem ops take
@@ -125,6 +144,7 @@ def multimem_all_reduce(x, out, flags, n, chunk, epoch):
     ranks' copies. out must be symmetric; out may be x (each element is read
     and written only by its owner's program)."""
     me = wl.rank()
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)
     lo = me * chunk
     hi = n if lo + chunk > n else lo + chunk
@@ -132,15 +152,17 @@ def multimem_all_reduce(x, out, flags, n, chunk, epoch):
         v = wl.multimem_ld_reduce(wl.multicast(x + i), op="add")   # f32: add only
         wl.multimem_store(wl.multicast(out + i), v)
     _sync(flags, 2, epoch)                      # every chunk written everywhere
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
-def reduce_scatter_kernel(x, out, flags, n, chunk, epoch, OP: wl.constexpr,
+@jit
+def reduce_scatter_kernel(x, out, flags, n, chunk, epochs, OP: wl.constexpr,
                           BLOCK: wl.constexpr):
     """out (chunk elements) = the reduction of x[r*chunk:(r+1)*chunk] over
     ranks, x read as zero past n."""
     pid = wl.program_id(0)
     lo = wl.rank() * chunk
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)
     for start in range(pid * BLOCK, chunk, wl.num_programs(0) * BLOCK):
         local = start + wl.arange(0, BLOCK)
@@ -148,12 +170,14 @@ def reduce_scatter_kernel(x, out, flags, n, chunk, epoch, OP: wl.constexpr,
         acc = _reduce_block(x, offs, offs < n, OP)
         wl.store(out + local, acc, mask=local < chunk)
     _sync(flags, 2, epoch)
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
-def all_gather_kernel(x, out, flags, n, epoch, BLOCK: wl.constexpr):
+@jit
+def all_gather_kernel(x, out, flags, n, epochs, BLOCK: wl.constexpr):
     """out[p*n:(p+1)*n] = rank p's x (pulled)."""
     pid = wl.program_id(0)
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)
     for p in range(wl.num_ranks()):
         for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
@@ -161,13 +185,15 @@ def all_gather_kernel(x, out, flags, n, epoch, BLOCK: wl.constexpr):
             mask = offs < n
             wl.store(out + p * n + offs, wl.load(x + offs, mask=mask, peer=p), mask=mask)
     _sync(flags, 2, epoch)
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
-def all_to_all_kernel(x, out, flags, m, epoch, BLOCK: wl.constexpr):
+@jit
+def all_to_all_kernel(x, out, flags, m, epochs, BLOCK: wl.constexpr):
     """out[p*m:(p+1)*m] = rank p's x[me*m:(me+1)*m] (pulled)."""
     pid = wl.program_id(0)
     me = wl.rank()
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)
     for p in range(wl.num_ranks()):
         for start in range(pid * BLOCK, m, wl.num_programs(0) * BLOCK):
@@ -176,12 +202,14 @@ def all_to_all_kernel(x, out, flags, m, epoch, BLOCK: wl.constexpr):
             v = wl.load(x + me * m + offs, mask=mask, peer=p)
             wl.store(out + p * m + offs, v, mask=mask)
     _sync(flags, 2, epoch)
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
-def broadcast_kernel(x, root, flags, n, epoch, BLOCK: wl.constexpr):
+@jit
+def broadcast_kernel(x, root, flags, n, epochs, BLOCK: wl.constexpr):
     """Every rank but root pulls root's x into its own x."""
     pid = wl.program_id(0)
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)
     if wl.rank() != root:
         for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
@@ -189,15 +217,17 @@ def broadcast_kernel(x, root, flags, n, epoch, BLOCK: wl.constexpr):
             mask = offs < n
             wl.store(x + offs, wl.load(x + offs, mask=mask, peer=root), mask=mask)
     _sync(flags, 2, epoch)
+    _end(epochs, epoch)
 
 
-@jit(do_not_specialize=("epoch",))
+@jit
 def all_reduce_residual_rmsnorm_kernel(x, residual, weight, out, flags, rows, hidden,
-                                       eps, epoch, BLOCK: wl.constexpr):
+                                       eps, epochs, BLOCK: wl.constexpr):
     """Per row (rows split between programs): h = sum over ranks of x[row]
     (one-shot, f32) + residual[row]; residual[row] = h (rounded to its
     dtype); out[row] = residual[row] * rsqrt(mean(h^2) + eps) * weight."""
     pid = wl.program_id(0)
+    epoch = _begin(epochs)
     _sync(flags, 0, epoch)
     for row in range(pid, rows, wl.num_programs(0)):
         base = row * hidden
@@ -217,3 +247,4 @@ def all_reduce_residual_rmsnorm_kernel(x, residual, weight, out, flags, rows, hi
             w = wl.load(weight + cols, mask=mask, other=0.0).to(wl.float32)
             wl.store(out + base + cols, h * rstd * w, mask=mask)
     _sync(flags, 2, epoch)                      # nobody reads my x any more
+    _end(epochs, epoch)

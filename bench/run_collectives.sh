@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The collectives sweep on every GPU of this machine (bench/README.md):
+# builds the runtime (build-gpu/), runs bench/collectives.py under weft-run
+# from the carried kernel cache, and writes the CSV to
+# $OUT/collectives-<date>-<N>gpu.csv (or bench/results/ without OUT).
+# Extra arguments go to bench/collectives.py (e.g. --max-size 16M).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+source scripts/gpu/common.sh
+log_to bench_collectives
+
+date -u
+nvidia-smi -L
+build_runtime || exit 1
+python_env
+# x, out (num_ranks x x for all_gather) and the collectives' scratch of the
+# largest size, with room to spare.
+export WEFT_HEAP_SIZE=${WEFT_HEAP_SIZE:-$(( (ngpus + 6) ))G}
+csv=${OUT:-bench/results}/collectives-$(date -u +%Y-%m-%d)-${ngpus}gpu.csv
+step bench "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
+  "$python" bench/collectives.py --csv "$csv" "$@"
+report_misses
+finish bench_collectives
