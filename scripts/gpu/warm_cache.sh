@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fills the kernel cache that test_python.sh runs from on a GPU machine,
 # here where LLVM is (README, "GPU runs"). The rank suite, the Python
-# examples and the collectives benchmark run on N host ranks
+# examples, the litmus tests and the collectives benchmark run on N host ranks
 # (WEFT_GPU_RANKS, default 2: the GPU count there) with WEFT_WARM_TARGET
 # (default cuda:90): every launch is also compiled for that target, its
 # PerBackend constexprs resolved for it. The entries
@@ -23,6 +23,9 @@ run=(build/bin/weft-run -n "$ranks" --timeout 3000 --)
 for example in examples/python/*.py; do
   "${run[@]}" /usr/bin/python3 "$example" > /dev/null
 done
+# The litmus kernels: iteration counts are not specialised, so a short run
+# asks for the kernels a 10^6-iteration run does.
+"${run[@]}" /usr/bin/python3 test/litmus/litmus.py --iterations 100 > /dev/null
 # The benchmark's Weft kernels: its sizes share these specialisations
 # (element counts divisible by 16; one-shot and two-shot all-reduce).
 "${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,1M --iters 1 --warmup 0 \
