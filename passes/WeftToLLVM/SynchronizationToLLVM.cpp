@@ -44,9 +44,12 @@ struct WaitOpLowering : WeftPattern<WaitOp> {
   LogicalResult matchAndRewrite(WaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type type = adaptor.getValue().getType();
+    // An unused result needs no broadcast, and so no second join.
+    SmallVector<Type> types;
+    if (!op.getResult().use_empty())
+      types.push_back(adaptor.getValue().getType());
     auto seen = lowering.oncePerProgram(
-        rewriter, loc, {type}, /*releaseBefore=*/false, /*joinAfter=*/true, [&] {
+        rewriter, loc, types, /*releaseBefore=*/false, /*joinAfter=*/true, [&] {
           Value value = lowering.poll(rewriter, loc, op, adaptor.getPtr(),
                                       adaptor.getValue(), op.getCmp(),
                                       op.getScope());
@@ -55,9 +58,12 @@ struct WaitOpLowering : WeftPattern<WaitOp> {
           if (op.getOrder() == MemOrder::acquire)
             lowering.target.fence(rewriter, loc, MemOrder::acquire,
                                   op.getScope());
-          return SmallVector<Value>{value};
+          return types.empty() ? SmallVector<Value>{} : SmallVector<Value>{value};
         });
-    rewriter.replaceOp(op, seen);
+    if (types.empty())
+      rewriter.eraseOp(op);
+    else
+      rewriter.replaceOp(op, seen);
     return success();
   }
 };

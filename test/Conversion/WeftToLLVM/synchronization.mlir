@@ -158,6 +158,19 @@ func.func @wait_predicates(%flag: !weft.ptr<i32>, %v: i32)
   return
 }
 
+// A wait whose result is unused broadcasts nothing: no slot, one join.
+// NVPTX-LABEL:  llvm.func @wait_unused(
+// NVPTX-NOT:      llvm.mlir.addressof @__weft_broadcast
+// NVPTX:          llvm.load %{{[a-z0-9_]+}} atomic monotonic
+// NVPTX:          nvvm.barrier0
+// NVPTX-NOT:      nvvm.barrier0
+// NVPTX:          llvm.return
+func.func @wait_unused(%flag: !weft.ptr<i64>, %v: i64)
+    attributes {weft.kernel} {
+  %0 = weft.wait ge relaxed sys %flag, %v : !weft.ptr<i64>
+  return
+}
+
 // The barrier: join; thread 0 reads this rank's generation (acquire, gpu)
 // and arrives (acq_rel add, gpu) in the reserved region at heap_base[rank]
 // (barrier_count at 64, barrier_gen at 128). The last of the grid's
