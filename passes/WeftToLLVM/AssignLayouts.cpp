@@ -187,6 +187,8 @@ private:
         if (Attribute layout = wished(e.getResult()))
           wish(e.getSrc(), SliceEncodingAttr::get(op->getContext(),
                                                   e.getAxis(), layout));
+      } else if (auto d = dyn_cast<DotOp>(op)) {
+        wish(d.getC(), wished(d.getResult()));
       } else if (auto r = dyn_cast<ReduceOp>(op)) {
         auto slice = dyn_cast_or_null<SliceEncodingAttr>(wished(r.getResult()));
         if (slice && slice.getDim() == r.getAxis())
@@ -320,6 +322,15 @@ private:
       if (isTile(r.getResult().getType()))
         setLayout(r.getResult(),
                   SliceEncodingAttr::get(op->getContext(), r.getAxis(), layout));
+      return success();
+    }
+    if (auto d = dyn_cast<DotOp>(op)) {
+      // The lowering reads a and b in any layout; the result is c's.
+      Attribute layout = wished(d.getResult());
+      if (!layout)
+        layout = layoutOf(d.getC());
+      require(op, 2, layout);
+      setLayout(d.getResult(), layout);
       return success();
     }
     return op->emitOpError("cannot distribute the tiles of this operation");

@@ -145,6 +145,7 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
       populateTileOpPatterns(converter, tiles, patterns);
       populateTileMemoryPatterns(converter, tiles, patterns);
       populateReducePatterns(converter, tiles, patterns);
+      populateDotPatterns(converter, tiles, patterns);
       if (failed(applyPartialConversion(module, legality, std::move(patterns))))
         return signalPassFailure();
     }

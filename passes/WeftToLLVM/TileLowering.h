@@ -106,6 +106,9 @@ void populateTileMemoryPatterns(const mlir::LLVMTypeConverter &converter,
 void populateReducePatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+void populateDotPatterns(const mlir::LLVMTypeConverter &converter,
+                         const TileLowering &tiles,
+                         mlir::RewritePatternSet &patterns);
 
 } // namespace weft
 

@@ -1,7 +1,8 @@
 //===- TileSharedMemory.cpp - the scratch buffer of tile exchanges --------===//
 //
-// Layout conversions, reductions across warps and replicated atomics move
-// elements between threads through one static shared-memory buffer. Its
+// Layout conversions, reductions across warps, replicated atomics and tile
+// products move elements between threads through one static shared-memory
+// buffer (on the host, where a program is one thread, its stack). Its
 // size is known when compiling, so an op that would overflow the target's
 // static shared memory is reported here instead of by ptxas or the backend.
 //
@@ -21,8 +22,19 @@ int64_t elementBytes(RankedTensorType tile) {
   return isa<PtrType>(elem) ? 8 : naturalAlignment(elem);
 }
 
-/// The module's scratch buffer, grown to `bytes` if smaller.
-Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes) {
+/// The module's scratch buffer, grown to `bytes` if smaller. A host
+/// program is a thread of its own, so its scratch is on its stack (a
+/// module-wide buffer would be shared by programs running at once).
+Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes,
+              const TargetInfo &target) {
+  if (target.singleThreadPrograms()) {
+    OpBuilder::InsertionGuard guard(b);
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    b.setInsertionPointToStart(&func.getFunctionBody().front());
+    return LLVM::AllocaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                  b.getI8Type(), i64Const(b, loc, bytes),
+                                  /*alignment=*/16);
+  }
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
   LLVM::GlobalOp global = sharedGlobal(b, loc, op, "__weft_tile_scratch", type,
                                        /*alignment=*/16);
@@ -51,6 +63,11 @@ ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
       return {};
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     return use(result, result.getNumElements());
+  }
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    // a and b side by side, at their row-major positions.
+    RankedTensorType a = dot.getA().getType(), b = dot.getB().getType();
+    return use(a, a.getNumElements() + b.getNumElements());
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     RankedTensorType src = reduce.getSrc().getType();
@@ -86,7 +103,7 @@ SmallVector<Value>
 TileLowering::exchange(OpBuilder &b, Location loc, Operation *op,
                        function_ref<void(Value)> write,
                        function_ref<SmallVector<Value>(Value)> read) const {
-  Value buffer = scratch(b, loc, op, scratchUse(op, target).bytes);
+  Value buffer = scratch(b, loc, op, scratchUse(op, target).bytes, target);
   write(buffer);
   lowering.joinProgram(b, loc);
   SmallVector<Value> out = read(buffer);

@@ -937,6 +937,27 @@ class CodeGenerator(ast.NodeVisitor):
     def wl_min(self, x, axis=None):
         return self.reduce(x, axis, "min")
 
+    def wl_dot(self, a, b, acc=None, out_dtype=wl.float32):
+        for name, x in (("a", a), ("b", b)):
+            if not isinstance(x, Value) or len(x.shape) != 2:
+                raise self.error(f"wl.dot: {name} must be a 2-D tile")
+        if a.dtype != b.dtype or a.dtype not in (wl.float16, wl.bfloat16, wl.float32):
+            raise self.error(f"wl.dot multiplies two float16, bfloat16 or float32 tiles "
+                             f"of one dtype, not {a.dtype!r} and {b.dtype!r}")
+        if a.shape[1] != b.shape[0]:
+            raise self.error(f"wl.dot: a is {a.shape[0]}x{a.shape[1]} but b is "
+                             f"{b.shape[0]}x{b.shape[1]}: their K differ")
+        if out_dtype != wl.float32:
+            raise self.error(f"wl.dot accumulates in float32, not {out_dtype!r}")
+        shape = (a.shape[0], b.shape[1])
+        if acc is None:
+            acc = self.wl_zeros(shape, wl.float32)
+        elif not isinstance(acc, Value) or acc.shape != shape:
+            raise self.error(f"wl.dot: acc must be a {shape[0]}x{shape[1]} tile")
+        acc = self.cast(acc, wl.float32)
+        return self.emit(f"weft.dot {a.name}, {b.name}, {acc.name} : {a.type}, {b.type}, "
+                         f"{acc.type} -> {acc.type}", wl.float32, shape)
+
     def _unary_math(self, op, x):
         if not isinstance(x, Value):
             x = self.constant(x, wl.float32)

@@ -107,6 +107,7 @@ _BUILTINS = {
     "sum": "sum(x, axis=None): reduction; axis None reduces to a scalar",
     "max": "max(x, axis=None): reduction",
     "min": "min(x, axis=None): reduction",
+    "dot": "dot(a, b, acc=None, out_dtype=float32): acc + a @ b of 2-D tiles, in float32",
     "exp": "exp(x)", "log": "log(x)", "sqrt": "sqrt(x)", "rsqrt": "rsqrt(x)",
     "abs": "abs(x)",
     "maximum": "maximum(a, b): element-wise", "minimum": "minimum(a, b): element-wise",

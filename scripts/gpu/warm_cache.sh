@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Fills the kernel cache that test_python.sh runs from on a GPU machine,
-# here where LLVM is (README, "GPU runs"). The rank suite, the Python
-# examples, the litmus tests and the collectives benchmark run on N host ranks
-# (WEFT_GPU_RANKS, default 2: the GPU count there) with WEFT_WARM_TARGET
-# (default cuda:90): every launch is also compiled for that target, its
-# PerBackend constexprs resolved for it. The entries
-# for that target are then copied into build/gpu-cache (or $WEFT_GPU_CACHE),
-# the directory to carry (with build/pylibs: pytest, should the GPU image
-# lack it). Arguments name directories of requests a GPU run
-# saved on cache misses (WEFT_CACHE_MISSES); they are compiled in as well.
+# Fills the kernel cache that the GPU scripts run from, here where LLVM is
+# (README, "GPU runs"). The rank suite, the Python examples, the litmus
+# tests and the collectives benchmark run on N host ranks (WEFT_GPU_RANKS,
+# default 2: the GPU count there) with WEFT_WARM_TARGET (default cuda:90):
+# every launch is also compiled for that target, its PerBackend constexprs
+# resolved for it. That target's entries are then copied into
+# build/gpu-cache (or $WEFT_GPU_CACHE), the directory to carry (with
+# build/pylibs: pytest, should the GPU image lack it). Arguments name
+# directories of requests a GPU run saved on cache misses
+# (WEFT_CACHE_MISSES); they are kept in build/gpu-misses and compiled in on
+# this and every later warm-up.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ranks=${WEFT_GPU_RANKS:-2}
@@ -30,27 +31,38 @@ done
 # (element counts divisible by 16; one-shot and two-shot all-reduce).
 "${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,1M --iters 1 --warmup 0 \
   --systems weft,weft_one_shot > /dev/null
-if (($#)); then
-  /usr/bin/python3 -m weft fill-cache "$@"
+# Requests GPU runs saved (arguments) are kept in build/gpu-misses and
+# compiled on every warm-up, so a new compiler build still has them.
+mkdir -p build/gpu-misses
+for dir in "$@"; do
+  cp "$dir"/*.json build/gpu-misses/
+done
+if compgen -G "build/gpu-misses/*.json" > /dev/null; then
+  /usr/bin/python3 -m weft fill-cache build/gpu-misses
 fi
+# Only this compiler's entries: a machine without the compiler picks the
+# cache's one version directory.
 /usr/bin/python3 - "$WEFT_CACHE_DIR" "$out" "$WEFT_WARM_TARGET" <<'PY'
 import json, os, shutil, sys
+from weft import _cache
 src, dst, target = sys.argv[1:]
+version = _cache._version_dir(src)
+for stale in set(os.listdir(dst) if os.path.isdir(dst) else ()) - {version}:
+    shutil.rmtree(os.path.join(dst, stale))
 copied = 0
-for version in os.listdir(src):
-    for key in os.listdir(os.path.join(src, version)):
-        entry = os.path.join(src, version, key)
-        index = os.path.join(entry, "index.json")
-        if not os.path.isfile(index):
+for key in os.listdir(os.path.join(src, version)):
+    entry = os.path.join(src, version, key)
+    index = os.path.join(entry, "index.json")
+    if not os.path.isfile(index):
+        continue
+    with open(index) as f:
+        if json.load(f)["target"] != target:
             continue
-        with open(index) as f:
-            if json.load(f)["target"] != target:
-                continue
-        there = os.path.join(dst, version, key)
-        if not os.path.isdir(there):
-            shutil.copytree(entry, there)
-        copied += 1
-print(f"warm_cache: {copied} {target} kernels in {dst}")
+    there = os.path.join(dst, version, key)
+    if not os.path.isdir(there):
+        shutil.copytree(entry, there)
+    copied += 1
+print(f"warm_cache: {copied} {target} kernels of {version} in {dst}")
 PY
 du -sh "$out"
 # pytest for a GPU image without it: Debian's, pure Python (test_python.sh

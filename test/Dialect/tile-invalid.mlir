@@ -152,3 +152,51 @@ func.func @convert_shape(%t: tensor<8xf32, #weft.blocked<{sizePerThread = [1], t
   %c = weft.convert_layout %t : tensor<8xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>> -> tensor<16xf32, #weft.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerProgram = [4], order = [0]}>>
   return
 }
+
+// -----
+
+func.func @dot_k(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{a is 16x32 but b is 16x16: their K differ}}
+  %d = weft.dot %a, %b, %c : tensor<16x32xf16>, tensor<16x16xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_c_shape(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{c must be 16x8 (a's rows by b's columns)}}
+  %d = weft.dot %a, %b, %c : tensor<16x32xf16>, tensor<32x8xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_mixed(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{a is 'f16' but b is 'bf16'}}
+  %d = weft.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int(%a: tensor<16x16xi8>, %b: tensor<16x16xi8>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{multiplies f16, bf16 or f32 tiles, not 'i8'}}
+  %d = weft.dot %a, %b, %c : tensor<16x16xi8>, tensor<16x16xi8>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{accumulates in f32: c must be an f32 tile}}
+  %d = weft.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @dot_rank(%a: tensor<16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{multiplies 2-D tiles}}
+  %d = weft.dot %a, %b, %c : tensor<16xf16>, tensor<16x16xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}

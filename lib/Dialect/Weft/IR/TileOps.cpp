@@ -108,6 +108,34 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult DotOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                    c = getC().getType(), result = getResult().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("multiplies 2-D tiles");
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "a is " << a.getDimSize(0) << "x" << a.getDimSize(1)
+                         << " but b is " << b.getDimSize(0) << "x"
+                         << b.getDimSize(1) << ": their K differ";
+  if (c.getShape() != ArrayRef<int64_t>{a.getDimSize(0), b.getDimSize(1)})
+    return emitOpError() << "c must be " << a.getDimSize(0) << "x"
+                         << b.getDimSize(1) << " (a's rows by b's columns)";
+  Type in = a.getElementType();
+  if (in != b.getElementType())
+    return emitOpError() << "a is " << in << " but b is " << b.getElementType();
+  if (!in.isF16() && !in.isBF16() && !in.isF32())
+    return emitOpError() << "multiplies f16, bf16 or f32 tiles, not " << in;
+  if (!c.getElementType().isF32())
+    return emitOpError("accumulates in f32: c must be an f32 tile");
+  if (result.getShape() != c.getShape() ||
+      result.getElementType() != c.getElementType() ||
+      result.getEncoding() != c.getEncoding())
+    return emitOpError("result must have c's type");
+  if (!layoutOf(a) != !layoutOf(c) || !layoutOf(b) != !layoutOf(c))
+    return emitOpError("operands must all have layouts or all have none");
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto result = cast<RankedTensorType>(getResult().getType());

@@ -129,6 +129,29 @@ def Weft_ReduceOp : Weft_Op<"reduce", [RecursiveMemoryEffects,
   let hasRegionVerifier = 1;
 }
 
+def Weft_DotOp : Weft_Op<"dot", [Pure]> {
+  let summary = "tile matrix multiply-accumulate: result = c + a @ b";
+  let description = [{
+    `a` is MxK, `b` KxN, `c` and the result MxN. `a` and `b` share one
+    element type, f16, bf16 or f32; `c` and the result are f32, and the
+    products are summed in f32. `a` and `b` may have any layouts; the
+    result has `c`'s.
+
+    ```mlir
+    %d = weft.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x16xbf16>,
+                               tensor<64x16xf32> -> tensor<64x16xf32>
+    ```
+  }];
+  let arguments = (ins Weft_NumericTile:$a, Weft_NumericTile:$b,
+                       Weft_NumericTile:$c);
+  let results = (outs Weft_NumericTile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Weft_ReduceReturnOp : Weft_Op<"reduce.return", [Pure, Terminator,
     ReturnLike, HasParent<"ReduceOp">]> {
   let summary = "the combined element of a weft.reduce region";

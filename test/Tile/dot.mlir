@@ -1,0 +1,94 @@
+// weft.dot, the portable lowering (passes/WeftToLLVM/DotToLLVM.cpp): a and
+// b go to the scratch area at their row-major positions (shared memory on
+// GPUs, the stack on the host), the program joins, and each thread runs one
+// loop over k that carries the f32 sums of the result elements it holds
+// (fmuladd of widened elements). The layouts: the result takes the store's,
+// c follows it, a and b keep the loads'. python/test/ranks runs it.
+//
+// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=NVVM
+// RUN: weft-opt %s --weft-lower="target=host" | FileCheck %s --check-prefix=HOST
+// RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %ptxas %t.ptx
+// RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
+// RUN: FileCheck %s --check-prefix=GCN < %t.s
+// RUN: weft-compile %s --target=host --emit=so -o %t.so
+
+// IR-LABEL: func.func @matmul
+// IR:       %[[D:.*]] = weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16, #{{.*}}>, tensor<64x16xbf16, #{{.*}}>, tensor<32x16xf32, #[[L:weft.blocked<.*>]]> -> tensor<32x16xf32, #[[L]]>
+// IR:       weft.store %{{.*}}, %[[D]] : tensor<32x16x!weft.ptr<f32>, #[[L]]>
+
+// (32x64 + 64x16) bf16 = 6144 bytes of shared memory.
+// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<6144 x i8>
+// NVVM-LABEL: llvm.func @matmul(
+// NVVM:       llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// NVVM:       nvvm.barrier0
+// NVVM:       llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
+// NVVM:       llvm.fpext %{{.*}} : bf16 to f32
+// NVVM:       llvm.intr.fmuladd
+// NVVM:       nvvm.barrier0
+
+// HOST-LABEL: llvm.func internal @__weft_impl_matmul(
+// HOST:       llvm.alloca %{{.*}} x i8 {alignment = 16 : i64} : (i64) -> !llvm.ptr
+// HOST-NOT:   __weft_tile_scratch
+// HOST:       llvm.intr.fmuladd
+
+// (The bf16 stores to shared memory come out as packed pairs.)
+// PTX-LABEL: .entry matmul(
+// PTX:       ld.global.v4.b32
+// PTX:       st.shared
+// PTX:       bar.sync
+// PTX:       ld.shared.{{.*}}b16
+// PTX:       fma.rn.f32
+// PTX:       bar.sync
+
+// GCN-LABEL: matmul:
+// GCN:       ds_write
+// GCN:       s_barrier
+// GCN:       ds_read
+// GCN:       v_fmac_f32
+// GCN:       s_barrier
+
+func.func @matmul(%a: !weft.ptr<bf16> {weft.divisibility = 16 : i32},
+                  %b: !weft.ptr<bf16> {weft.divisibility = 16 : i32},
+                  %c: !weft.ptr<f32> {weft.divisibility = 16 : i32})
+    attributes {weft.kernel} {
+  %rm = weft.make_range 0, 32 : tensor<32xi32>
+  %rk = weft.make_range 0, 64 : tensor<64xi32>
+  %rn = weft.make_range 0, 16 : tensor<16xi32>
+  %c64 = arith.constant dense<64> : tensor<32x1xi32>
+  %c16 = arith.constant dense<16> : tensor<64x1xi32>
+  %c16o = arith.constant dense<16> : tensor<32x1xi32>
+  // a[m, k] at a + m * 64 + k
+  %m = weft.expand_dims %rm axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %mrow = arith.muli %m, %c64 : tensor<32x1xi32>
+  %k0 = weft.expand_dims %rk axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %mb = weft.broadcast %mrow : tensor<32x1xi32> -> tensor<32x64xi32>
+  %kb = weft.broadcast %k0 : tensor<1x64xi32> -> tensor<32x64xi32>
+  %aoff = arith.addi %mb, %kb : tensor<32x64xi32>
+  %as = weft.splat %a : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
+  %ap = weft.addptr %as, %aoff : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+  %x = weft.load %ap : tensor<32x64x!weft.ptr<bf16>>
+  // b[k, n] at b + k * 16 + n
+  %k1 = weft.expand_dims %rk axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %krow = arith.muli %k1, %c16 : tensor<64x1xi32>
+  %n0 = weft.expand_dims %rn axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %krb = weft.broadcast %krow : tensor<64x1xi32> -> tensor<64x16xi32>
+  %nb = weft.broadcast %n0 : tensor<1x16xi32> -> tensor<64x16xi32>
+  %boff = arith.addi %krb, %nb : tensor<64x16xi32>
+  %bs = weft.splat %b : !weft.ptr<bf16> -> tensor<64x16x!weft.ptr<bf16>>
+  %bp = weft.addptr %bs, %boff : tensor<64x16x!weft.ptr<bf16>>, tensor<64x16xi32>
+  %y = weft.load %bp : tensor<64x16x!weft.ptr<bf16>>
+  // c[m, n] at c + m * 16 + n
+  %zero = arith.constant dense<0.0> : tensor<32x16xf32>
+  %d = weft.dot %x, %y, %zero : tensor<32x64xbf16>, tensor<64x16xbf16>, tensor<32x16xf32> -> tensor<32x16xf32>
+  %mc = arith.muli %m, %c16o : tensor<32x1xi32>
+  %mcb = weft.broadcast %mc : tensor<32x1xi32> -> tensor<32x16xi32>
+  %ncb = weft.broadcast %n0 : tensor<1x16xi32> -> tensor<32x16xi32>
+  %coff = arith.addi %mcb, %ncb : tensor<32x16xi32>
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<32x16x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %coff : tensor<32x16x!weft.ptr<f32>>, tensor<32x16xi32>
+  weft.store %cp, %d : tensor<32x16x!weft.ptr<f32>>
+  return
+}
