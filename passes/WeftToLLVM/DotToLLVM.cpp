@@ -1,12 +1,16 @@
-//===- DotToLLVM.cpp - weft.dot, the portable lowering --------------------===//
+//===- DotToLLVM.cpp - weft.dot -------------------------------------------===//
 //
 // Every thread stores the elements of a and b it holds into the scratch
 // area at their row-major positions (shared memory on GPUs, the stack on
-// the host), the program joins, and every thread computes the elements of
-// the result it holds, c[m][n] + sum over k of a[m][k] * b[k][n], in f32,
-// in a loop over k that carries its accumulators. Correct on every target
-// and for every layout; tensor-core instruction selection is a faster
-// lowering for the layouts it supports.
+// the host) and the program joins. Then, where the target has a warp-level
+// matrix instruction for the inputs and the shape is a multiple of it
+// (mma.sync m16n8k16 for f16/bf16 on sm_90), the warps share the result's
+// instruction-sized tiles, each accumulating its tile over k from fragments
+// read out of the scratch area, write the f32 results to a second scratch
+// region, join, and every thread reads the elements of c's layout it holds
+// and adds c. Elsewhere (f32, other shapes, AMDGPU, the host) every thread
+// computes its result elements in f32 with one loop over k (the portable
+// path). ldmatrix, swizzled layouts, wgmma and MFMA are later work.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -15,7 +19,26 @@
 using namespace mlir;
 
 namespace weft {
+
 namespace {
+
+/// The instruction shape the dot lowers to, if any.
+std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target) {
+  RankedTensorType a = op.getA().getType(), b = op.getB().getType();
+  auto shape = target.mmaShape(a.getElementType());
+  if (!shape || a.getDimSize(0) % (*shape)[0] || b.getDimSize(1) % (*shape)[1] ||
+      a.getDimSize(1) % (*shape)[2])
+    return std::nullopt;
+  return shape;
+}
+
+/// Bytes of a and b in the scratch area, 16-byte aligned.
+int64_t operandBytes(DotOp op) {
+  RankedTensorType a = op.getA().getType(), b = op.getB().getType();
+  int64_t bytes = (a.getNumElements() + b.getNumElements()) *
+                  naturalAlignment(a.getElementType());
+  return llvm::alignTo(bytes, 16);
+}
 
 struct DotOpLowering : TileResultPattern<DotOp> {
   using TileResultPattern::TileResultPattern;
@@ -24,19 +47,15 @@ struct DotOpLowering : TileResultPattern<DotOp> {
                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
-    RankedTensorType cType = op.getC().getType();
-    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
     Type in = getTypeConverter()->convertType(aType.getElementType());
-    Type f32 = rewriter.getF32Type();
-    const TargetInfo &target = tiles.target;
-
     SmallVector<Value> aIn = unpackTile(rewriter, loc, adaptor.getA());
     SmallVector<Value> bIn = unpackTile(rewriter, loc, adaptor.getB());
     SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
     auto write = [&](Value buffer) {
       auto store = [&](RankedTensorType type, ArrayRef<Value> elements, Value base) {
-        for (auto [element, coords] :
-             llvm::zip(elements, TileLayout(type).emitCoordinates(rewriter, loc, target)))
+        for (auto [element, coords] : llvm::zip(
+                 elements, TileLayout(type).emitCoordinates(rewriter, loc, tiles.target)))
           LLVM::StoreOp::create(
               rewriter, loc, element,
               elementPtr(rewriter, loc, base, in,
@@ -45,35 +64,146 @@ struct DotOpLowering : TileResultPattern<DotOp> {
       store(aType, aIn, buffer);
       store(bType, bIn, elementPtr(rewriter, loc, buffer, in, i32Const(rewriter, loc, m * k)));
     };
-    auto read = [&](Value buffer) {
-      Value bBase = elementPtr(rewriter, loc, buffer, in, i32Const(rewriter, loc, m * k));
-      auto coords = TileLayout(cType).emitCoordinates(rewriter, loc, target);
-      Value kConst = i32Const(rewriter, loc, k), nConst = i32Const(rewriter, loc, n);
-      auto widen = [&](Value v) -> Value {
-        return in == f32 ? v : LLVM::FPExtOp::create(rewriter, loc, f32, v);
-      };
-      return tiles.lowering.forEach(
-          rewriter, loc, kConst, acc, [&](Value kk, ValueRange sums) {
-            SmallVector<Value> next;
-            for (auto [sum, mn] : llvm::zip(sums, coords)) {
-              Value aIndex = LLVM::AddOp::create(
-                  rewriter, loc, LLVM::MulOp::create(rewriter, loc, mn[0], kConst), kk);
-              Value bIndex = LLVM::AddOp::create(
-                  rewriter, loc, LLVM::MulOp::create(rewriter, loc, kk, nConst), mn[1]);
-              Value a = LLVM::LoadOp::create(rewriter, loc, in,
-                                             elementPtr(rewriter, loc, buffer, in, aIndex));
-              Value b = LLVM::LoadOp::create(rewriter, loc, in,
-                                             elementPtr(rewriter, loc, bBase, in, bIndex));
-              next.push_back(LLVM::FMulAddOp::create(rewriter, loc, widen(a), widen(b), sum));
-            }
-            return next;
-          });
+    if (auto shape = mmaFor(op, tiles.target))
+      return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
+        return mmaProduct(rewriter, loc, op, *shape, in, buffer, acc);
+      });
+    return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
+      return loopProduct(rewriter, loc, op, in, buffer, acc);
+    });
+  }
+
+private:
+  Value add(OpBuilder &b, Location loc, Value x, Value y) const {
+    return LLVM::AddOp::create(b, loc, x, y);
+  }
+  Value mul(OpBuilder &b, Location loc, Value x, int64_t c) const {
+    return LLVM::MulOp::create(b, loc, x, i32Const(b, loc, c));
+  }
+
+  /// The portable path: per result element, c + sum over k in f32.
+  SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
+                                 ArrayRef<Value> acc) const {
+    int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
+    int64_t n = op.getB().getType().getDimSize(1);
+    Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
+    auto coords = TileLayout(op.getC().getType()).emitCoordinates(b, loc, tiles.target);
+    Type f32 = b.getF32Type();
+    auto widen = [&](Value v) -> Value {
+      return in == f32 ? v : LLVM::FPExtOp::create(b, loc, f32, v);
     };
-    return tiles.exchange(rewriter, loc, op, write, read);
+    return tiles.lowering.forEach(
+        b, loc, i32Const(b, loc, k), acc, [&](Value kk, ValueRange sums) {
+          SmallVector<Value> next;
+          for (auto [sum, mn] : llvm::zip(sums, coords)) {
+            Value x = LLVM::LoadOp::create(
+                b, loc, in, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, mn[0], k), kk)));
+            Value y = LLVM::LoadOp::create(
+                b, loc, in, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, kk, n), mn[1])));
+            next.push_back(LLVM::FMulAddOp::create(b, loc, widen(x), widen(y), sum));
+          }
+          return next;
+        });
+  }
+
+  /// The warp-level path for mma.sync m16n8k16's fragment layout (PTX ISA,
+  /// "Matrix Fragments for mma.m16n8k16"): lane = 4 * group + t; a holds
+  /// rows group and group + 8, columns 2t, 2t + 1 and those + 8; b holds
+  /// column group, rows 2t, 2t + 1 and those + 8; c and d rows group and
+  /// group + 8, columns 2t and 2t + 1.
+  SmallVector<Value> mmaProduct(OpBuilder &b, Location loc, DotOp op,
+                                std::array<int64_t, 3> shape, Type in, Value a,
+                                ArrayRef<Value> acc) const {
+    const TargetInfo &target = tiles.target;
+    RankedTensorType cType = op.getC().getType();
+    int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
+    int64_t n = op.getB().getType().getDimSize(1);
+    auto [tm, tn, tk] = shape;
+    int64_t warpSize = target.getSpec().warpSize();
+    int64_t warps = target.getSpec().threadsPerProgram() / warpSize;
+    int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;
+    Type i16 = b.getI16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+
+    Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
+    Value d = byteOffset(b, loc, a, i64Const(b, loc, operandBytes(op)));
+    Value tid = target.threadId(b, loc);
+    Value warp = LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, warpSize));
+    Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, warpSize));
+    Value group = LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4));
+    Value pair = mul(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)), 2);
+
+    auto loadA = [&](Value row, Value col) { // two adjacent elements of a row
+      return LLVM::LoadOp::create(
+          b, loc, i32, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, row, k), col)));
+    };
+    auto loadB = [&](Value row, Value col) { // rows row and row + 1 of a column
+      auto half = [&](Value r) -> Value {
+        Value bits = LLVM::LoadOp::create(
+            b, loc, i16, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, r, n), col)));
+        return LLVM::ZExtOp::create(b, loc, i32, bits);
+      };
+      Value high = half(add(b, loc, row, i32Const(b, loc, 1)));
+      return LLVM::OrOp::create(b, loc, half(row),
+                                LLVM::ShlOp::create(b, loc, high, i32Const(b, loc, 16)));
+    };
+
+    // Warp w computes tiles w, w + warps, ...; a trailing partial round
+    // skips the warps past the last tile.
+    int64_t rounds = llvm::divideCeil(numTiles, warps);
+    tiles.lowering.forEach(b, loc, i32Const(b, loc, rounds), [&](Value round) {
+      Value tile = add(b, loc, warp, mul(b, loc, round, warps));
+      Value inRange = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, tile,
+                                           i32Const(b, loc, numTiles));
+      emitIf(b, loc, inRange, {}, [&] {
+        Value row = add(b, loc, mul(b, loc, LLVM::UDivOp::create(b, loc, tile,
+                                                                i32Const(b, loc, tilesN)),
+                                    tm),
+                        group);
+        Value row8 = add(b, loc, row, i32Const(b, loc, 8));
+        Value col = add(b, loc, mul(b, loc, LLVM::URemOp::create(b, loc, tile,
+                                                                i32Const(b, loc, tilesN)),
+                                    tn),
+                        pair);
+        Value bCol = add(b, loc, LLVM::SubOp::create(b, loc, col, pair), group);
+        Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0));
+        SmallVector<Value> sums = tiles.lowering.forEach(
+            b, loc, i32Const(b, loc, k / tk), SmallVector<Value>(4, zero),
+            [&](Value step, ValueRange c) {
+              Value k0 = add(b, loc, mul(b, loc, step, tk), pair);
+              Value k8 = add(b, loc, k0, i32Const(b, loc, 8));
+              SmallVector<Value> aRegs{loadA(row, k0), loadA(row8, k0), loadA(row, k8),
+                                       loadA(row8, k8)};
+              SmallVector<Value> bRegs{loadB(k0, bCol), loadB(k8, bCol)};
+              return target.mma(b, loc, in, aRegs, bRegs, c);
+            });
+        Value col1 = add(b, loc, col, i32Const(b, loc, 1));
+        Value at[4][2] = {{row, col}, {row, col1}, {row8, col}, {row8, col1}};
+        for (int i = 0; i < 4; ++i)
+          LLVM::StoreOp::create(
+              b, loc, sums[i],
+              elementPtr(b, loc, d, f32, add(b, loc, mul(b, loc, at[i][0], n), at[i][1])));
+        return SmallVector<Value>{};
+      }, {});
+    });
+    tiles.lowering.joinProgram(b, loc);
+    SmallVector<Value> out;
+    for (auto [c, coords] : llvm::zip(acc, TileLayout(cType).emitCoordinates(b, loc, target))) {
+      Value sum = LLVM::LoadOp::create(
+          b, loc, f32, elementPtr(b, loc, d, f32, linearize(b, loc, coords, cType.getShape())));
+      out.push_back(LLVM::FAddOp::create(b, loc, c, sum));
+    }
+    return out;
   }
 };
 
 } // namespace
+
+int64_t dotScratchBytes(DotOp op, const TargetInfo &target) {
+  int64_t bytes = operandBytes(op);
+  if (mmaFor(op, target))
+    bytes += op.getC().getType().getNumElements() * 4; // the f32 products
+  return bytes;
+}
 
 void populateDotPatterns(const LLVMTypeConverter &converter, const TileLowering &tiles,
                          RewritePatternSet &patterns) {

@@ -108,6 +108,11 @@ Value TargetInfo::shuffleXor(OpBuilder &, Location, Value, unsigned) const {
   llvm_unreachable("a program of one thread has no lanes to shuffle with");
 }
 
+SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange,
+                                   ValueRange, ValueRange) const {
+  llvm_unreachable("mma without mmaShape");
+}
+
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
                            Value) const {
   return {};

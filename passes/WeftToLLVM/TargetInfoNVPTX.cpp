@@ -196,6 +196,34 @@ public:
   void storeRelaxed(OpBuilder &b, Location loc, Value value, Value ptr,
                     unsigned alignment, MemScope scope) const override;
 
+  std::optional<std::array<int64_t, 3>> mmaShape(Type elemType) const override {
+    if (elemType.isF16() || elemType.isBF16())
+      return std::array<int64_t, 3>{16, 8, 16};
+    return std::nullopt;
+  }
+
+  SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,
+                         ValueRange bRegs, ValueRange c) const override {
+    // Pure arithmetic: no side effects, so LLVM may schedule it freely.
+    Type f32 = b.getF32Type();
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> operands(a);
+    llvm::append_range(operands, bRegs);
+    llvm::append_range(operands, c);
+    std::string text = llvm::formatv(
+        "mma.sync.aligned.m16n8k16.row.col.f32.{0}.{0}.f32 {{$0,$1,$2,$3}, "
+        "{{$4,$5,$6,$7}, {{$8,$9}, {{$10,$11,$12,$13};",
+        elemType.isBF16() ? "bf16" : "f16");
+    auto op = LLVM::InlineAsmOp::create(
+        b, loc, result, operands, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f",
+        /*has_side_effects=*/false, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> d;
+    for (int64_t i = 0; i < 4; ++i)
+      d.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
+    return d;
+  }
+
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned laneMask) const override {
     Type i32 = b.getI32Type();

@@ -106,6 +106,9 @@ void populateTileMemoryPatterns(const mlir::LLVMTypeConverter &converter,
 void populateReducePatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+/// Scratch bytes weft.dot needs on `target` (its operands, and the
+/// products of the warp-level path).
+int64_t dotScratchBytes(DotOp op, const TargetInfo &target);
 void populateDotPatterns(const mlir::LLVMTypeConverter &converter,
                          const TileLowering &tiles,
                          mlir::RewritePatternSet &patterns);

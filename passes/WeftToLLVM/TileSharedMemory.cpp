@@ -64,11 +64,8 @@ ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
     auto result = cast<RankedTensorType>(op->getResult(0).getType());
     return use(result, result.getNumElements());
   }
-  if (auto dot = dyn_cast<DotOp>(op)) {
-    // a and b side by side, at their row-major positions.
-    RankedTensorType a = dot.getA().getType(), b = dot.getB().getType();
-    return use(a, a.getNumElements() + b.getNumElements());
-  }
+  if (auto dot = dyn_cast<DotOp>(op))
+    return ScratchUse{dot.getA().getType(), dotScratchBytes(dot, target)};
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     RankedTensorType src = reduce.getSrc().getType();
     int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());

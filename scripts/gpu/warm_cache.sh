@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fills the kernel cache that the GPU scripts run from, here where LLVM is
 # (README, "GPU runs"). The rank suite, the Python examples, the litmus
-# tests and the collectives benchmark run on N host ranks (WEFT_GPU_RANKS,
+# tests and the collectives and GEMM benchmarks run on N host ranks (WEFT_GPU_RANKS,
 # default 2: the GPU count there) with WEFT_WARM_TARGET (default cuda:90):
 # every launch is also compiled for that target, its PerBackend constexprs
 # resolved for it. That target's entries are then copied into
@@ -31,6 +31,8 @@ done
 # (element counts divisible by 16; one-shot and two-shot all-reduce).
 "${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,1M --iters 1 --warmup 0 \
   --systems weft,weft_one_shot > /dev/null
+# The GEMM benchmark's kernel (one rank: it has no communication).
+build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py > /dev/null
 # Requests GPU runs saved (arguments) are kept in build/gpu-misses and
 # compiled on every warm-up, so a new compiler build still has them.
 mkdir -p build/gpu-misses

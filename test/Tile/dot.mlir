@@ -1,9 +1,14 @@
-// weft.dot, the portable lowering (passes/WeftToLLVM/DotToLLVM.cpp): a and
-// b go to the scratch area at their row-major positions (shared memory on
-// GPUs, the stack on the host), the program joins, and each thread runs one
-// loop over k that carries the f32 sums of the result elements it holds
-// (fmuladd of widened elements). The layouts: the result takes the store's,
-// c follows it, a and b keep the loads'. python/test/ranks runs it.
+// weft.dot (passes/WeftToLLVM/DotToLLVM.cpp): a and b go to the scratch
+// area at their row-major positions (shared memory on GPUs, the stack on
+// the host) and the program joins. On sm_90, f16/bf16 with M, N, K
+// multiples of 16, 8, 16: the warps share the result's 16x8 tiles, each
+// accumulating mma.sync m16n8k16 over k from fragments read out of shared
+// memory, write the products to a second region, join, and every thread
+// adds its c elements. Elsewhere (@matmul_f32, AMDGPU, the host) every
+// thread runs one loop over k carrying the f32 sums of its result elements
+// (fmuladd of widened elements). The layouts: the result takes the
+// store's, c follows it, a and b keep the loads'. python/test/ranks runs
+// both paths.
 //
 // RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
 // RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=NVVM
@@ -19,15 +24,22 @@
 // IR:       %[[D:.*]] = weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16, #{{.*}}>, tensor<64x16xbf16, #{{.*}}>, tensor<32x16xf32, #[[L:weft.blocked<.*>]]> -> tensor<32x16xf32, #[[L]]>
 // IR:       weft.store %{{.*}}, %[[D]] : tensor<32x16x!weft.ptr<f32>, #[[L]]>
 
-// (32x64 + 64x16) bf16 = 6144 bytes of shared memory.
-// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<6144 x i8>
+// (32x64 + 64x16) bf16 = 6144 bytes of operands, then 32x16 f32 products.
+// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
 // NVVM-LABEL: llvm.func @matmul(
 // NVVM:       llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
-// NVVM:       llvm.load %{{.*}} : !llvm.ptr<3> -> bf16
-// NVVM:       llvm.fpext %{{.*}} : bf16 to f32
-// NVVM:       llvm.intr.fmuladd
+// NVVM:       llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// NVVM:       llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};", "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
+// NVVM:       llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
+// NVVM:       llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// NVVM:       llvm.fadd
+// NVVM:       nvvm.barrier0
+// NVVM-LABEL: llvm.func @matmul_f32(
+// NVVM-NOT:   mma.sync
+// NVVM:       llvm.intr.fmuladd
+// NVVM:       llvm.return
 
 // HOST-LABEL: llvm.func internal @__weft_impl_matmul(
 // HOST:       llvm.alloca %{{.*}} x i8 {alignment = 16 : i64} : (i64) -> !llvm.ptr
@@ -39,9 +51,11 @@
 // PTX:       ld.global.v4.b32
 // PTX:       st.shared
 // PTX:       bar.sync
-// PTX:       ld.shared.{{.*}}b16
-// PTX:       fma.rn.f32
+// PTX:       ld.shared.b32
+// PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX:       bar.sync
+// PTX-LABEL: .entry matmul_f32(
+// PTX:       fma.rn.f32
 
 // GCN-LABEL: matmul:
 // GCN:       ds_write
@@ -90,5 +104,22 @@ func.func @matmul(%a: !weft.ptr<bf16> {weft.divisibility = 16 : i32},
   %cs = weft.splat %c : !weft.ptr<f32> -> tensor<32x16x!weft.ptr<f32>>
   %cp = weft.addptr %cs, %coff : tensor<32x16x!weft.ptr<f32>>, tensor<32x16xi32>
   weft.store %cp, %d : tensor<32x16x!weft.ptr<f32>>
+  return
+}
+
+func.func @matmul_f32(%v: f32, %c: !weft.ptr<f32> {weft.divisibility = 16 : i32})
+    attributes {weft.kernel} {
+  %x = weft.splat %v : f32 -> tensor<16x16xf32>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = weft.dot %x, %x, %zero : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %rows = weft.reduce %d axis = 1 : tensor<16x16xf32> -> tensor<16xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    weft.reduce.return %s : f32
+  }
+  %rm = weft.make_range 0, 16 : tensor<16xi32>
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<16x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %rm : tensor<16x!weft.ptr<f32>>, tensor<16xi32>
+  weft.store %cp, %rows : tensor<16x!weft.ptr<f32>>
   return
 }

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -88,6 +89,20 @@ public:
   virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Inside a polling loop: lets other work (host threads) make progress.
   virtual void pollPause(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+
+  /// The warp-level matrix multiply-accumulate (tensor cores) for inputs of
+  /// `elemType`: its {M, N, K}, or none. NVPTX: mma.sync m16n8k16 for f16
+  /// and bf16 with f32 accumulators.
+  virtual std::optional<std::array<int64_t, 3>> mmaShape(mlir::Type elemType) const {
+    return std::nullopt;
+  }
+  /// d = a * b + c for one warp, in the instruction's fragment layout: a
+  /// and b as packed i32 registers (4 and 2 for m16n8k16), c and the
+  /// result 4 f32 per lane. Only called when mmaShape(elemType).
+  virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc,
+                                             mlir::Type elemType, mlir::ValueRange a,
+                                             mlir::ValueRange bRegs,
+                                             mlir::ValueRange c) const;
 
   /// NVLS multimem instructions exist (NVPTX); elsewhere multimem ops are
   /// always the unicast loop over peers.

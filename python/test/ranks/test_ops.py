@@ -290,7 +290,7 @@ def matmul(a, b, c, M, N, K, BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexp
 
 
 @pytest.mark.parametrize("dtype", [wl.float32, wl.float16, wl.bfloat16])
-@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 9, 33), (40, 24, 70)])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 9, 33), (40, 24, 70), (130, 70, 100)])
 def test_dot_vs_numpy(m, n, k, dtype):
     rng = np.random.default_rng(m * 100 + n * 10 + k + weft.rank())
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)  # exact in every dtype
@@ -304,9 +304,11 @@ def test_dot_vs_numpy(m, n, k, dtype):
 
     ab = buffer(a), buffer(b)
     c = local(np.full((m, n), -1.0, np.float32))
-    block = 16
-    grid = ((m + block - 1) // block, (n + block - 1) // block)
-    matmul[grid](*ab, c, m, n, k, BM=block, BN=block, BK=block)
+    # GPUs: several mma tiles per warp; the host: small tiles compile fast.
+    bm, bn = weft.PerBackend(host=16, default=64), weft.PerBackend(host=16, default=32)
+    bk = weft.PerBackend(host=16, default=32)
+    grid = lambda meta: ((m + meta["BM"] - 1) // meta["BM"], (n + meta["BN"] - 1) // meta["BN"])
+    matmul[grid](*ab, c, m, n, k, BM=bm, BN=bn, BK=bk)
     np.testing.assert_array_equal(host(c), a @ b)
     for buf in ab:
         buf.free()

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The GEMM benchmark (bench/gemm.py: wl.dot against torch.matmul) on one
+# GPU of this machine, from the carried kernel cache; CSV in
+# $OUT/gemm-<date>.csv (or bench/results/). Extra arguments go to gemm.py.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+source scripts/gpu/common.sh
+log_to bench_gemm
+
+date -u
+nvidia-smi -L
+build_runtime || exit 1
+python_env
+step gemm "$build/bin/weft-run" -n 1 --backend cuda --timeout 1200 -- \
+  "$python" bench/gemm.py --csv "${OUT:-bench/results}/gemm-$(date -u +%Y-%m-%d).csv" "$@"
+report_misses
+finish bench_gemm
