@@ -139,8 +139,8 @@ private:
 class Assigner {
 public:
   Assigner(func::FuncOp func, const LayoutChooser &chooser,
-           const AxisInfoAnalysis &axis)
-      : func(func), chooser(chooser), axis(axis) {}
+           const AxisInfoAnalysis &axis, const TargetInfo &target)
+      : func(func), chooser(chooser), axis(axis), target(target) {}
 
   LogicalResult run() {
     for (BlockArgument arg : func.getArguments())
@@ -163,7 +163,29 @@ private:
   }
   Attribute wished(Value value) const { return desired.lookup(value); }
 
+  /// Also wishes it for the initial value when `value` is a loop-carried
+  /// argument (an accumulator), so the loop carries it in that layout.
+  void wishThroughLoop(Value value, Attribute layout) {
+    wish(value, layout);
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(arg ? arg.getOwner()->getParentOp() : nullptr))
+      if (arg.getArgNumber() >= loop.getNumInductionVars())
+        wish(loop.getInitArgs()[arg.getArgNumber() - loop.getNumInductionVars()], layout);
+  }
+
   void anchor() {
+    // A dot whose accumulator can stay in mma fragments wants that layout
+    // for its result and c (and a loop's initial accumulator) first.
+    func.walk([&](DotOp dot) {
+      RankedTensorType a = dot.getA().getType();
+      BlockedEncodingAttr layout = target.mmaAccumulatorLayout(
+          dot.getContext(), a.getElementType(),
+          {a.getDimSize(0), dot.getB().getType().getDimSize(1), a.getDimSize(1)});
+      if (layout) {
+        wish(dot.getResult(), layout);
+        wishThroughLoop(dot.getC(), layout);
+      }
+    });
     func.walk([&](Operation *op) {
       if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op) &&
           isTile(op->getOperand(0).getType()))
@@ -188,7 +210,7 @@ private:
           wish(e.getSrc(), SliceEncodingAttr::get(op->getContext(),
                                                   e.getAxis(), layout));
       } else if (auto d = dyn_cast<DotOp>(op)) {
-        wish(d.getC(), wished(d.getResult()));
+        wishThroughLoop(d.getC(), wished(d.getResult()));
       } else if (auto r = dyn_cast<ReduceOp>(op)) {
         auto slice = dyn_cast_or_null<SliceEncodingAttr>(wished(r.getResult()));
         if (slice && slice.getDim() == r.getAxis())
@@ -339,6 +361,7 @@ private:
   func::FuncOp func;
   const LayoutChooser &chooser;
   const AxisInfoAnalysis &axis;
+  const TargetInfo &target;
   DenseMap<Value, Attribute> desired;
 };
 
@@ -364,10 +387,11 @@ struct WeftAssignLayouts : impl::WeftAssignLayoutsBase<WeftAssignLayouts> {
       return signalPassFailure();
     AxisInfoAnalysis axis(module);
     LayoutChooser chooser(&getContext(), *spec);
+    std::unique_ptr<TargetInfo> target = TargetInfo::create(*spec);
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || isDistributed(func))
         continue;
-      if (failed(Assigner(func, chooser, axis).run()))
+      if (failed(Assigner(func, chooser, axis, *target).run()))
         return signalPassFailure();
     }
   }

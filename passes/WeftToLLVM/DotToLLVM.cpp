@@ -4,13 +4,15 @@
 // area at their row-major positions (shared memory on GPUs, the stack on
 // the host) and the program joins. Then, where the target has a warp-level
 // matrix instruction for the inputs and the shape is a multiple of it
-// (mma.sync m16n8k16 for f16/bf16 on sm_90), the warps share the result's
-// instruction-sized tiles, each accumulating its tile over k from fragments
-// read out of the scratch area, write the f32 results to a second scratch
-// region, join, and every thread reads the elements of c's layout it holds
-// and adds c. Elsewhere (f32, other shapes, AMDGPU, the host) every thread
-// computes its result elements in f32 with one loop over k (the portable
-// path). ldmatrix, swizzled layouts, wgmma and MFMA are later work.
+// (mma.sync m16n8k16 for f16/bf16 on sm_90): if c is in the target's mma
+// accumulator layout (weft-assign-layouts picks it for dots where it can),
+// every thread's elements are its warp's fragments and the sums stay in
+// registers; otherwise the warps share the result's instruction-sized
+// tiles, write their sums to a second scratch region, join, and every
+// thread adds the products at its elements of c's layout. Elsewhere (f32,
+// other shapes, AMDGPU, the host) every thread computes its result elements
+// in f32 with one loop over k (the portable path). ldmatrix, swizzled
+// layouts, cp.async pipelining, wgmma and MFMA are later work.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -21,6 +23,15 @@ using namespace mlir;
 namespace weft {
 
 namespace {
+
+/// c's layout keeps the accumulator in mma fragments.
+bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
+  RankedTensorType a = op.getA().getType(), c = op.getC().getType();
+  return c.getEncoding() &&
+         c.getEncoding() == target.mmaAccumulatorLayout(
+                                op.getContext(), a.getElementType(),
+                                {a.getDimSize(0), c.getDimSize(1), a.getDimSize(1)});
+}
 
 /// The instruction shape the dot lowers to, if any.
 std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target) {
@@ -64,6 +75,10 @@ struct DotOpLowering : TileResultPattern<DotOp> {
       store(aType, aIn, buffer);
       store(bType, bIn, elementPtr(rewriter, loc, buffer, in, i32Const(rewriter, loc, m * k)));
     };
+    if (accumulatesInRegisters(op, tiles.target))
+      return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
+        return mmaInRegisters(rewriter, loc, op, in, buffer, acc);
+      });
     if (auto shape = mmaFor(op, tiles.target))
       return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
         return mmaProduct(rewriter, loc, op, *shape, in, buffer, acc);
@@ -106,11 +121,101 @@ private:
         });
   }
 
-  /// The warp-level path for mma.sync m16n8k16's fragment layout (PTX ISA,
-  /// "Matrix Fragments for mma.m16n8k16"): lane = 4 * group + t; a holds
-  /// rows group and group + 8, columns 2t, 2t + 1 and those + 8; b holds
-  /// column group, rows 2t, 2t + 1 and those + 8; c and d rows group and
-  /// group + 8, columns 2t and 2t + 1.
+  /// Lane coordinates within mma.sync m16n8k16's fragments (PTX ISA,
+  /// "Matrix Fragments for mma.m16n8k16"): lane = 4 * group + t.
+  struct Fragments {
+    Value warp, group, pair; // pair = 2t
+  };
+  Fragments fragments(OpBuilder &b, Location loc) const {
+    int64_t warpSize = tiles.target.getSpec().warpSize();
+    Value tid = tiles.target.threadId(b, loc);
+    Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, warpSize));
+    return {LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, warpSize)),
+            LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)),
+            mul(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)), 2)};
+  }
+  /// a's registers for the 16 rows from `row` (this lane's group row) and
+  /// the 16 columns from k0 (plus this lane's pair): two adjacent elements
+  /// of a row per register.
+  SmallVector<Value> aFragment(OpBuilder &b, Location loc, Type in, Value a, int64_t k,
+                               Value row, Value k0) const {
+    Type i32 = b.getI32Type();
+    Value row8 = add(b, loc, row, i32Const(b, loc, 8));
+    Value k8 = add(b, loc, k0, i32Const(b, loc, 8));
+    auto load = [&](Value r, Value c) -> Value {
+      return LLVM::LoadOp::create(
+          b, loc, i32, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, r, k), c)));
+    };
+    return {load(row, k0), load(row8, k0), load(row, k8), load(row8, k8)};
+  }
+  /// b's registers for column `col` and the 16 rows from k0 (plus this
+  /// lane's pair): rows r and r + 1 packed into one register.
+  SmallVector<Value> bFragment(OpBuilder &b, Location loc, Type in, Value bBase, int64_t n,
+                               Value col, Value k0) const {
+    Type i16 = b.getI16Type(), i32 = b.getI32Type();
+    auto half = [&](Value r) -> Value {
+      Value bits = LLVM::LoadOp::create(
+          b, loc, i16, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, r, n), col)));
+      return LLVM::ZExtOp::create(b, loc, i32, bits);
+    };
+    auto pairAt = [&](Value r) -> Value {
+      Value high = half(add(b, loc, r, i32Const(b, loc, 1)));
+      return LLVM::OrOp::create(b, loc, half(r),
+                                LLVM::ShlOp::create(b, loc, high, i32Const(b, loc, 16)));
+    };
+    return {pairAt(k0), pairAt(add(b, loc, k0, i32Const(b, loc, 8)))};
+  }
+
+  /// c in mmaAccumulatorLayout: every thread's elements are the fragments
+  /// of its warp's tiles (warp w: n-tiles w, w + warps, ..., every m-tile),
+  /// so the sums stay in registers, c is the first accumulator and the
+  /// result needs no exchange.
+  SmallVector<Value> mmaInRegisters(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
+                                    ArrayRef<Value> acc) const {
+    RankedTensorType cType = op.getC().getType();
+    int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
+    int64_t n = op.getB().getType().getDimSize(1);
+    int64_t warps = tiles.target.getSpec().numWarps;
+    int64_t mTiles = m / 16, nTilesPerWarp = n / (8 * warps);
+    TileLayout layout(cType);
+    // Struct index of fragment element e (c0..c3) of tile (tm, j): rows
+    // repeat every 8 (index 2tm, 2tm + 1), column pairs every 8 * warps.
+    auto index = [&](int64_t tm, int64_t j, int e) {
+      return layout.linearIndex({unsigned(2 * tm + e / 2), unsigned(2 * j + e % 2)});
+    };
+    Fragments f = fragments(b, loc);
+    Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
+    return tiles.lowering.forEach(
+        b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
+          SmallVector<Value> next(sums.begin(), sums.end());
+          Value k0 = add(b, loc, mul(b, loc, step, 16), f.pair);
+          SmallVector<SmallVector<Value>> bRegs;
+          for (int64_t j = 0; j < nTilesPerWarp; ++j) {
+            Value tile = add(b, loc, f.warp, i32Const(b, loc, j * warps));
+            bRegs.push_back(bFragment(b, loc, in, bBase, n,
+                                      add(b, loc, mul(b, loc, tile, 8), f.group), k0));
+          }
+          for (int64_t tm = 0; tm < mTiles; ++tm) {
+            SmallVector<Value> aRegs =
+                aFragment(b, loc, in, a, k, add(b, loc, f.group, i32Const(b, loc, 16 * tm)), k0);
+            for (int64_t j = 0; j < nTilesPerWarp; ++j) {
+              SmallVector<Value> c;
+              for (int e = 0; e < 4; ++e)
+                c.push_back(next[index(tm, j, e)]);
+              SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[j], c);
+              for (int e = 0; e < 4; ++e)
+                next[index(tm, j, e)] = d[e];
+            }
+          }
+          return next;
+        });
+  }
+
+  /// c in any other layout: the warps take the result's 16x8 tiles round
+  /// robin, each from zero; the four sums per lane (rows group and
+  /// group + 8, columns 2t and 2t + 1) go to a second scratch region, the
+  /// program joins, and every thread adds the products at its elements of
+  /// c's layout to c.
   SmallVector<Value> mmaProduct(OpBuilder &b, Location loc, DotOp op,
                                 std::array<int64_t, 3> shape, Type in, Value a,
                                 ArrayRef<Value> acc) const {
@@ -119,62 +224,34 @@ private:
     int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
     int64_t n = op.getB().getType().getDimSize(1);
     auto [tm, tn, tk] = shape;
-    int64_t warpSize = target.getSpec().warpSize();
-    int64_t warps = target.getSpec().threadsPerProgram() / warpSize;
+    int64_t warps = target.getSpec().numWarps;
     int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;
-    Type i16 = b.getI16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
-
+    Type f32 = b.getF32Type();
     Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
     Value d = byteOffset(b, loc, a, i64Const(b, loc, operandBytes(op)));
-    Value tid = target.threadId(b, loc);
-    Value warp = LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, warpSize));
-    Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, warpSize));
-    Value group = LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4));
-    Value pair = mul(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)), 2);
-
-    auto loadA = [&](Value row, Value col) { // two adjacent elements of a row
-      return LLVM::LoadOp::create(
-          b, loc, i32, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, row, k), col)));
-    };
-    auto loadB = [&](Value row, Value col) { // rows row and row + 1 of a column
-      auto half = [&](Value r) -> Value {
-        Value bits = LLVM::LoadOp::create(
-            b, loc, i16, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, r, n), col)));
-        return LLVM::ZExtOp::create(b, loc, i32, bits);
-      };
-      Value high = half(add(b, loc, row, i32Const(b, loc, 1)));
-      return LLVM::OrOp::create(b, loc, half(row),
-                                LLVM::ShlOp::create(b, loc, high, i32Const(b, loc, 16)));
-    };
+    Fragments f = fragments(b, loc);
 
     // Warp w computes tiles w, w + warps, ...; a trailing partial round
     // skips the warps past the last tile.
     int64_t rounds = llvm::divideCeil(numTiles, warps);
     tiles.lowering.forEach(b, loc, i32Const(b, loc, rounds), [&](Value round) {
-      Value tile = add(b, loc, warp, mul(b, loc, round, warps));
+      Value tile = add(b, loc, f.warp, mul(b, loc, round, warps));
       Value inRange = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, tile,
                                            i32Const(b, loc, numTiles));
       emitIf(b, loc, inRange, {}, [&] {
-        Value row = add(b, loc, mul(b, loc, LLVM::UDivOp::create(b, loc, tile,
-                                                                i32Const(b, loc, tilesN)),
-                                    tm),
-                        group);
+        Value tileRow = mul(b, loc, LLVM::UDivOp::create(b, loc, tile, i32Const(b, loc, tilesN)), tm);
+        Value tileCol = mul(b, loc, LLVM::URemOp::create(b, loc, tile, i32Const(b, loc, tilesN)), tn);
+        Value row = add(b, loc, tileRow, f.group);
         Value row8 = add(b, loc, row, i32Const(b, loc, 8));
-        Value col = add(b, loc, mul(b, loc, LLVM::URemOp::create(b, loc, tile,
-                                                                i32Const(b, loc, tilesN)),
-                                    tn),
-                        pair);
-        Value bCol = add(b, loc, LLVM::SubOp::create(b, loc, col, pair), group);
+        Value col = add(b, loc, tileCol, f.pair);
         Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0));
         SmallVector<Value> sums = tiles.lowering.forEach(
             b, loc, i32Const(b, loc, k / tk), SmallVector<Value>(4, zero),
             [&](Value step, ValueRange c) {
-              Value k0 = add(b, loc, mul(b, loc, step, tk), pair);
-              Value k8 = add(b, loc, k0, i32Const(b, loc, 8));
-              SmallVector<Value> aRegs{loadA(row, k0), loadA(row8, k0), loadA(row, k8),
-                                       loadA(row8, k8)};
-              SmallVector<Value> bRegs{loadB(k0, bCol), loadB(k8, bCol)};
-              return target.mma(b, loc, in, aRegs, bRegs, c);
+              Value k0 = add(b, loc, mul(b, loc, step, tk), f.pair);
+              return target.mma(b, loc, in, aFragment(b, loc, in, a, k, row, k0),
+                                bFragment(b, loc, in, bBase, n, add(b, loc, tileCol, f.group), k0),
+                                c);
             });
         Value col1 = add(b, loc, col, i32Const(b, loc, 1));
         Value at[4][2] = {{row, col}, {row, col1}, {row8, col}, {row8, col1}};
@@ -200,7 +277,7 @@ private:
 
 int64_t dotScratchBytes(DotOp op, const TargetInfo &target) {
   int64_t bytes = operandBytes(op);
-  if (mmaFor(op, target))
+  if (mmaFor(op, target) && !accumulatesInRegisters(op, target))
     bytes += op.getC().getType().getNumElements() * 4; // the f32 products
   return bytes;
 }

@@ -202,6 +202,18 @@ public:
     return std::nullopt;
   }
 
+  // Lane 4 * group + t holds rows group and group + 8 of a 16x8 tile,
+  // columns 2t and 2t + 1: sizePerThread [1, 2] over threadsPerWarp [8, 4]
+  // with rows repeating every 8. Warps side by side along N, so warp w owns
+  // the n-tiles w, w + warps, ... and every m-tile.
+  BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
+                                           std::array<int64_t, 3> mnk) const override {
+    unsigned warps = spec.numWarps;
+    if (!mmaShape(elemType) || mnk[0] % 16 || mnk[2] % 16 || mnk[1] % (8 * warps))
+      return {};
+    return BlockedEncodingAttr::get(ctx, {1, 2}, {8, 4}, {1, warps}, {1, 0});
+  }
+
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,
                          ValueRange bRegs, ValueRange c) const override {
     // Pure arithmetic: no side effects, so LLVM may schedule it freely.

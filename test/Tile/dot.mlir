@@ -20,12 +20,33 @@
 // RUN: FileCheck %s --check-prefix=GCN < %t.s
 // RUN: weft-compile %s --target=host --emit=so -o %t.so
 
+// The module's scratch is its largest user's: @matmul's (32x64 + 64x16)
+// bf16 = 6144 bytes of operands, then 32x16 f32 products.
+// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
+
+// A dot whose accumulator fits the mma fragments (N a multiple of 8 x 4
+// warps) gets the mma accumulator layout for its result and c (a loop's
+// initial accumulator too), so no products go through shared memory: each
+// warp owns 32 of the 32 rows and 8 columns, two 16x8 tiles.
+// IR-LABEL: func.func @accumulate
+// IR:       %[[INIT:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #[[MMA:weft.blocked<\{sizePerThread = \[1, 2\], threadsPerWarp = \[8, 4\], warpsPerProgram = \[1, 4\], order = \[1, 0\]\}>]]>
+// IR:       scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<32x32xf32, #[[MMA]]>)
+// IR:         weft.dot %{{.*}}, %{{.*}}, %[[ACC]] : tensor<32x16xbf16, #{{.*}}>, tensor<16x32xbf16, #{{.*}}>, tensor<32x32xf32, #[[MMA]]> -> tensor<32x32xf32, #[[MMA]]>
+// IR-NOT:     weft.convert_layout
+// IR:         scf.yield
+// NVVM-LABEL: llvm.func @accumulate(
+// NVVM:       nvvm.barrier0
+// NVVM-COUNT-2: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// NVVM-NOT:   llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// NVVM:       nvvm.barrier0
+// NVVM:       llvm.br
+// PTX-LABEL: .entry accumulate(
+// PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
 // IR-LABEL: func.func @matmul
 // IR:       %[[D:.*]] = weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16, #{{.*}}>, tensor<64x16xbf16, #{{.*}}>, tensor<32x16xf32, #[[L:weft.blocked<.*>]]> -> tensor<32x16xf32, #[[L]]>
 // IR:       weft.store %{{.*}}, %[[D]] : tensor<32x16x!weft.ptr<f32>, #[[L]]>
 
-// (32x64 + 64x16) bf16 = 6144 bytes of operands, then 32x16 f32 products.
-// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
 // NVVM-LABEL: llvm.func @matmul(
 // NVVM:       llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
@@ -63,6 +84,29 @@
 // GCN:       ds_read
 // GCN:       v_fmac_f32
 // GCN:       s_barrier
+
+func.func @accumulate(%v: bf16, %n: i32, %c: !weft.ptr<f32> {weft.divisibility = 16 : i32})
+    attributes {weft.kernel} {
+  %x = weft.splat %v : bf16 -> tensor<32x16xbf16>
+  %y = weft.splat %v : bf16 -> tensor<16x32xbf16>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<32x32xf32>) : i32 {
+    %d = weft.dot %x, %y, %acc : tensor<32x16xbf16>, tensor<16x32xbf16>, tensor<32x32xf32> -> tensor<32x32xf32>
+    scf.yield %d : tensor<32x32xf32>
+  }
+  %rows = weft.reduce %sum axis = 1 : tensor<32x32xf32> -> tensor<32xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    weft.reduce.return %s : f32
+  }
+  %rm = weft.make_range 0, 32 : tensor<32xi32>
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<32x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %rm : tensor<32x!weft.ptr<f32>>, tensor<32xi32>
+  weft.store %cp, %rows : tensor<32x!weft.ptr<f32>>
+  return
+}
 
 func.func @matmul(%a: !weft.ptr<bf16> {weft.divisibility = 16 : i32},
                   %b: !weft.ptr<bf16> {weft.divisibility = 16 : i32},

@@ -96,6 +96,16 @@ public:
   virtual std::optional<std::array<int64_t, 3>> mmaShape(mlir::Type elemType) const {
     return std::nullopt;
   }
+  /// The blocked layout of an MxN accumulator (for a dot of `elemType`
+  /// inputs and shape {M, N, K}) whose elements in every thread are exactly
+  /// the mma() fragments of the tiles its warp owns, so that the result of
+  /// one dot feeds the next (a K loop) without leaving registers; null when
+  /// there is none.
+  virtual BlockedEncodingAttr mmaAccumulatorLayout(mlir::MLIRContext *ctx,
+                                                   mlir::Type elemType,
+                                                   std::array<int64_t, 3> mnk) const {
+    return {};
+  }
   /// d = a * b + c for one warp, in the instruction's fragment layout: a
   /// and b as packed i32 registers (4 and 2 for m16n8k16), c and the
   /// result 4 f32 per lane. Only called when mmaShape(elemType).
