@@ -11,8 +11,9 @@ from ._jit import CompiledKernel, JITFunction, PerBackend, compile, jit
 from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
                        local_rank, num_ranks, rank, stream, synchronize, zeros)
 from . import collectives  # noqa: E402  (after jit: its kernels use it)
+from . import ops  # noqa: E402
 
-__all__ = ["language", "collectives", "CompilationError", "WeftError", "CompiledKernel",
+__all__ = ["language", "collectives", "ops", "CompilationError", "WeftError", "CompiledKernel",
            "JITFunction", "PerBackend", "compile", "jit", "Buffer", "backend", "barrier", "empty",
            "finalize", "full", "init", "local_rank", "num_ranks", "rank", "stream", "synchronize",
            "zeros"]

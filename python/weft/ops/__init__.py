@@ -1,0 +1,90 @@
+"""Fused compute + communication kernels written in the DSL
+(docs/python.md, "Fused kernels").
+
+    weft.ops.all_gather_matmul(a, b, out=None, num_programs=None)
+
+Every rank calls them in the same order with the same shapes, like the
+collectives, whose flags and device-side epochs they share.
+"""
+from .. import _runtime as rt
+from .. import language as wl
+from .._jit import PerBackend, jit
+from ..collectives._kernels import MAX_PROGRAMS, _begin, _end, _sync
+from ..collectives import _dtype_of, _get_comm, _size
+
+__all__ = ["all_gather_matmul"]
+
+# Output block per program step (GPUs: mma tiles of 4 warps; host programs
+# are one thread and compile small tiles fast).
+BM = PerBackend(host=16, default=64)
+BN = PerBackend(host=16, default=64)
+BK = PerBackend(host=16, default=32)
+DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
+
+
+@jit
+def all_gather_matmul_kernel(a, b, c, flags, epochs, rows, N, K,
+                             BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
+    """c[(r * rows + i), :] = sum over k of rank r's a[i, k] * b[k, :]: the
+    tensor-parallel first layer without a separate all-gather. Output
+    blocks never straddle two ranks' rows, so each block's A tiles come
+    from one owner, pulled straight into the product (peer=owner); the
+    gathered A never exists in memory."""
+    ranks = wl.num_ranks()
+    epoch = _begin(epochs)
+    _sync(flags, 0, epoch)                    # every rank's a is ready
+    tiles_m = (rows + BM - 1) // BM
+    tiles_n = (N + BN - 1) // BN
+    per_rank = tiles_m * tiles_n
+    for t in range(wl.program_id(0), ranks * per_rank, wl.num_programs(0)):
+        owner = t // per_rank
+        rm = ((t % per_rank) // tiles_n) * BM + wl.arange(0, BM)
+        rn = (t % tiles_n) * BN + wl.arange(0, BN)
+        acc = wl.zeros((BM, BN), wl.float32)
+        for k0 in range(0, K, BK):
+            rk = k0 + wl.arange(0, BK)
+            x = wl.load(a + rm[:, None] * K + rk[None, :],
+                        mask=(rm[:, None] < rows) & (rk[None, :] < K), other=0.0, peer=owner)
+            y = wl.load(b + rk[:, None] * N + rn[None, :],
+                        mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = wl.dot(x, y, acc)
+        wl.store(c + (owner * rows + rm[:, None]) * N + rn[None, :], acc,
+                 mask=(rm[:, None] < rows) & (rn[None, :] < N))
+    _sync(flags, 2, epoch)                    # nobody reads my a any more
+    _end(epochs, epoch)
+
+
+def all_gather_matmul(a, b, out=None, num_programs=None):
+    """out = all_gather(a) @ b, in f32: a is this rank's rows x K (a
+    symmetric weft.Buffer, f16, bf16 or f32), b is K x N (local or
+    symmetric, a's dtype), out (num_ranks * rows) x N f32 (local or
+    symmetric; allocated as a weft.Buffer when None). Returns out."""
+    if not isinstance(a, rt.Buffer) or len(a.shape) != 2:
+        raise ValueError("all_gather_matmul: a must be a 2-D symmetric weft.Buffer "
+                         "(peers read it)")
+    dtype = _dtype_of(a, "a")
+    if dtype not in (wl.float16, wl.bfloat16, wl.float32):
+        raise ValueError(f"all_gather_matmul: a has dtype {dtype.name}; it takes fp16, "
+                         "bf16 or fp32")
+    if _dtype_of(b, "b") is not dtype:
+        raise ValueError(f"all_gather_matmul: b has dtype {_dtype_of(b, 'b').name} but a "
+                         f"has {dtype.name}")
+    rows, k = a.shape
+    shape_b = tuple(b.shape)
+    if len(shape_b) != 2 or shape_b[0] != k:
+        raise ValueError(f"all_gather_matmul: b has shape {shape_b}; it needs ({k}, N)")
+    n = shape_b[1]
+    ranks = rt.num_ranks()
+    if out is None:
+        out = rt.empty((ranks * rows, n), wl.float32)
+    elif _dtype_of(out, "out") is not wl.float32 or _size(out) != ranks * rows * n:
+        raise ValueError(f"all_gather_matmul: out must hold {ranks * rows} x {n} fp32 "
+                         "elements")
+    comm = _get_comm()
+    if num_programs is None:
+        num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
+    if not 1 <= int(num_programs) <= MAX_PROGRAMS:
+        raise ValueError(f"num_programs must be in 1..{MAX_PROGRAMS}, got {num_programs}")
+    all_gather_matmul_kernel[(int(num_programs),)](
+        a, b, out, comm.flags, comm.epochs, rows, n, k, BM=BM, BN=BN, BK=BK)
+    return out
