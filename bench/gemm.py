@@ -1,5 +1,6 @@
-"""GEMM benchmark: C = A @ B in the DSL (wl.dot) against torch.matmul
-(cuBLAS), bf16 in, f32 accumulate, in one process (bench/README.md).
+"""GEMM benchmark: C = A @ B in the DSL (weft.ops.matmul: wl.dot in a K
+loop) against torch.matmul (cuBLAS), bf16 in, f32 accumulate, in one
+process (bench/README.md).
 
     build-gpu/bin/weft-run -n 1 --backend cuda -- python3 bench/gemm.py --csv out.csv
 
@@ -20,33 +21,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
 
-# Block sizes per target: on GPUs a program computes BMxBN with 4 warps of
-# mma.sync tiles; host programs are one thread, small tiles compile fast.
-BM = weft.PerBackend(host=16, default=64)
-BN = weft.PerBackend(host=16, default=64)
-BK = weft.PerBackend(host=16, default=32)
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
           (16, 8192, 8192), (64, 8192, 8192), (128, 8192, 8192)]
-
-
-@weft.jit
-def gemm(a, b, c, M, N, K, BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
-    rm = wl.program_id(0) * BM + wl.arange(0, BM)
-    rn = wl.program_id(1) * BN + wl.arange(0, BN)
-    acc = wl.zeros((BM, BN), wl.float32)
-    for k0 in range(0, K, BK):
-        rk = k0 + wl.arange(0, BK)
-        x = wl.load(a + rm[:, None] * K + rk[None, :],
-                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
-        y = wl.load(b + rk[:, None] * N + rn[None, :],
-                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = wl.dot(x, y, acc)
-    wl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-def grid(m, n):
-    return lambda meta: ((m + meta["BM"] - 1) // meta["BM"], (n + meta["BN"] - 1) // meta["BN"])
 
 
 def run_host(shapes):
@@ -60,7 +37,7 @@ def run_host(shapes):
         a.copy_from((x.view(np.uint32) >> 16).astype(np.uint16))
         b.copy_from((y.view(np.uint32) >> 16).astype(np.uint16))
         t0 = time.perf_counter()
-        gemm[grid(m, n)](a, b, c, m, n, k, BM=BM, BN=BN, BK=BK)
+        weft.ops.matmul(a, b, c)
         ms = (time.perf_counter() - t0) * 1e3
         ok = np.array_equal(c.to_numpy(), x @ y)
         print(f"host {m}x{n}x{k}: {ms:.1f} ms {'ok' if ok else 'WRONG'}")
@@ -84,7 +61,7 @@ def run_gpu(args):
         ta.copy_(torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16))
         tb.copy_(torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16))
         tc = torch.from_dlpack(c)
-        systems = {"weft": lambda: gemm[grid(m, n)](a, b, c, m, n, k, BM=BM, BN=BN, BK=BK),
+        systems = {"weft": lambda: weft.ops.matmul(a, b, c),
                    "torch": lambda: torch.matmul(ta, tb, out=torch.empty(m, n, dtype=torch.bfloat16,
                                                                         device=device))}
         expect = ta.float() @ tb.float()  # exact: small integers

@@ -7,12 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu/common.sh
-log_to bench_collectives
-
-date -u
-nvidia-smi -L
-build_runtime || exit 1
-python_env
+python_run bench_collectives
 # x, out (num_ranks x x for all_gather) and the collectives' scratch of the
 # largest size, with room to spare.
 export WEFT_HEAP_SIZE=${WEFT_HEAP_SIZE:-$(( (ngpus + 6) ))G}

@@ -5,12 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu/common.sh
-log_to bench_gemm
-
-date -u
-nvidia-smi -L
-build_runtime || exit 1
-python_env
+python_run bench_gemm
 step gemm "$build/bin/weft-run" -n 1 --backend cuda --timeout 1200 -- \
   "$python" bench/gemm.py --csv "${OUT:-bench/results}/gemm-$(date -u +%Y-%m-%d).csv" "$@"
 report_misses

@@ -58,6 +58,17 @@ python_env() {
   echo "kernel cache: $WEFT_CACHE_DIR ($(find "$WEFT_CACHE_DIR" -name index.json | wc -l) entries)"
 }
 
+# python_run NAME: the start of a script that runs Python from the carried
+# cache: log to $OUT/NAME.log, say when and where, build the runtime, set
+# the environment.
+python_run() {
+  log_to "$1"
+  date -u
+  nvidia-smi -L
+  build_runtime || exit 1
+  python_env
+}
+
 # report_misses: how many compile requests this run saved.
 report_misses() {
   if [[ -n "${WEFT_CACHE_MISSES:-}" && -d $WEFT_CACHE_MISSES ]]; then

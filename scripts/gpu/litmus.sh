@@ -6,12 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
-log_to litmus
-
-date -u
-nvidia-smi -L
-build_runtime || exit 1
-python_env
+python_run litmus
 export WEFT_WAIT_TIMEOUT=60  # a handshake that never completes fails the launch
 step litmus "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
   "$python" test/litmus/litmus.py --iterations "${1:-1000000}" --json "${OUT:-$work}/litmus.json"

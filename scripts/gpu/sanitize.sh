@@ -7,12 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
-log_to sanitize
-
-date -u
-nvidia-smi -L
-build_runtime || exit 1
-python_env
+python_run sanitize
 export WEFT_TEST_BACKEND=cuda
 export WEFT_WAIT_TIMEOUT=600  # the tools slow ranks down unevenly
 sanitizer=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}

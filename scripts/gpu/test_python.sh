@@ -8,12 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
-log_to test_python
-
-date -u
-nvidia-smi -L
-build_runtime || exit 1
-python_env
+python_run test_python
 "$python" -c 'import sys, numpy, torch; print("python", sys.version.split()[0],
   "numpy", numpy.__version__, "torch", torch.__version__, "cuda", torch.version.cuda)'
 "$python" -m pytest --version

@@ -1,6 +1,7 @@
 """Fused compute + communication kernels written in the DSL
 (docs/python.md, "Fused kernels").
 
+    weft.ops.matmul(a, b, out=None)
     weft.ops.all_gather_matmul(a, b, out=None, num_programs=None)
 
 Every rank calls them in the same order with the same shapes, like the
@@ -12,7 +13,7 @@ from .._jit import PerBackend, jit
 from ..collectives._kernels import MAX_PROGRAMS, _begin, _end, _sync
 from ..collectives import _dtype_of, _get_comm, _size
 
-__all__ = ["all_gather_matmul"]
+__all__ = ["matmul", "all_gather_matmul"]
 
 # Output block per program step (GPUs: mma tiles of 4 warps; host programs
 # are one thread and compile small tiles fast).
@@ -20,6 +21,65 @@ BM = PerBackend(host=16, default=64)
 BN = PerBackend(host=16, default=64)
 BK = PerBackend(host=16, default=32)
 DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
+
+
+@jit
+def _block_product(a, b, rm, rn, rows, N, K, owner, REMOTE: wl.constexpr,
+                   BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
+    """The f32 BMxBN block rows rm by columns rn of a @ b (a rows x K, b
+    K x N, row-major, tails masked), a read from rank `owner` if REMOTE."""
+    acc = wl.zeros((BM, BN), wl.float32)
+    for k0 in range(0, K, BK):
+        rk = k0 + wl.arange(0, BK)
+        a_mask = (rm[:, None] < rows) & (rk[None, :] < K)
+        if REMOTE:
+            x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0, peer=owner)
+        else:
+            x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0)
+        y = wl.load(b + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = wl.dot(x, y, acc)
+    return acc
+
+
+@jit
+def matmul_kernel(a, b, c, M, N, K, BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
+    """c = a @ b: a program per BMxBN block of c."""
+    rm = wl.program_id(0) * BM + wl.arange(0, BM)
+    rn = wl.program_id(1) * BN + wl.arange(0, BN)
+    acc = _block_product(a, b, rm, rn, M, N, K, 0, False, BM, BN, BK)
+    wl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _check_operands(op, a, b):
+    dtype = _dtype_of(a, "a")
+    if dtype not in (wl.float16, wl.bfloat16, wl.float32):
+        raise ValueError(f"{op}: a has dtype {dtype.name}; it takes fp16, bf16 or fp32")
+    if _dtype_of(b, "b") is not dtype:
+        raise ValueError(f"{op}: b has dtype {_dtype_of(b, 'b').name} but a has {dtype.name}")
+    shape_a, shape_b = tuple(a.shape), tuple(b.shape)
+    if len(shape_a) != 2 or len(shape_b) != 2 or shape_b[0] != shape_a[1]:
+        raise ValueError(f"{op}: b has shape {shape_b}; it needs ({shape_a[-1]}, N)")
+    return shape_a[0], shape_a[1], shape_b[1]
+
+
+def _output(op, out, rows, n):
+    if out is None:
+        return rt.empty((rows, n), wl.float32)
+    if _dtype_of(out, "out") is not wl.float32 or _size(out) != rows * n:
+        raise ValueError(f"{op}: out must hold {rows} x {n} fp32 elements")
+    return out
+
+
+def matmul(a, b, out=None):
+    """out = a @ b in f32 (a M x K, b K x N, both fp16, bf16 or fp32: weft
+    buffers, numpy arrays on the host, tensors on GPUs; out M x N fp32,
+    allocated as a weft.Buffer when None). Local: no communication."""
+    m, k, n = _check_operands("matmul", a, b)
+    out = _output("matmul", out, m, n)
+    grid = lambda meta: ((m + meta["BM"] - 1) // meta["BM"], (n + meta["BN"] - 1) // meta["BN"])
+    matmul_kernel[grid](a, b, out, m, n, k, BM=BM, BN=BN, BK=BK)
+    return out
 
 
 @jit
@@ -40,14 +100,7 @@ def all_gather_matmul_kernel(a, b, c, flags, epochs, rows, N, K,
         owner = t // per_rank
         rm = ((t % per_rank) // tiles_n) * BM + wl.arange(0, BM)
         rn = (t % tiles_n) * BN + wl.arange(0, BN)
-        acc = wl.zeros((BM, BN), wl.float32)
-        for k0 in range(0, K, BK):
-            rk = k0 + wl.arange(0, BK)
-            x = wl.load(a + rm[:, None] * K + rk[None, :],
-                        mask=(rm[:, None] < rows) & (rk[None, :] < K), other=0.0, peer=owner)
-            y = wl.load(b + rk[:, None] * N + rn[None, :],
-                        mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = wl.dot(x, y, acc)
+        acc = _block_product(a, b, rm, rn, rows, N, K, owner, True, BM, BN, BK)
         wl.store(c + (owner * rows + rm[:, None]) * N + rn[None, :], acc,
                  mask=(rm[:, None] < rows) & (rn[None, :] < N))
     _sync(flags, 2, epoch)                    # nobody reads my a any more
@@ -62,24 +115,8 @@ def all_gather_matmul(a, b, out=None, num_programs=None):
     if not isinstance(a, rt.Buffer) or len(a.shape) != 2:
         raise ValueError("all_gather_matmul: a must be a 2-D symmetric weft.Buffer "
                          "(peers read it)")
-    dtype = _dtype_of(a, "a")
-    if dtype not in (wl.float16, wl.bfloat16, wl.float32):
-        raise ValueError(f"all_gather_matmul: a has dtype {dtype.name}; it takes fp16, "
-                         "bf16 or fp32")
-    if _dtype_of(b, "b") is not dtype:
-        raise ValueError(f"all_gather_matmul: b has dtype {_dtype_of(b, 'b').name} but a "
-                         f"has {dtype.name}")
-    rows, k = a.shape
-    shape_b = tuple(b.shape)
-    if len(shape_b) != 2 or shape_b[0] != k:
-        raise ValueError(f"all_gather_matmul: b has shape {shape_b}; it needs ({k}, N)")
-    n = shape_b[1]
-    ranks = rt.num_ranks()
-    if out is None:
-        out = rt.empty((ranks * rows, n), wl.float32)
-    elif _dtype_of(out, "out") is not wl.float32 or _size(out) != ranks * rows * n:
-        raise ValueError(f"all_gather_matmul: out must hold {ranks * rows} x {n} fp32 "
-                         "elements")
+    rows, k, n = _check_operands("all_gather_matmul", a, b)
+    out = _output("all_gather_matmul", out, rt.num_ranks() * rows, n)
     comm = _get_comm()
     if num_programs is None:
         num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
