@@ -2,8 +2,8 @@
 # compute-sanitizer (memcheck, racecheck) on every GPU of this machine over
 # the rank suite's collective tests at 1000 elements (each collective and
 # all-reduce algorithm, f32/f16/bf16), its wl.dot tests (the mma paths) and
-# the fused all_gather_matmul, from the carried kernel cache. Logs in $OUT/sanitize.log; non-zero if a tool reports an
-# error or a test fails.
+# the fused all_gather_matmul, from the carried kernel cache. Logs in
+# $OUT/sanitize.log; non-zero if a tool reports an error or a test fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
