@@ -11,8 +11,9 @@
 // tiles, write their sums to a second scratch region, join, and every
 // thread adds the products at its elements of c's layout. Elsewhere (f32,
 // other shapes, AMDGPU, the host) every thread computes its result elements
-// in f32 with one loop over k (the portable path). ldmatrix, swizzled
-// layouts, cp.async pipelining, wgmma and MFMA are later work.
+// in f32 with one loop over k (the portable path). Swizzled
+// layouts, cp.async pipelining, wgmma and MFMA are later work; the
+// fragments come from shared memory by ldmatrix (TargetInfo::loadMatrices).
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -124,46 +125,39 @@ private:
   /// Lane coordinates within mma.sync m16n8k16's fragments (PTX ISA,
   /// "Matrix Fragments for mma.m16n8k16"): lane = 4 * group + t.
   struct Fragments {
-    Value warp, group, pair; // pair = 2t
+    Value warp, lane, group, pair; // pair = 2t
   };
   Fragments fragments(OpBuilder &b, Location loc) const {
     int64_t warpSize = tiles.target.getSpec().warpSize();
     Value tid = tiles.target.threadId(b, loc);
     Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, warpSize));
-    return {LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, warpSize)),
+    return {LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, warpSize)), lane,
             LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)),
             mul(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)), 2)};
   }
-  /// a's registers for the 16 rows from `row` (this lane's group row) and
-  /// the 16 columns from k0 (plus this lane's pair): two adjacent elements
-  /// of a row per register.
+  /// a's four registers for rows row0..row0+15 and columns k0..k0+15 (a
+  /// K wide, row-major in shared memory): the four 8x8 quarters, rows
+  /// 0-7 and 8-15 of columns 0-7, then of columns 8-15; lane l gives row
+  /// l % 16 of column block l / 16.
   SmallVector<Value> aFragment(OpBuilder &b, Location loc, Type in, Value a, int64_t k,
-                               Value row, Value k0) const {
-    Type i32 = b.getI32Type();
-    Value row8 = add(b, loc, row, i32Const(b, loc, 8));
-    Value k8 = add(b, loc, k0, i32Const(b, loc, 8));
-    auto load = [&](Value r, Value c) -> Value {
-      return LLVM::LoadOp::create(
-          b, loc, i32, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, r, k), c)));
-    };
-    return {load(row, k0), load(row8, k0), load(row, k8), load(row8, k8)};
+                               const Fragments &f, Value row0, Value k0) const {
+    Value row = add(b, loc, row0, LLVM::URemOp::create(b, loc, f.lane, i32Const(b, loc, 16)));
+    Value col = add(b, loc, k0, mul(b, loc, LLVM::UDivOp::create(b, loc, f.lane,
+                                                                i32Const(b, loc, 16)),
+                                    8));
+    return tiles.target.loadMatrices(
+        b, loc, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, row, k), col)), 4,
+        /*transpose=*/false);
   }
-  /// b's registers for column `col` and the 16 rows from k0 (plus this
-  /// lane's pair): rows r and r + 1 packed into one register.
+  /// b's two registers for rows k0..k0+15 and columns col0..col0+7 (b N
+  /// wide, row-major): rows 0-7 and 8-15, transposed into column
+  /// fragments; lane l gives row l % 16.
   SmallVector<Value> bFragment(OpBuilder &b, Location loc, Type in, Value bBase, int64_t n,
-                               Value col, Value k0) const {
-    Type i16 = b.getI16Type(), i32 = b.getI32Type();
-    auto half = [&](Value r) -> Value {
-      Value bits = LLVM::LoadOp::create(
-          b, loc, i16, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, r, n), col)));
-      return LLVM::ZExtOp::create(b, loc, i32, bits);
-    };
-    auto pairAt = [&](Value r) -> Value {
-      Value high = half(add(b, loc, r, i32Const(b, loc, 1)));
-      return LLVM::OrOp::create(b, loc, half(r),
-                                LLVM::ShlOp::create(b, loc, high, i32Const(b, loc, 16)));
-    };
-    return {pairAt(k0), pairAt(add(b, loc, k0, i32Const(b, loc, 8)))};
+                               const Fragments &f, Value col0, Value k0) const {
+    Value row = add(b, loc, k0, LLVM::URemOp::create(b, loc, f.lane, i32Const(b, loc, 16)));
+    return tiles.target.loadMatrices(
+        b, loc, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, row, n), col0)), 2,
+        /*transpose=*/true);
   }
 
   /// c in mmaAccumulatorLayout: every thread's elements are the fragments
@@ -188,16 +182,15 @@ private:
     return tiles.lowering.forEach(
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
-          Value k0 = add(b, loc, mul(b, loc, step, 16), f.pair);
+          Value k0 = mul(b, loc, step, 16);
           SmallVector<SmallVector<Value>> bRegs;
           for (int64_t j = 0; j < nTilesPerWarp; ++j) {
             Value tile = add(b, loc, f.warp, i32Const(b, loc, j * warps));
-            bRegs.push_back(bFragment(b, loc, in, bBase, n,
-                                      add(b, loc, mul(b, loc, tile, 8), f.group), k0));
+            bRegs.push_back(bFragment(b, loc, in, bBase, n, f, mul(b, loc, tile, 8), k0));
           }
           for (int64_t tm = 0; tm < mTiles; ++tm) {
             SmallVector<Value> aRegs =
-                aFragment(b, loc, in, a, k, add(b, loc, f.group, i32Const(b, loc, 16 * tm)), k0);
+                aFragment(b, loc, in, a, k, f, i32Const(b, loc, 16 * tm), k0);
             for (int64_t j = 0; j < nTilesPerWarp; ++j) {
               SmallVector<Value> c;
               for (int e = 0; e < 4; ++e)
@@ -248,10 +241,10 @@ private:
         SmallVector<Value> sums = tiles.lowering.forEach(
             b, loc, i32Const(b, loc, k / tk), SmallVector<Value>(4, zero),
             [&](Value step, ValueRange c) {
-              Value k0 = add(b, loc, mul(b, loc, step, tk), f.pair);
-              return target.mma(b, loc, in, aFragment(b, loc, in, a, k, row, k0),
-                                bFragment(b, loc, in, bBase, n, add(b, loc, tileCol, f.group), k0),
-                                c);
+              Value k0 = mul(b, loc, step, tk);
+              SmallVector<Value> aRegs = aFragment(b, loc, in, a, k, f, tileRow, k0);
+              SmallVector<Value> bRegs = bFragment(b, loc, in, bBase, n, f, tileCol, k0);
+              return target.mma(b, loc, in, aRegs, bRegs, c);
             });
         Value col1 = add(b, loc, col, i32Const(b, loc, 1));
         Value at[4][2] = {{row, col}, {row, col1}, {row8, col}, {row8, col1}};

@@ -113,6 +113,11 @@ SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange,
   llvm_unreachable("mma without mmaShape");
 }
 
+SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsigned,
+                                            bool) const {
+  llvm_unreachable("loadMatrices without mmaShape");
+}
+
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
                            Value) const {
   return {};

@@ -236,6 +236,31 @@ public:
     return d;
   }
 
+  SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value rowAddress, unsigned count,
+                                  bool transpose) const override {
+    Type i32 = b.getI32Type();
+    SmallVector<Type> regs(count, i32);
+    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), regs);
+    std::string outs;
+    for (unsigned i = 0; i < count; ++i)
+      outs += llvm::formatv("{0}${1}", i ? "," : "", i).str();
+    std::string text = llvm::formatv("ldmatrix.sync.aligned.m8n8.x{0}{1}.shared.b16 {{{2}}, [${3}];",
+                                     count, transpose ? ".trans" : "", outs, count);
+    std::string constraints;
+    for (unsigned i = 0; i < count; ++i)
+      constraints += "=r,";
+    constraints += "l";
+    // Reads memory the program wrote before its join: keep it after that.
+    auto op = LLVM::InlineAsmOp::create(
+        b, loc, result, ValueRange{rowAddress}, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < count; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
+    return out;
+  }
+
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned laneMask) const override {
     Type i32 = b.getI32Type();

@@ -2,9 +2,10 @@
 // area at their row-major positions (shared memory on GPUs, the stack on
 // the host) and the program joins. On sm_90, f16/bf16 with M, N, K
 // multiples of 16, 8, 16: the warps share the result's 16x8 tiles, each
-// accumulating mma.sync m16n8k16 over k from fragments read out of shared
-// memory, write the products to a second region, join, and every thread
-// adds its c elements. Elsewhere (@matmul_f32, AMDGPU, the host) every
+// accumulating mma.sync m16n8k16 over k from fragments ldmatrix reads out
+// of shared memory, write the products to a second region, join, and
+// every thread adds its c elements (@matmul); where c is in the mma
+// accumulator layout the sums stay in registers (@accumulate). Elsewhere (@matmul_f32, AMDGPU, the host) every
 // thread runs one loop over k carrying the f32 sums of its result elements
 // (fmuladd of widened elements). The layouts: the result takes the
 // store's, c follows it, a and b keep the loads'. python/test/ranks runs
@@ -36,6 +37,7 @@
 // IR:         scf.yield
 // NVVM-LABEL: llvm.func @accumulate(
 // NVVM:       nvvm.barrier0
+// NVVM:       ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // NVVM-COUNT-2: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // NVVM-NOT:   llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
@@ -50,7 +52,8 @@
 // NVVM-LABEL: llvm.func @matmul(
 // NVVM:       llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
-// NVVM:       llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// NVVM:       llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", "=r,=r,=r,=r,l"
+// NVVM:       llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", "=r,=r,l"
 // NVVM:       llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};", "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
 // NVVM:       llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
@@ -72,7 +75,7 @@
 // PTX:       ld.global.v4.b32
 // PTX:       st.shared
 // PTX:       bar.sync
-// PTX:       ld.shared.b32
+// PTX:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX:       bar.sync
 // PTX-LABEL: .entry matmul_f32(

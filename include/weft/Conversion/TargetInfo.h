@@ -114,6 +114,15 @@ public:
                                              mlir::ValueRange bRegs,
                                              mlir::ValueRange c) const;
 
+  /// mma()'s a and b registers straight from shared memory: `count` 8x8
+  /// matrices of 16-bit elements, one register each, every lane giving
+  /// the address of one matrix row (lanes 8i..8i+7 for matrix i), and
+  /// transposed when `transpose` (NVPTX: ldmatrix). Only called when
+  /// mmaShape().
+  virtual llvm::SmallVector<mlir::Value> loadMatrices(mlir::OpBuilder &b, mlir::Location loc,
+                                                      mlir::Value rowAddress, unsigned count,
+                                                      bool transpose) const;
+
   /// NVLS multimem instructions exist (NVPTX); elsewhere multimem ops are
   /// always the unicast loop over peers.
   virtual bool hasMultimem() const { return false; }
