@@ -110,7 +110,7 @@ def main():
     args = p.parse_args()
     weft.init()
     if weft.backend() == "host":
-        run_host([(32, 32, 32), (16, 48, 32)])
+        run_host([(32, 32, 32), (16, 48, 256)])  # the second one splits K
     else:
         run_gpu(args)
     weft.finalize()

@@ -294,3 +294,16 @@ def test_dot_vs_numpy(m, n, k, dtype):
     np.testing.assert_array_equal(host(c), a @ b)
     for buf in ab:
         buf.free()
+
+
+@pytest.mark.parametrize("split_k", [2, 3, 7])
+def test_matmul_split_k(split_k):
+    """Pieces of K in separate programs, added into out with atomics."""
+    rng = np.random.default_rng(split_k)
+    a = rng.integers(-4, 5, (17, 100)).astype(np.float32)
+    b = rng.integers(-4, 5, (100, 9)).astype(np.float32)
+    c = local(np.full((17, 9), 5.0, np.float32))  # zeroed by matmul
+    assert weft.ops.matmul(local(a), local(b), c, split_k=split_k) is c
+    np.testing.assert_array_equal(host(c), a @ b)
+    with pytest.raises(ValueError, match="split_k must be at least 1"):
+        weft.ops.matmul(local(a), local(b), c, split_k=0)

@@ -1,7 +1,7 @@
 """Fused compute + communication kernels written in the DSL
 (docs/python.md, "Fused kernels").
 
-    weft.ops.matmul(a, b, out=None)
+    weft.ops.matmul(a, b, out=None, split_k=None)
     weft.ops.all_gather_matmul(a, b, out=None, num_programs=None)
 
 Every rank calls them in the same order with the same shapes, like the
@@ -24,31 +24,42 @@ DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
 
 
 @jit
-def _block_product(a, b, rm, rn, rows, N, K, owner, REMOTE: wl.constexpr,
+def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.constexpr,
                    BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
-    """The f32 BMxBN block rows rm by columns rn of a @ b (a rows x K, b
-    K x N, row-major, tails masked), a read from rank `owner` if REMOTE."""
+    """The f32 BMxBN block rows rm by columns rn of a @ b over k in
+    [k_lo, k_hi) (a rows x K, b K x N, row-major, tails masked), a read from
+    rank `owner` if REMOTE."""
     acc = wl.zeros((BM, BN), wl.float32)
-    for k0 in range(0, K, BK):
+    for k0 in range(k_lo, k_hi, BK):
         rk = k0 + wl.arange(0, BK)
-        a_mask = (rm[:, None] < rows) & (rk[None, :] < K)
+        a_mask = (rm[:, None] < rows) & (rk[None, :] < k_hi)
         if REMOTE:
             x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0, peer=owner)
         else:
             x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0)
         y = wl.load(b + rk[:, None] * N + rn[None, :],
-                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+                    mask=(rk[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
         acc = wl.dot(x, y, acc)
     return acc
 
 
-@jit
-def matmul_kernel(a, b, c, M, N, K, BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
-    """c = a @ b: a program per BMxBN block of c."""
+@jit(do_not_specialize=("k_chunk",))
+def matmul_kernel(a, b, c, M, N, K, k_chunk, BM: wl.constexpr, BN: wl.constexpr,
+                  BK: wl.constexpr):
+    """c = a @ b: a program per BMxBN block of c and k_chunk-long piece of
+    K (grid axis 2); with several pieces (split-K) each adds its partial
+    product into c, which starts at zero."""
     rm = wl.program_id(0) * BM + wl.arange(0, BM)
     rn = wl.program_id(1) * BN + wl.arange(0, BN)
-    acc = _block_product(a, b, rm, rn, M, N, K, 0, False, BM, BN, BK)
-    wl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+    k_lo = wl.program_id(2) * k_chunk
+    k_hi = wl.minimum(K, k_lo + k_chunk)
+    acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK)
+    offs = c + rm[:, None] * N + rn[None, :]
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    if k_chunk < K:
+        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+    else:
+        wl.store(offs, acc, mask=mask)
 
 
 def _check_operands(op, a, b):
@@ -71,14 +82,45 @@ def _output(op, out, rows, n):
     return out
 
 
-def matmul(a, b, out=None):
+def _split_k(blocks, k, bk):
+    """Pieces of K for a grid of `blocks` output blocks: enough programs
+    for about two waves on a large GPU, each piece at least 4 K steps long;
+    one where the blocks alone are that many. The same rule on every
+    backend, so a host run launches what a GPU run will (cache warming)."""
+    return max(1, min(16, 256 // max(1, blocks), k // (4 * bk)))
+
+
+@jit
+def zero_kernel(c, n, BLOCK: wl.constexpr):
+    """c[:n] = 0, ordered with the launches around it (split-K's start)."""
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    wl.store(c + offs, 0.0, mask=offs < n)
+
+
+ZERO_BLOCK = PerBackend(host=64, default=1024)
+
+
+def matmul(a, b, out=None, split_k=None):
     """out = a @ b in f32 (a M x K, b K x N, both fp16, bf16 or fp32: weft
     buffers, numpy arrays on the host, tensors on GPUs; out M x N fp32,
-    allocated as a weft.Buffer when None). Local: no communication."""
+    allocated as a weft.Buffer when None). Local: no communication.
+    split_k: pieces of K computed by separate programs and added into out
+    (None: chosen by the shape and the block size)."""
     m, k, n = _check_operands("matmul", a, b)
     out = _output("matmul", out, m, n)
-    grid = lambda meta: ((m + meta["BM"] - 1) // meta["BM"], (n + meta["BN"] - 1) // meta["BN"])
-    matmul_kernel[grid](a, b, out, m, n, k, BM=BM, BN=BN, BK=BK)
+    backend = rt.backend()
+    bm, bn, bk = BM[backend], BN[backend], BK[backend]
+    if split_k is None:
+        split_k = _split_k(-(-m // bm) * -(-n // bn), k, bk)
+    if int(split_k) < 1:
+        raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
+    chunk = -(-max(1, -(-k // int(split_k))) // bk) * bk  # a multiple of BK
+    pieces = max(1, -(-k // chunk))
+    if pieces > 1:
+        zero_block = ZERO_BLOCK[backend]
+        zero_kernel[(-(-m * n // zero_block),)](out, m * n, BLOCK=ZERO_BLOCK)
+    grid = (-(-m // bm), -(-n // bn), pieces)
+    matmul_kernel[grid](a, b, out, m, n, k, chunk, BM=BM, BN=BN, BK=BK)
     return out
 
 
@@ -100,7 +142,7 @@ def all_gather_matmul_kernel(a, b, c, flags, epochs, rows, N, K,
         owner = t // per_rank
         rm = ((t % per_rank) // tiles_n) * BM + wl.arange(0, BM)
         rn = (t % tiles_n) * BN + wl.arange(0, BN)
-        acc = _block_product(a, b, rm, rn, rows, N, K, owner, True, BM, BN, BK)
+        acc = _block_product(a, b, rm, rn, rows, N, K, 0, K, owner, True, BM, BN, BK)
         wl.store(c + (owner * rows + rm[:, None]) * N + rn[None, :], acc,
                  mask=(rm[:, None] < rows) & (rn[None, :] < N))
     _sync(flags, 2, epoch)                    # nobody reads my a any more
