@@ -86,10 +86,12 @@ def _record(res, k, n, i, G, code):
 
 @weft.jit(do_not_specialize=("n", "base"))
 def mp(loc, res, ctr, n, base, G: wl.constexpr, SCOPE: wl.constexpr,
-       VARIANT: wl.constexpr):
-    """0 writes data (weak) then the flag; 1 polls the flag (at most
-    FLAG_POLLS loads), then reads the data if it saw the flag. Both live
-    with the reader (a put)."""
+       VARIANT: wl.constexpr, SIGNAL: wl.constexpr):
+    """0 writes data (weak) then the flag; 1 reads the flag, then the data.
+    Both live with the reader (a put). With SIGNAL the flag ops are
+    wl.signal and wl.wait (on a GPU, thread 0 polls and every thread reads)
+    and 1 records the data; else a store and up to FLAG_POLLS loads, and 1
+    records flag * 2 + data (data only read if it saw the flag)."""
     k = _me(G)
     reader = _rank_of(1, G)
     data = _at(loc, reader, SCOPE)
@@ -100,7 +102,13 @@ def mp(loc, res, ctr, n, base, G: wl.constexpr, SCOPE: wl.constexpr,
         _step(ctr, base + i + 1, k, 2, G, SCOPE)
         if k == 0:
             wl.store(data + i, 1)
-            wl.store(flag + i, 1, order=publish, scope=SCOPE)
+            if SIGNAL:
+                wl.signal(flag + i, 1, order=publish, scope=SCOPE)
+            else:
+                wl.store(flag + i, 1, order=publish, scope=SCOPE)
+        elif SIGNAL:
+            wl.wait(loc + n + i, 1, cmp="eq", order=observe, scope=SCOPE)
+            _record(res, k, n, i, G, wl.load(loc + i))
         else:
             f = wl.load(flag + i, order=observe, scope=SCOPE)
             polls = 0
@@ -111,28 +119,6 @@ def mp(loc, res, ctr, n, base, G: wl.constexpr, SCOPE: wl.constexpr,
             if f != 0:
                 d = wl.load(data + i)
             _record(res, k, n, i, G, f * 2 + d)
-
-
-@weft.jit(do_not_specialize=("n", "base"))
-def mp_signal(loc, res, ctr, n, base, G: wl.constexpr, SCOPE: wl.constexpr,
-              VARIANT: wl.constexpr):
-    """MP through the flag ops: 0 writes data, then wl.signal; 1 wl.waits
-    for the flag in its own memory, then reads the data (on a GPU, thread 0
-    polls and every thread reads)."""
-    k = _me(G)
-    reader = _rank_of(1, G)
-    data = _at(loc, reader, SCOPE)
-    flag = _at(loc + n, reader, SCOPE)
-    publish = "release" if VARIANT == "correct" else "relaxed"
-    observe = "acquire" if VARIANT == "correct" else "relaxed"
-    for i in range(n):
-        _step(ctr, base + i + 1, k, 2, G, SCOPE)
-        if k == 0:
-            wl.store(data + i, 1)
-            wl.signal(flag + i, 1, order=publish, scope=SCOPE)
-        else:
-            wl.wait(loc + n + i, 1, cmp="eq", order=observe, scope=SCOPE)
-            _record(res, k, n, i, G, wl.load(loc + i))
 
 
 @weft.jit(do_not_specialize=("n", "base"))
@@ -197,10 +183,12 @@ class Shape:
     """A litmus shape: its kernel, participants, the participants whose
     records make an outcome, how an outcome reads, which one is forbidden."""
 
-    def __init__(self, name, kernel, participants, rows, variants, label, forbidden):
+    def __init__(self, name, kernel, participants, rows, variants, label, forbidden,
+                 **constexprs):
         self.name, self.kernel, self.participants = name, kernel, participants
         self.rows, self.variants = rows, variants
         self.label, self.forbidden = label, forbidden
+        self.constexprs = constexprs  # more of the kernel's compile-time arguments
 
 
 def _bits(code):
@@ -210,9 +198,9 @@ def _bits(code):
 SHAPES = [
     Shape("MP", mp, 2, (1,), ("correct", "relaxed"),
           lambda c: "flag=0" if c[0] < 2 else f"flag=1 data={c[0] & 1}",
-          lambda c: c[0] == 2),
-    Shape("MP+signal", mp_signal, 2, (1,), ("correct", "relaxed"),
-          lambda c: f"data={c[0]}", lambda c: c[0] == 0),
+          lambda c: c[0] == 2, SIGNAL=False),
+    Shape("MP+signal", mp, 2, (1,), ("correct", "relaxed"),
+          lambda c: f"data={c[0]}", lambda c: c[0] == 0, SIGNAL=True),
     Shape("SB", sb, 2, (0, 1), ("correct", "acq_rel", "relaxed"),
           lambda c: f"r0={c[0]} r1={c[1]}", lambda c: (c[0] == 0) & (c[1] == 0)),
     Shape("LB", lb, 2, (0, 1), ("correct", "relaxed"),
@@ -249,7 +237,8 @@ def run_case(shape, variant, scope, args, bufs, state):
         weft.barrier()  # every location is zero before anyone stores to it
         if rank < groups * G:
             shape.kernel[(P // G,)](loc, res, ctr, n, state["base"], G=G, SCOPE=scope,
-                                    VARIANT=variant, num_warps=args.num_warps)
+                                    VARIANT=variant, num_warps=args.num_warps,
+                                    **shape.constexprs)
         state["base"] += n  # the step counters only grow
         weft.barrier()  # every record is in rank 0's res
         if rank == 0:
