@@ -73,7 +73,6 @@ class Run:
                                     rank=self.rank, world_size=self.ranks,
                                     device_id=self.device)
             self.cuda_kernels = self._load_cuda_kernels() if "cuda" in args.systems else None
-        self.rows = []
 
     # -- timing ---------------------------------------------------------
     def time(self, fn, graph):
@@ -206,7 +205,7 @@ class Run:
         else:
             k = self.cuda_kernels["all_gather"]
             args = [x, out, flags, epochs, x.nbytes]
-        return lambda: k.launch(grid, args, weft._runtime.state.stream)
+        return lambda: k.launch(grid, args)  # weft.stream's stream, like the others
 
     def symm_call(self, algorithm, t):
         ops = self.torch.ops.symm_mem

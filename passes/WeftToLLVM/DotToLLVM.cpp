@@ -59,22 +59,13 @@ struct DotOpLowering : TileResultPattern<DotOp> {
                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
-    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
     Type in = getTypeConverter()->convertType(aType.getElementType());
     SmallVector<Value> aIn = unpackTile(rewriter, loc, adaptor.getA());
     SmallVector<Value> bIn = unpackTile(rewriter, loc, adaptor.getB());
     SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
     auto write = [&](Value buffer) {
-      auto store = [&](RankedTensorType type, ArrayRef<Value> elements, Value base) {
-        for (auto [element, coords] : llvm::zip(
-                 elements, TileLayout(type).emitCoordinates(rewriter, loc, tiles.target)))
-          LLVM::StoreOp::create(
-              rewriter, loc, element,
-              elementPtr(rewriter, loc, base, in,
-                         linearize(rewriter, loc, coords, type.getShape())));
-      };
-      store(aType, aIn, buffer);
-      store(bType, bIn, elementPtr(rewriter, loc, buffer, in, i32Const(rewriter, loc, m * k)));
+      tiles.storeRowMajor(rewriter, loc, buffer, in, aType, aIn);
+      tiles.storeRowMajor(rewriter, loc, bRegion(rewriter, loc, op, in, buffer), in, bType, bIn);
     };
     if (accumulatesInRegisters(op, tiles.target))
       return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
@@ -96,13 +87,16 @@ private:
   Value mul(OpBuilder &b, Location loc, Value x, int64_t c) const {
     return LLVM::MulOp::create(b, loc, x, i32Const(b, loc, c));
   }
+  /// Where b starts in the scratch area: right after a.
+  Value bRegion(OpBuilder &b, Location loc, DotOp op, Type in, Value buffer) const {
+    return elementPtr(b, loc, buffer, in, i32Const(b, loc, op.getA().getType().getNumElements()));
+  }
 
   /// The portable path: per result element, c + sum over k in f32.
   SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
                                  ArrayRef<Value> acc) const {
-    int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
-    int64_t n = op.getB().getType().getDimSize(1);
-    Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
+    int64_t k = op.getA().getType().getDimSize(1), n = op.getB().getType().getDimSize(1);
+    Value bBase = bRegion(b, loc, op, in, a);
     auto coords = TileLayout(op.getC().getType()).emitCoordinates(b, loc, tiles.target);
     Type f32 = b.getF32Type();
     auto widen = [&](Value v) -> Value {
@@ -178,7 +172,7 @@ private:
       return layout.linearIndex({unsigned(2 * tm + e / 2), unsigned(2 * j + e % 2)});
     };
     Fragments f = fragments(b, loc);
-    Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
+    Value bBase = bRegion(b, loc, op, in, a);
     return tiles.lowering.forEach(
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
@@ -220,7 +214,7 @@ private:
     int64_t warps = target.getSpec().numWarps;
     int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;
     Type f32 = b.getF32Type();
-    Value bBase = elementPtr(b, loc, a, in, i32Const(b, loc, m * k));
+    Value bBase = bRegion(b, loc, op, in, a);
     Value d = byteOffset(b, loc, a, i64Const(b, loc, operandBytes(op)));
     Fragments f = fragments(b, loc);
 
@@ -257,11 +251,8 @@ private:
     });
     tiles.lowering.joinProgram(b, loc);
     SmallVector<Value> out;
-    for (auto [c, coords] : llvm::zip(acc, TileLayout(cType).emitCoordinates(b, loc, target))) {
-      Value sum = LLVM::LoadOp::create(
-          b, loc, f32, elementPtr(b, loc, d, f32, linearize(b, loc, coords, cType.getShape())));
+    for (auto [c, sum] : llvm::zip(acc, tiles.loadRowMajor(b, loc, d, f32, cType)))
       out.push_back(LLVM::FAddOp::create(b, loc, c, sum));
-    }
     return out;
   }
 };

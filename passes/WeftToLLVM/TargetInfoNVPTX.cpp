@@ -105,6 +105,20 @@ Value emitAsm(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
   return resultType ? op.getResult(0) : Value();
 }
 
+/// Inline PTX with several results (a struct of `types`, unpacked).
+SmallVector<Value> emitAsmResults(OpBuilder &b, Location loc, ArrayRef<Type> types,
+                                  ValueRange operands, StringRef text,
+                                  StringRef constraints, bool hasSideEffects) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types), operands, text,
+      constraints, hasSideEffects, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (int64_t i = 0, e = types.size(); i < e; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
+  return out;
+}
+
 class NVPTXTargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -216,9 +230,6 @@ public:
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,
                          ValueRange bRegs, ValueRange c) const override {
-    // Pure arithmetic: no side effects, so LLVM may schedule it freely.
-    Type f32 = b.getF32Type();
-    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     SmallVector<Value> operands(a);
     llvm::append_range(operands, bRegs);
     llvm::append_range(operands, c);
@@ -226,39 +237,24 @@ public:
         "mma.sync.aligned.m16n8k16.row.col.f32.{0}.{0}.f32 {{$0,$1,$2,$3}, "
         "{{$4,$5,$6,$7}, {{$8,$9}, {{$10,$11,$12,$13};",
         elemType.isBF16() ? "bf16" : "f16");
-    auto op = LLVM::InlineAsmOp::create(
-        b, loc, result, operands, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f",
-        /*has_side_effects=*/false, /*is_align_stack=*/false,
-        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-    SmallVector<Value> d;
-    for (int64_t i = 0; i < 4; ++i)
-      d.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
-    return d;
+    // Pure arithmetic: no side effects, so LLVM may schedule it freely.
+    return emitAsmResults(b, loc, SmallVector<Type>(4, b.getF32Type()), operands, text,
+                          "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", /*hasSideEffects=*/false);
   }
 
   SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value rowAddress, unsigned count,
                                   bool transpose) const override {
-    Type i32 = b.getI32Type();
-    SmallVector<Type> regs(count, i32);
-    auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), regs);
-    std::string outs;
-    for (unsigned i = 0; i < count; ++i)
+    std::string outs, constraints;
+    for (unsigned i = 0; i < count; ++i) {
       outs += llvm::formatv("{0}${1}", i ? "," : "", i).str();
+      constraints += "=r,";
+    }
+    constraints += "l";
     std::string text = llvm::formatv("ldmatrix.sync.aligned.m8n8.x{0}{1}.shared.b16 {{{2}}, [${3}];",
                                      count, transpose ? ".trans" : "", outs, count);
-    std::string constraints;
-    for (unsigned i = 0; i < count; ++i)
-      constraints += "=r,";
-    constraints += "l";
     // Reads memory the program wrote before its join: keep it after that.
-    auto op = LLVM::InlineAsmOp::create(
-        b, loc, result, ValueRange{rowAddress}, text, constraints,
-        /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    SmallVector<Value> out;
-    for (unsigned i = 0; i < count; ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
-    return out;
+    return emitAsmResults(b, loc, SmallVector<Type>(count, b.getI32Type()), rowAddress, text,
+                          constraints, /*hasSideEffects=*/true);
   }
 
   Value shuffleXor(OpBuilder &b, Location loc, Value value,

@@ -35,6 +35,17 @@ public:
            llvm::function_ref<void(mlir::Value)> write,
            llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value)> read)
       const;
+
+  /// Stores this thread's `elements` of a tile of `type` at their
+  /// row-major positions from `base` (elements of `elemType`), and loads
+  /// this thread's elements of `type` back from there: the two halves of
+  /// an exchange by position.
+  void storeRowMajor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                     mlir::Type elemType, mlir::RankedTensorType type,
+                     mlir::ValueRange elements) const;
+  llvm::SmallVector<mlir::Value> loadRowMajor(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::Value base, mlir::Type elemType,
+                                              mlir::RankedTensorType type) const;
 };
 
 /// Replaces `op` by the tile of `elements` (the struct its result becomes).

@@ -135,22 +135,11 @@ SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op,
           rowMajor(dst.constantCoordinates(i), dstType.getShape())));
     return out;
   }
-  auto slot = [&](Value buffer, ValueRange coords, ArrayRef<int64_t> shape) {
-    return elementPtr(b, loc, buffer, elemType,
-                      linearize(b, loc, coords, shape));
-  };
   auto write = [&](Value buffer) {
-    for (auto [element, coords] :
-         llvm::zip(in, src.emitCoordinates(b, loc, tiles.target)))
-      LLVM::StoreOp::create(b, loc, element,
-                            slot(buffer, coords, srcType.getShape()));
+    tiles.storeRowMajor(b, loc, buffer, elemType, srcType, in);
   };
   auto read = [&](Value buffer) {
-    SmallVector<Value> out;
-    for (auto &coords : dst.emitCoordinates(b, loc, tiles.target))
-      out.push_back(LLVM::LoadOp::create(
-          b, loc, elemType, slot(buffer, coords, dstType.getShape())));
-    return out;
+    return tiles.loadRowMajor(b, loc, buffer, elemType, dstType);
   };
   return tiles.exchange(b, loc, op, write, read);
 }

@@ -108,4 +108,23 @@ TileLowering::exchange(OpBuilder &b, Location loc, Operation *op,
   return out;
 }
 
+void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type elemType,
+                                 RankedTensorType type, ValueRange elements) const {
+  for (auto [element, coords] :
+       llvm::zip(elements, TileLayout(type).emitCoordinates(b, loc, target)))
+    LLVM::StoreOp::create(
+        b, loc, element,
+        elementPtr(b, loc, base, elemType, linearize(b, loc, coords, type.getShape())));
+}
+
+SmallVector<Value> TileLowering::loadRowMajor(OpBuilder &b, Location loc, Value base,
+                                              Type elemType, RankedTensorType type) const {
+  SmallVector<Value> out;
+  for (auto &coords : TileLayout(type).emitCoordinates(b, loc, target))
+    out.push_back(LLVM::LoadOp::create(
+        b, loc, elemType,
+        elementPtr(b, loc, base, elemType, linearize(b, loc, coords, type.getShape()))));
+  return out;
+}
+
 } // namespace weft

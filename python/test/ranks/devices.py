@@ -1,11 +1,14 @@
 """What the rank tests run on: WEFT_TEST_BACKEND (default host; cuda on a
-GPU machine, README "GPU runs"), and local (non-symmetric) arrays of that
-backend: numpy arrays on the host, torch tensors on the rank's GPU."""
+GPU machine, README "GPU runs"), local (non-symmetric) arrays of that
+backend: numpy arrays on the host, torch tensors on the rank's GPU,
+values as a buffer of a dtype holds them, and whether the compiler is here."""
 import os
 
 import numpy as np
 
 import weft
+import weft.language as wl
+from weft import _capi
 
 BACKEND = os.environ.get("WEFT_TEST_BACKEND", "host")
 
@@ -26,3 +29,25 @@ def host(x):
     if isinstance(x, np.ndarray):
         return x
     return x.cpu().numpy()
+
+
+def to_bits(a, dtype):
+    """Float values -> what a buffer of dtype holds (copy_from, to_numpy):
+    bf16 as its uint16 bits, rounded to nearest even."""
+    a = np.asarray(a, np.float64)
+    if dtype is wl.float32:
+        return a.astype(np.float32)
+    if dtype is wl.float16:
+        return a.astype(np.float16)
+    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def compiler_available():
+    """The compiler can be loaded here (not on the GPU machines, which run
+    from a carried cache)."""
+    try:
+        _capi.version()
+        return True
+    except ImportError:
+        return False

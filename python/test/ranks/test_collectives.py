@@ -13,7 +13,7 @@ import pytest
 import weft
 import weft.language as wl
 from weft import collectives as C
-from devices import BACKEND, host, local
+from devices import BACKEND, host, local, to_bits
 
 SIZES = [1, 7, 1000, 4099, 65537]
 
@@ -51,17 +51,6 @@ half = pytest.mark.skipif(
            f"(compiler-rt helpers missing): {_HALF_GAP}")
 DTYPES = [wl.float32, pytest.param(wl.float16, marks=half),
           pytest.param(wl.bfloat16, marks=half)]
-
-
-def to_bits(a, dtype):
-    """float64 values -> what the buffer's numpy view holds."""
-    a = np.asarray(a, np.float64)
-    if dtype is wl.float32:
-        return a.astype(np.float32)
-    if dtype is wl.float16:
-        return a.astype(np.float16)
-    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
 
 
 def from_bits(a, dtype):

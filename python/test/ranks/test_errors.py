@@ -12,8 +12,8 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND
-from weft import _cache, _capi, _jit
+from devices import BACKEND, compiler_available
+from weft import _cache, _jit
 
 
 def line_of(fn, needle):
@@ -86,14 +86,6 @@ def test_asymmetric_allocation(alloc):
     buf.free()
 
 
-def _capi_available():
-    try:
-        _capi.version()
-        return True
-    except ImportError:
-        return False
-
-
 @weft.jit
 def never_cached(dst, BLOCK: wl.constexpr):
     wl.store(dst + wl.arange(0, BLOCK), 7)
@@ -120,7 +112,7 @@ def test_cache_only_miss(monkeypatch):
         assert "WEFT_CACHE_ONLY=1 forbids compiling" in text, text
         assert not any(files for _, _, files in os.walk(root)), "a miss wrote the cache"
         np.testing.assert_array_equal(dst.to_numpy(), 0)  # nothing ran
-        if _capi_available():  # allowed to compile again, the same launch works
+        if compiler_available():  # allowed to compile again, the same launch works
             monkeypatch.setenv("WEFT_CACHE_ONLY", "0")
             never_cached[(1,)](dst, BLOCK=32)
             np.testing.assert_array_equal(dst.to_numpy(), 7)

@@ -4,14 +4,8 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import host, local
+from devices import host, local, to_bits
 from weft import ops
-
-
-def _bits(x, dtype):
-    if dtype is wl.bfloat16:
-        return (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    return x.astype(dtype.numpy)
 
 
 def _inputs(rows, k, n, seed):
@@ -28,8 +22,8 @@ def test_all_gather_matmul(rows, k, n, dtype):
     a, b = weft.empty((rows, k), dtype), weft.empty((k, n), dtype)
     for seed in (1, 2):  # repeated calls: the flags' epochs carry on
         xs, w = _inputs(rows, k, n, seed)
-        a.copy_from(_bits(xs[me], dtype))
-        b.copy_from(_bits(w, dtype))
+        a.copy_from(to_bits(xs[me], dtype))
+        b.copy_from(to_bits(w, dtype))
         out = ops.all_gather_matmul(a, b)
         np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
         out.free()

@@ -151,8 +151,14 @@ def _symmetric(comm, x, n, dtype, grid):
 
 def _programs(work, num_programs):
     if num_programs is None:
-        num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
-        num_programs = max(1, min(num_programs, math.ceil(work / BLOCK[rt.backend()])))
+        backend = rt.backend()
+        num_programs = DEFAULT_PROGRAMS.get(backend, 4)
+        num_programs = max(1, min(num_programs, math.ceil(work / BLOCK[backend])))
+    return _grid_of(num_programs)
+
+
+def _grid_of(num_programs):
+    """The 1-D grid of num_programs programs, which the flag rows bound."""
     if not 1 <= int(num_programs) <= K.MAX_PROGRAMS:
         raise ValueError(f"num_programs must be in 1..{K.MAX_PROGRAMS}, got {num_programs}")
     return (int(num_programs),)

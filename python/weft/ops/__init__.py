@@ -10,8 +10,8 @@ collectives, whose flags and device-side epochs they share.
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
-from ..collectives._kernels import MAX_PROGRAMS, _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _size
+from ..collectives._kernels import _begin, _end, _sync
+from ..collectives import _dtype_of, _get_comm, _grid_of, _size
 
 __all__ = ["matmul", "all_gather_matmul"]
 
@@ -109,9 +109,9 @@ def matmul(a, b, out=None, split_k=None):
     m, k, n = _check_operands("matmul", a, b)
     out = _output("matmul", out, m, n)
     backend = rt.backend()
-    bm, bn, bk = BM[backend], BN[backend], BK[backend]
+    blocks_m, blocks_n, bk = -(-m // BM[backend]), -(-n // BN[backend]), BK[backend]
     if split_k is None:
-        split_k = _split_k(-(-m // bm) * -(-n // bn), k, bk)
+        split_k = _split_k(blocks_m * blocks_n, k, bk)
     if int(split_k) < 1:
         raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
     chunk = -(-max(1, -(-k // int(split_k))) // bk) * bk  # a multiple of BK
@@ -119,7 +119,7 @@ def matmul(a, b, out=None, split_k=None):
     if pieces > 1:
         zero_block = ZERO_BLOCK[backend]
         zero_kernel[(-(-m * n // zero_block),)](out, m * n, BLOCK=ZERO_BLOCK)
-    grid = (-(-m // bm), -(-n // bn), pieces)
+    grid = (blocks_m, blocks_n, pieces)
     matmul_kernel[grid](a, b, out, m, n, k, chunk, BM=BM, BN=BN, BK=BK)
     return out
 
@@ -162,8 +162,6 @@ def all_gather_matmul(a, b, out=None, num_programs=None):
     comm = _get_comm()
     if num_programs is None:
         num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
-    if not 1 <= int(num_programs) <= MAX_PROGRAMS:
-        raise ValueError(f"num_programs must be in 1..{MAX_PROGRAMS}, got {num_programs}")
-    all_gather_matmul_kernel[(int(num_programs),)](
+    all_gather_matmul_kernel[_grid_of(num_programs)](
         a, b, out, comm.flags, comm.epochs, rows, n, k, BM=BM, BN=BN, BK=BK)
     return out
