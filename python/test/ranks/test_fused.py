@@ -56,3 +56,101 @@ def test_all_gather_matmul_errors():
         ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float32), weft.zeros((3,), wl.float32))
     weft.barrier()
     a.free()
+
+
+# -- GEMM + reduce-scatter / all-reduce (the second tensor-parallel layer) --
+
+def _second_layer(m, k, n, seed):
+    """Every rank's a (m x k: its K slice) and b (k x n): small integers,
+    exact in every dtype, so the sum over ranks is exact too."""
+    rng = np.random.default_rng(seed)
+    ranks = weft.num_ranks()
+    return ([rng.integers(-3, 4, (m, k)).astype(np.float32) for _ in range(ranks)],
+            [rng.integers(-3, 4, (k, n)).astype(np.float32) for _ in range(ranks)])
+
+
+# (shape, dtype) pairs rather than their product: each pair is a kernel to
+# compile on every rank count in CI.
+@pytest.mark.parametrize("rows,k,n,dtype", [(1, 1, 1, wl.float32), (5, 33, 7, wl.float16),
+                                            (20, 24, 40, wl.bfloat16), (5, 33, 7, wl.float32)])
+def test_matmul_reduce_scatter(rows, k, n, dtype):
+    me, ranks = weft.rank(), weft.num_ranks()
+    m = ranks * rows
+    a, b = weft.empty((m, k), dtype), weft.empty((k, n), dtype)
+    for seed in (1, 2):  # repeated calls: epochs carry on, the scratch is reused
+        xs, ws = _second_layer(m, k, n, seed)
+        a.copy_from(to_bits(xs[me], dtype))
+        b.copy_from(to_bits(ws[me], dtype))
+        out = ops.matmul_reduce_scatter(a, b)
+        full = sum(x @ w for x, w in zip(xs, ws))
+        np.testing.assert_array_equal(host(out), full[me * rows:(me + 1) * rows])
+        out.free()
+    weft.barrier()
+    a.free()
+    b.free()
+
+
+@pytest.mark.parametrize("m,k,n,dtype", [(1, 1, 1, wl.bfloat16), (3, 40, 21, wl.float32),
+                                         (17, 16, 33, wl.float16)])
+def test_matmul_all_reduce(m, k, n, dtype):
+    me = weft.rank()
+    a, b = weft.empty((m, k), dtype), weft.empty((k, n), dtype)
+    for seed in (3, 4):
+        xs, ws = _second_layer(m, k, n, seed)
+        a.copy_from(to_bits(xs[me], dtype))
+        b.copy_from(to_bits(ws[me], dtype))
+        out = ops.matmul_all_reduce(a, b)
+        np.testing.assert_array_equal(host(out), sum(x @ w for x, w in zip(xs, ws)))
+        out.free()
+    weft.barrier()
+    a.free()
+    b.free()
+
+
+def test_matmul_reduce_local_operands_programs_and_interleaving():
+    """Local a, b and out; one and three programs; the two ops and a
+    collective interleaved on the shared scratch; every rank's all-reduce
+    bit-identical (rank-order sums) for values that round."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((6 * ranks, 40)).astype(np.float32) for _ in range(ranks)]
+    ws = [rng.standard_normal((40, 30)).astype(np.float32) for _ in range(ranks)]
+    full = sum(x.astype(np.float64) @ w for x, w in zip(xs, ws))
+    rs = local(np.zeros((6, 30), np.float32))
+    ar = weft.empty((6 * ranks, 30), wl.float32)
+    everyone = weft.empty((ranks * 6 * ranks * 30,), wl.float32)
+    for programs in (1, 3):
+        assert ops.matmul_reduce_scatter(local(xs[me]), local(ws[me]), rs,
+                                         num_programs=programs) is rs
+        assert ops.matmul_all_reduce(local(xs[me]), local(ws[me]), ar,
+                                     num_programs=programs) is ar
+        np.testing.assert_allclose(host(rs), full[me * 6:(me + 1) * 6], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(host(ar), full, rtol=1e-4, atol=1e-4)
+        weft.collectives.all_gather(ar, everyone)
+        copies = everyone.to_numpy().reshape(ranks, -1)
+        assert (copies == copies[0]).all()
+    weft.barrier()
+    for buf in (ar, everyone):
+        buf.free()
+
+
+def test_matmul_reduce_errors():
+    ranks = weft.num_ranks()
+    a = weft.zeros((ranks + 1, 8), wl.float32)
+    b = weft.zeros((8, 4), wl.float32)
+    if ranks > 1:
+        with pytest.raises(ValueError, match=f"a has {ranks + 1} rows, which num_ranks = "
+                                             f"{ranks} does not divide"):
+            ops.matmul_reduce_scatter(a, b)
+    with pytest.raises(ValueError, match=r"b has shape \(4, 8\); it needs \(8, N\)"):
+        ops.matmul_all_reduce(a, weft.zeros((4, 8), wl.float32))
+    with pytest.raises(ValueError, match="b has dtype bf16 but a has fp32"):
+        ops.matmul_reduce_scatter(a, weft.zeros((8, 4), wl.bfloat16))
+    with pytest.raises(ValueError, match=f"out must hold {ranks + 1} x 4 fp32 elements"):
+        ops.matmul_all_reduce(a, b, weft.zeros((3,), wl.float32))
+    with pytest.raises(ValueError, match="num_programs must be in 1..64"):
+        ops.matmul_all_reduce(a, b, num_programs=65)
+    weft.barrier()
+    a.free()
+    b.free()
+

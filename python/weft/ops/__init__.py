@@ -3,165 +3,17 @@
 
     weft.ops.matmul(a, b, out=None, split_k=None)
     weft.ops.all_gather_matmul(a, b, out=None, num_programs=None)
+    weft.ops.matmul_reduce_scatter(a, b, out=None, num_programs=None)
+    weft.ops.matmul_all_reduce(a, b, out=None, num_programs=None)
 
 Every rank calls them in the same order with the same shapes, like the
 collectives, whose flags and device-side epochs they share.
+
+    _gemm.py       matmul, all_gather_matmul and the shared GEMM pieces
+    _reduce.py     GEMM + reduce-scatter / all-reduce (second layer)
 """
-from .. import _runtime as rt
-from .. import language as wl
-from .._jit import PerBackend, jit
-from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _grid_of, _size
+from ._gemm import (BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, all_gather_matmul,
+                    all_gather_matmul_kernel, matmul, matmul_kernel, zero_kernel)
+from ._reduce import matmul_all_reduce, matmul_reduce_kernel, matmul_reduce_scatter
 
-__all__ = ["matmul", "all_gather_matmul"]
-
-# Output block per program step (GPUs: mma tiles of 4 warps; host programs
-# are one thread and compile small tiles fast).
-BM = PerBackend(host=16, default=64)
-BN = PerBackend(host=16, default=64)
-BK = PerBackend(host=16, default=32)
-DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
-
-
-@jit
-def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.constexpr,
-                   BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
-    """The f32 BMxBN block rows rm by columns rn of a @ b over k in
-    [k_lo, k_hi) (a rows x K, b K x N, row-major, tails masked), a read from
-    rank `owner` if REMOTE."""
-    acc = wl.zeros((BM, BN), wl.float32)
-    for k0 in range(k_lo, k_hi, BK):
-        rk = k0 + wl.arange(0, BK)
-        a_mask = (rm[:, None] < rows) & (rk[None, :] < k_hi)
-        if REMOTE:
-            x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0, peer=owner)
-        else:
-            x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0)
-        y = wl.load(b + rk[:, None] * N + rn[None, :],
-                    mask=(rk[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
-        acc = wl.dot(x, y, acc)
-    return acc
-
-
-@jit(do_not_specialize=("k_chunk",))
-def matmul_kernel(a, b, c, M, N, K, k_chunk, BM: wl.constexpr, BN: wl.constexpr,
-                  BK: wl.constexpr):
-    """c = a @ b: a program per BMxBN block of c and k_chunk-long piece of
-    K (grid axis 2); with several pieces (split-K) each adds its partial
-    product into c, which starts at zero."""
-    rm = wl.program_id(0) * BM + wl.arange(0, BM)
-    rn = wl.program_id(1) * BN + wl.arange(0, BN)
-    k_lo = wl.program_id(2) * k_chunk
-    k_hi = wl.minimum(K, k_lo + k_chunk)
-    acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK)
-    offs = c + rm[:, None] * N + rn[None, :]
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    if k_chunk < K:
-        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
-    else:
-        wl.store(offs, acc, mask=mask)
-
-
-def _check_operands(op, a, b):
-    dtype = _dtype_of(a, "a")
-    if dtype not in (wl.float16, wl.bfloat16, wl.float32):
-        raise ValueError(f"{op}: a has dtype {dtype.name}; it takes fp16, bf16 or fp32")
-    if _dtype_of(b, "b") is not dtype:
-        raise ValueError(f"{op}: b has dtype {_dtype_of(b, 'b').name} but a has {dtype.name}")
-    shape_a, shape_b = tuple(a.shape), tuple(b.shape)
-    if len(shape_a) != 2 or len(shape_b) != 2 or shape_b[0] != shape_a[1]:
-        raise ValueError(f"{op}: b has shape {shape_b}; it needs ({shape_a[-1]}, N)")
-    return shape_a[0], shape_a[1], shape_b[1]
-
-
-def _output(op, out, rows, n):
-    if out is None:
-        return rt.empty((rows, n), wl.float32)
-    if _dtype_of(out, "out") is not wl.float32 or _size(out) != rows * n:
-        raise ValueError(f"{op}: out must hold {rows} x {n} fp32 elements")
-    return out
-
-
-def _split_k(blocks, k, bk):
-    """Pieces of K for a grid of `blocks` output blocks: enough programs
-    for about two waves on a large GPU, each piece at least 4 K steps long;
-    one where the blocks alone are that many. The same rule on every
-    backend, so a host run launches what a GPU run will (cache warming)."""
-    return max(1, min(16, 256 // max(1, blocks), k // (4 * bk)))
-
-
-@jit
-def zero_kernel(c, n, BLOCK: wl.constexpr):
-    """c[:n] = 0, ordered with the launches around it (split-K's start)."""
-    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
-    wl.store(c + offs, 0.0, mask=offs < n)
-
-
-ZERO_BLOCK = PerBackend(host=64, default=1024)
-
-
-def matmul(a, b, out=None, split_k=None):
-    """out = a @ b in f32 (a M x K, b K x N, both fp16, bf16 or fp32: weft
-    buffers, numpy arrays on the host, tensors on GPUs; out M x N fp32,
-    allocated as a weft.Buffer when None). Local: no communication.
-    split_k: pieces of K computed by separate programs and added into out
-    (None: chosen by the shape and the block size)."""
-    m, k, n = _check_operands("matmul", a, b)
-    out = _output("matmul", out, m, n)
-    backend = rt.backend()
-    blocks_m, blocks_n, bk = -(-m // BM[backend]), -(-n // BN[backend]), BK[backend]
-    if split_k is None:
-        split_k = _split_k(blocks_m * blocks_n, k, bk)
-    if int(split_k) < 1:
-        raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
-    chunk = -(-max(1, -(-k // int(split_k))) // bk) * bk  # a multiple of BK
-    pieces = max(1, -(-k // chunk))
-    if pieces > 1:
-        zero_block = ZERO_BLOCK[backend]
-        zero_kernel[(-(-m * n // zero_block),)](out, m * n, BLOCK=ZERO_BLOCK)
-    grid = (blocks_m, blocks_n, pieces)
-    matmul_kernel[grid](a, b, out, m, n, k, chunk, BM=BM, BN=BN, BK=BK)
-    return out
-
-
-@jit
-def all_gather_matmul_kernel(a, b, c, flags, epochs, rows, N, K,
-                             BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
-    """c[(r * rows + i), :] = sum over k of rank r's a[i, k] * b[k, :]: the
-    tensor-parallel first layer without a separate all-gather. Output
-    blocks never straddle two ranks' rows, so each block's A tiles come
-    from one owner, pulled straight into the product (peer=owner); the
-    gathered A never exists in memory."""
-    ranks = wl.num_ranks()
-    epoch = _begin(epochs)
-    _sync(flags, 0, epoch)                    # every rank's a is ready
-    tiles_m = (rows + BM - 1) // BM
-    tiles_n = (N + BN - 1) // BN
-    per_rank = tiles_m * tiles_n
-    for t in range(wl.program_id(0), ranks * per_rank, wl.num_programs(0)):
-        owner = t // per_rank
-        rm = ((t % per_rank) // tiles_n) * BM + wl.arange(0, BM)
-        rn = (t % tiles_n) * BN + wl.arange(0, BN)
-        acc = _block_product(a, b, rm, rn, rows, N, K, 0, K, owner, True, BM, BN, BK)
-        wl.store(c + (owner * rows + rm[:, None]) * N + rn[None, :], acc,
-                 mask=(rm[:, None] < rows) & (rn[None, :] < N))
-    _sync(flags, 2, epoch)                    # nobody reads my a any more
-    _end(epochs, epoch)
-
-
-def all_gather_matmul(a, b, out=None, num_programs=None):
-    """out = all_gather(a) @ b, in f32: a is this rank's rows x K (a
-    symmetric weft.Buffer, f16, bf16 or f32), b is K x N (local or
-    symmetric, a's dtype), out (num_ranks * rows) x N f32 (local or
-    symmetric; allocated as a weft.Buffer when None). Returns out."""
-    if not isinstance(a, rt.Buffer) or len(a.shape) != 2:
-        raise ValueError("all_gather_matmul: a must be a 2-D symmetric weft.Buffer "
-                         "(peers read it)")
-    rows, k, n = _check_operands("all_gather_matmul", a, b)
-    out = _output("all_gather_matmul", out, rt.num_ranks() * rows, n)
-    comm = _get_comm()
-    if num_programs is None:
-        num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
-    all_gather_matmul_kernel[_grid_of(num_programs)](
-        a, b, out, comm.flags, comm.epochs, rows, n, k, BM=BM, BN=BN, BK=BK)
-    return out
+__all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce"]
