@@ -154,3 +154,78 @@ def test_matmul_reduce_errors():
     a.free()
     b.free()
 
+
+# -- flash-decode's split-KV combine ----------------------------------------
+
+def _from_bits(a, dtype):
+    if dtype is wl.bfloat16:
+        return (np.asarray(a).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return np.asarray(a).astype(np.float64)
+
+
+def _lse_combine(os_, lses):
+    """numpy reference, in float64: the combined output and log-sum-exp."""
+    lses = np.stack(lses).astype(np.float64)
+    top = lses.max(axis=0)
+    top = np.where(np.isneginf(top), 0.0, top)
+    w = np.exp(lses - top)
+    total = w.sum(axis=0)
+    acc = sum(w[p][..., None] * os_[p] for p in range(len(os_)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total[..., None] > 0, acc / total[..., None], 0.0), top + np.log(total)
+
+
+@pytest.mark.parametrize("shape,dtype", [((1, 1), wl.float32), ((5, 20), wl.bfloat16),
+                                         ((2, 3, 33), wl.float16), ((2, 3, 33), wl.float32)])
+def test_flash_decode_combine(shape, dtype):
+    me, ranks = weft.rank(), weft.num_ranks()
+    rows = int(np.prod(shape[:-1]))
+    o, lse = weft.empty(shape, dtype), weft.empty(shape[:-1], wl.float32)
+    lse_out = weft.empty((rows,), wl.float32)
+    for seed in (6, 7):
+        rng = np.random.default_rng(seed)
+        os_ = [_from_bits(to_bits(rng.standard_normal(shape) * 4, dtype), dtype)
+               for _ in range(ranks)]
+        lses = [(rng.standard_normal(shape[:-1]) * 3).astype(np.float32) for _ in range(ranks)]
+        if rows > 1:              # a rank without keys for row 0; row 1 has none anywhere
+            lses[0].flat[0] = -np.inf
+            for p in range(ranks):
+                lses[p].flat[1] = -np.inf
+        o.copy_from(to_bits(os_[me], dtype))
+        lse.copy_from(lses[me])
+        out = ops.flash_decode_combine(o, lse, lse_out=lse_out)
+        want, want_lse = _lse_combine(os_, lses)
+        np.testing.assert_allclose(host(out), want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(lse_out.to_numpy(), want_lse.reshape(-1), rtol=1e-5,
+                                   atol=1e-5)
+        out.free()
+    weft.barrier()
+    for buf in (o, lse, lse_out):
+        buf.free()
+
+
+def test_flash_decode_combine_local_out_and_errors():
+    me, ranks = weft.rank(), weft.num_ranks()
+    rng = np.random.default_rng(8)
+    os_ = [rng.standard_normal((9, 16)).astype(np.float32) for _ in range(ranks)]
+    lses = [rng.standard_normal(9).astype(np.float32) for _ in range(ranks)]
+    o, lse = weft.empty((9, 16), wl.float32), weft.empty((9,), wl.float32)
+    o.copy_from(os_[me])
+    lse.copy_from(lses[me])
+    out = local(np.zeros((9, 16), np.float16))       # a local fp16 output
+    assert ops.flash_decode_combine(o, lse, out, num_programs=3) is out
+    np.testing.assert_allclose(host(out).astype(np.float64), _lse_combine(os_, lses)[0],
+                               rtol=2e-3, atol=2e-3)
+    with pytest.raises(ValueError, match="o must be a symmetric weft.Buffer"):
+        ops.flash_decode_combine(os_[me], lse)
+    with pytest.raises(ValueError, match=r"lse must hold 9 fp32 elements \(one per row of o\), "
+                                         "not 8 fp32"):
+        ops.flash_decode_combine(o, weft.zeros((8,), wl.float32))
+    with pytest.raises(ValueError, match="out must hold 9 x 16 fp32 or fp16 or bf16"):
+        ops.flash_decode_combine(o, lse, weft.zeros((9, 15), wl.float32))
+    with pytest.raises(ValueError, match="lse_out must hold 9 fp32 elements"):
+        ops.flash_decode_combine(o, lse, lse_out=weft.zeros((9,), wl.float16))
+    weft.barrier()
+    o.free()
+    lse.free()
+

@@ -5,15 +5,19 @@
     weft.ops.all_gather_matmul(a, b, out=None, num_programs=None)
     weft.ops.matmul_reduce_scatter(a, b, out=None, num_programs=None)
     weft.ops.matmul_all_reduce(a, b, out=None, num_programs=None)
+    weft.ops.flash_decode_combine(o, lse, out=None, lse_out=None, num_programs=None)
 
 Every rank calls them in the same order with the same shapes, like the
 collectives, whose flags and device-side epochs they share.
 
     _gemm.py       matmul, all_gather_matmul and the shared GEMM pieces
     _reduce.py     GEMM + reduce-scatter / all-reduce (second layer)
+    _attention.py  flash-decode's split-KV combine across ranks
 """
+from ._attention import flash_decode_combine, flash_decode_combine_kernel
 from ._gemm import (BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, all_gather_matmul,
                     all_gather_matmul_kernel, matmul, matmul_kernel, zero_kernel)
 from ._reduce import matmul_all_reduce, matmul_reduce_kernel, matmul_reduce_scatter
 
-__all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce"]
+__all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
+           "flash_decode_combine"]
