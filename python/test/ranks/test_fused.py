@@ -229,3 +229,156 @@ def test_flash_decode_combine_local_out_and_errors():
     o.free()
     lse.free()
 
+
+# -- mixture-of-experts dispatch / combine -----------------------------------
+
+def _moe_inputs(tokens, hidden, topk, experts, seed, distinct=True):
+    """Every rank's tokens (small integers), top-k expert ids and routing
+    weights (multiples of 1/4: every weighted sum is exact)."""
+    rng = np.random.default_rng(seed)
+    ranks = weft.num_ranks()
+    xs = [rng.integers(-3, 4, (tokens, hidden)).astype(np.float32) for _ in range(ranks)]
+    if distinct:
+        ids = [np.stack([rng.choice(experts, topk, replace=False) for _ in range(tokens)])
+               for _ in range(ranks)]
+    else:
+        ids = [rng.integers(0, experts, (tokens, topk)) for _ in range(ranks)]
+    ws = [rng.integers(1, 5, (tokens, topk)).astype(np.float32) / 4 for _ in range(ranks)]
+    return xs, [i.astype(np.int32).reshape(tokens, topk) for i in ids], ws
+
+
+def _buffer(values, dtype):
+    buf = weft.empty(values.shape, dtype)
+    buf.copy_from(to_bits(values, dtype))
+    return buf
+
+
+def _expected_recv(xs, ids, experts, capacity):
+    """What rank me receives: per local expert and source, the pairs of that
+    source naming the expert, in pair order, the first `capacity` of them."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    local_experts = experts // ranks
+    sent = {}
+    for le in range(local_experts):
+        for p in range(ranks):
+            pairs = np.flatnonzero(ids[p].reshape(-1) == me * local_experts + le)
+            sent[le, p] = pairs[:capacity]
+    return sent
+
+
+def _check_dispatch(d, xs, ids, experts, capacity, dtype):
+    ranks, topk = weft.num_ranks(), ids[0].shape[1]
+    recv = _from_bits(d.recv.to_numpy(), dtype)
+    counts, sources = d.counts.to_numpy(), d.sources.to_numpy()
+    for (le, p), pairs in _expected_recv(xs, ids, experts, capacity).items():
+        assert counts[le, p] == len(pairs), (le, p)
+        rows = slice(p * capacity, p * capacity + len(pairs))
+        np.testing.assert_array_equal(sources[le, rows], pairs)
+        np.testing.assert_array_equal(recv[le, rows], xs[p][pairs // topk])
+    return recv, counts
+
+
+def _expert(recv, counts, scale_base):
+    """A stand-in expert: local expert le scales its rows by (its global
+    id + scale_base); rows past the counts stay zero."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    local_experts, cap = recv.shape[0], recv.shape[1] // ranks
+    y = np.zeros(recv.shape, np.float32)
+    for le in range(local_experts):
+        for p in range(ranks):
+            rows = slice(p * cap, p * cap + counts[le, p])
+            y[le, rows] = recv[le, rows] * (me * local_experts + le + scale_base)
+    return y
+
+
+def _expected_combine(xs, ids, ws, experts, capacity, scale_base):
+    me, ranks = weft.rank(), weft.num_ranks()
+    tokens, topk = ids[me].shape
+    flat = ids[me].reshape(-1)
+    out = np.zeros(xs[me].shape)
+    for q in range(tokens * topk):
+        e = flat[q]
+        if 0 <= e < experts and np.count_nonzero(flat[:q] == e) < capacity:
+            out[q // topk] += ws[me].flat[q] * xs[me][q // topk] * (e + scale_base)
+    return out
+
+
+@pytest.mark.parametrize("tokens,hidden,topk,per_rank,dtype", [
+    (1, 1, 1, 1, wl.float32), (7, 20, 2, 2, wl.bfloat16), (33, 16, 3, 3, wl.float32)])
+def test_moe_dispatch_combine(tokens, hidden, topk, per_rank, dtype):
+    me, ranks = weft.rank(), weft.num_ranks()
+    experts = per_rank * ranks
+    topk = min(topk, experts)
+    x = weft.empty((tokens, hidden), dtype)
+    d = None
+    for seed in (9, 10):  # the second call reuses the handle: its flags carry on
+        xs, ids, ws = _moe_inputs(tokens, hidden, topk, experts, seed)
+        x.copy_from(to_bits(xs[me], dtype))
+        d = ops.moe_dispatch(x, local(ids[me]), experts, handle=d)
+        assert d.dropped() == 0
+        recv, counts = _check_dispatch(d, xs, ids, experts, tokens, dtype)
+        y = _expert(recv, counts, seed)
+        out = ops.moe_combine(local(y), d, local(ws[me]))
+        np.testing.assert_array_equal(host(out), _expected_combine(xs, ids, ws, experts,
+                                                                   tokens, seed))
+        out.free()
+    weft.barrier()
+    d.free()
+    x.free()
+
+
+def test_moe_capacity_invalid_ids_and_other_widths():
+    """Pairs past the capacity and ids naming no expert are dropped (not
+    sent, nothing added); experts may return another width and dtype."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    tokens, hidden, topk, experts, capacity = 24, 8, 2, 2 * ranks, 3
+    xs, ids, ws = _moe_inputs(tokens, hidden, topk, experts, 11, distinct=False)
+    for p in range(ranks):
+        ids[p][0, 0], ids[p][5, 1] = experts, -1          # no such expert
+    d = ops.moe_dispatch(local(xs[me]), local(ids[me]), experts, capacity=capacity,
+                         num_programs=3)
+    flat = ids[me].reshape(-1)
+    kept = sum(min(np.count_nonzero(flat == e), capacity) for e in range(experts))
+    assert d.dropped() == tokens * topk - kept
+    recv, counts = _check_dispatch(d, xs, ids, experts, capacity, wl.float32)
+    y = _expert(recv, counts, 1)
+    wide = np.concatenate([y, -y[..., :3]], axis=-1)      # W = hidden + 3, bf16
+    y_buf = _buffer(wide, wl.bfloat16)
+    out = local(np.zeros((tokens, hidden + 3), np.float32))
+    assert ops.moe_combine(y_buf, d, local(ws[me]), out) is out
+    want = _expected_combine(xs, ids, ws, experts, capacity, 1)
+    np.testing.assert_array_equal(host(out), np.concatenate([want, -want[:, :3]], axis=1))
+    weft.barrier()
+    y_buf.free()
+    d.free()
+
+
+def test_moe_errors():
+    ranks = weft.num_ranks()
+    x = weft.zeros((4, 8), wl.float32)
+    ids = local(np.zeros((4, 2), np.int32))
+    bad = ranks + 1 if ranks > 1 else 0
+    with pytest.raises(ValueError, match=f"num_experts must be a positive multiple of "
+                                         f"num_ranks = {ranks}, got {bad}"):
+        ops.moe_dispatch(x, ids, bad)
+    with pytest.raises(ValueError, match="topk_ids has dtype fp32; it takes i32"):
+        ops.moe_dispatch(x, local(np.zeros((4, 2), np.float32)), ranks)
+    with pytest.raises(ValueError, match=r"topk_ids has shape \(3, 2\); it needs \(4, k\)"):
+        ops.moe_dispatch(x, local(np.zeros((3, 2), np.int32)), ranks)
+    with pytest.raises(ValueError, match="capacity must be a positive int"):
+        ops.moe_dispatch(x, ids, ranks, capacity=0)
+    d = ops.moe_dispatch(x, ids, ranks, capacity=4)
+    with pytest.raises(ValueError, match="handle is not a MoeDispatch of this layout"):
+        ops.moe_dispatch(x, ids, ranks, capacity=5, handle=d)
+    y = local(np.zeros((1, ranks * 4, 8), np.float32))
+    w = local(np.ones((4, 2), np.float32))
+    with pytest.raises(ValueError, match=r"y must hold E/R x R\*C x W = 1 x"):
+        ops.moe_combine(local(np.zeros((2, ranks * 4, 8), np.float32)), d, w)
+    with pytest.raises(ValueError, match=r"topk_weights has shape \(4, 1\); it needs \(4, 2\)"):
+        ops.moe_combine(y, d, local(np.ones((4, 1), np.float32)))
+    ops.moe_combine(y, d, w)
+    with pytest.raises(ValueError, match="every combine needs its own moe_dispatch first"):
+        ops.moe_combine(y, d, w)
+    weft.barrier()
+    d.free()
+    x.free()

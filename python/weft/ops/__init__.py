@@ -6,6 +6,9 @@
     weft.ops.matmul_reduce_scatter(a, b, out=None, num_programs=None)
     weft.ops.matmul_all_reduce(a, b, out=None, num_programs=None)
     weft.ops.flash_decode_combine(o, lse, out=None, lse_out=None, num_programs=None)
+    weft.ops.moe_dispatch(x, topk_ids, num_experts, capacity=None, handle=None,
+                          num_programs=None)
+    weft.ops.moe_combine(y, handle, topk_weights, out=None)
 
 Every rank calls them in the same order with the same shapes, like the
 collectives, whose flags and device-side epochs they share.
@@ -13,11 +16,13 @@ collectives, whose flags and device-side epochs they share.
     _gemm.py       matmul, all_gather_matmul and the shared GEMM pieces
     _reduce.py     GEMM + reduce-scatter / all-reduce (second layer)
     _attention.py  flash-decode's split-KV combine across ranks
+    _moe.py        mixture-of-experts all-to-all dispatch and combine
 """
 from ._attention import flash_decode_combine, flash_decode_combine_kernel
 from ._gemm import (BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, all_gather_matmul,
                     all_gather_matmul_kernel, matmul, matmul_kernel, zero_kernel)
+from ._moe import MoeDispatch, moe_combine, moe_dispatch
 from ._reduce import matmul_all_reduce, matmul_reduce_kernel, matmul_reduce_scatter
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
-           "flash_decode_combine"]
+           "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]
