@@ -16,7 +16,7 @@ def _inputs(rows, k, n, seed):
 
 
 @pytest.mark.parametrize("dtype", [wl.float32, wl.float16, wl.bfloat16])
-@pytest.mark.parametrize("rows,k,n", [(1, 1, 1), (5, 33, 7), (40, 24, 70)])
+@pytest.mark.parametrize("rows,k,n", [(1, 1, 1), (5, 33, 7), (40, 24, 70), (2, 300, 9)])
 def test_all_gather_matmul(rows, k, n, dtype):
     me = weft.rank()
     a, b = weft.empty((rows, k), dtype), weft.empty((k, n), dtype)
@@ -72,7 +72,8 @@ def _second_layer(m, k, n, seed):
 # (shape, dtype) pairs rather than their product: each pair is a kernel to
 # compile on every rank count in CI.
 @pytest.mark.parametrize("rows,k,n,dtype", [(1, 1, 1, wl.float32), (5, 33, 7, wl.float16),
-                                            (20, 24, 40, wl.bfloat16), (5, 33, 7, wl.float32)])
+                                            (20, 24, 40, wl.bfloat16), (5, 33, 7, wl.float32),
+                                            (3, 300, 10, wl.float32)])  # K split in pieces
 def test_matmul_reduce_scatter(rows, k, n, dtype):
     me, ranks = weft.rank(), weft.num_ranks()
     m = ranks * rows
@@ -91,7 +92,7 @@ def test_matmul_reduce_scatter(rows, k, n, dtype):
 
 
 @pytest.mark.parametrize("m,k,n,dtype", [(1, 1, 1, wl.bfloat16), (3, 40, 21, wl.float32),
-                                         (17, 16, 33, wl.float16)])
+                                         (17, 16, 33, wl.float16), (4, 300, 12, wl.bfloat16)])
 def test_matmul_all_reduce(m, k, n, dtype):
     me = weft.rank()
     a, b = weft.empty((m, k), dtype), weft.empty((k, n), dtype)

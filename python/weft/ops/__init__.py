@@ -13,16 +13,17 @@
 Every rank calls them in the same order with the same shapes, like the
 collectives, whose flags and device-side epochs they share.
 
-    _gemm.py       matmul, all_gather_matmul and the shared GEMM pieces
-    _reduce.py     GEMM + reduce-scatter / all-reduce (second layer)
+    _gemm.py       matmul and the GEMM pieces the fused GEMMs share
+    _tp.py         tensor-parallel GEMMs: all-gather + GEMM, GEMM + reduce-scatter
+                   / all-reduce
     _attention.py  flash-decode's split-KV combine across ranks
     _moe.py        mixture-of-experts all-to-all dispatch and combine
 """
 from ._attention import flash_decode_combine, flash_decode_combine_kernel
-from ._gemm import (BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, all_gather_matmul,
-                    all_gather_matmul_kernel, matmul, matmul_kernel, zero_kernel)
+from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, matmul, matmul_kernel, zero_kernel
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
-from ._reduce import matmul_all_reduce, matmul_reduce_kernel, matmul_reduce_scatter
+from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,
+                  matmul_push_kernel, matmul_reduce_scatter, phase_kernel, slots_reduce_kernel)
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
            "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]

@@ -1,12 +1,10 @@
-"""The GEMM and the first tensor-parallel layer: weft.ops.matmul (local,
-the building block of every fused GEMM) and weft.ops.all_gather_matmul, with
-the helpers the other GEMM-based ops share (_block_product, _check_operands,
-_output, _programs)."""
+"""The local GEMM, weft.ops.matmul, and the pieces the fused GEMMs
+(_tp.py) share with it: _block_product, _check_operands, _output,
+_programs, the split-K rule and the zeroing kernel."""
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
-from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _grid_of, _size
+from ..collectives import _dtype_of, _grid_of, _size
 
 # Output block per program step (GPUs: mma tiles of 4 warps; host programs
 # are one thread and compile small tiles fast).
@@ -128,45 +126,3 @@ def matmul(a, b, out=None, split_k=None):
     matmul_kernel[grid](a, b, out, m, n, k, chunk, BM=BM, BN=BN, BK=BK)
     return out
 
-
-@jit
-def all_gather_matmul_kernel(a, b, c, flags, epochs, rows, N, K,
-                             BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
-    """c[(r * rows + i), :] = sum over k of rank r's a[i, k] * b[k, :]: the
-    tensor-parallel first layer without a separate all-gather. Output
-    blocks never straddle two ranks' rows, so each block's A tiles come
-    from one owner, pulled straight into the product (peer=owner); the
-    gathered A never exists in memory."""
-    ranks = wl.num_ranks()
-    epoch = _begin(epochs)
-    _sync(flags, 0, epoch)                    # every rank's a is ready
-    tiles_m = (rows + BM - 1) // BM
-    tiles_n = (N + BN - 1) // BN
-    per_rank = tiles_m * tiles_n
-    for t in range(wl.program_id(0), ranks * per_rank, wl.num_programs(0)):
-        owner = t // per_rank
-        rm = ((t % per_rank) // tiles_n) * BM + wl.arange(0, BM)
-        rn = (t % tiles_n) * BN + wl.arange(0, BN)
-        acc = _block_product(a, b, rm, rn, rows, N, K, 0, K, owner, True, BM, BN, BK)
-        wl.store(c + (owner * rows + rm[:, None]) * N + rn[None, :], acc,
-                 mask=(rm[:, None] < rows) & (rn[None, :] < N))
-    _sync(flags, 2, epoch)                    # nobody reads my a any more
-    _end(epochs, epoch)
-
-
-def all_gather_matmul(a, b, out=None, num_programs=None):
-    """out = all_gather(a) @ b, in f32: a is this rank's rows x K (a
-    symmetric weft.Buffer, f16, bf16 or f32), b is K x N (local or
-    symmetric, a's dtype), out (num_ranks * rows) x N f32 (local or
-    symmetric; allocated as a weft.Buffer when None). Returns out."""
-    if not isinstance(a, rt.Buffer) or len(a.shape) != 2:
-        raise ValueError("all_gather_matmul: a must be a 2-D symmetric weft.Buffer "
-                         "(peers read it)")
-    rows, k, n = _check_operands("all_gather_matmul", a, b)
-    out = _output("all_gather_matmul", out, rt.num_ranks() * rows, n)
-    comm = _get_comm()
-    if num_programs is None:
-        num_programs = DEFAULT_PROGRAMS.get(rt.backend(), 4)
-    all_gather_matmul_kernel[_grid_of(num_programs)](
-        a, b, out, comm.flags, comm.epochs, rows, n, k, BM=BM, BN=BN, BK=BK)
-    return out
