@@ -19,10 +19,12 @@ collectives, whose flags and device-side epochs they share.
     _attention.py  flash-decode's split-KV combine across ranks
     _moe.py        mixture-of-experts all-to-all dispatch and combine
 """
-from ._attention import flash_decode_combine, flash_decode_combine_kernel
-from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, matmul, matmul_kernel, zero_kernel
+# The kernels are re-exported too (weft.compile(ops.matmul_kernel, ...)).
+from ._attention import flash_decode_combine, flash_decode_combine_kernel  # noqa: F401
+from ._gemm import (BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, matmul,  # noqa: F401
+                    matmul_kernel, zero_kernel)
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
-from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,
+from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,  # noqa: F401
                   matmul_push_kernel, matmul_reduce_scatter, phase_kernel, slots_reduce_kernel)
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",

@@ -13,10 +13,12 @@ expert, is dropped: not sent, and it adds nothing in the combine.
 `MoeDispatch.sources[le, p*C + s]` is the pair index q of that row on rank p.
 
 Flags. Every row is pushed with its own flag (per-token signals, the
-design the issue cites from "all-to-all on MI300X"): the sender stores the
-row into the receiver's recv, then signals that row's flag (release); the
-receiver waits for each row's flag (checked a tile at a time), after a
-per-(local expert, source) count flag has said how many rows to expect.
+design the issue cites from "all-to-all on MI300X"): a program stores a
+tile of BR rows into the receiver's recv, then the tile of their flags
+with one release store (a barrier and one fence for the tile, rather than
+a signal per row); the receiver waits for each row's flag (checked a tile
+at a time), after a per-(local expert, source) count flag has said how
+many rows to expect.
 Dispatch flag values are `call << 32 | payload`, the payload being the
 count, or the row's pair index q (the receiver keeps it in `sources` for
 the way back); `call` numbers the handle's calls, counted on the device
@@ -43,7 +45,9 @@ from ..collectives._kernels import MAX_PROGRAMS, _begin, _end, _sync
 from ..collectives import _dtype_of, _get_comm, _grid_of, _size
 from ._gemm import DEFAULT_PROGRAMS, _output
 
-# Elements of a row moved per step, and flags/pairs per tile.
+# Rows x elements moved per step (GPUs: 8K elements over 4 warps), and
+# flags/pairs per tile.
+BR = PerBackend(host=4, default=8)
 BH = PerBackend(host=16, default=1024)
 BQ = PerBackend(host=16, default=64)
 NOT_FOUND = 2**31 - 1
@@ -51,12 +55,14 @@ _FLOATS = (wl.float32, wl.float16, wl.bfloat16)
 
 
 @jit
-def _copy_row(src, dst, width, peer, BLOCK: wl.constexpr):
-    """dst[:width] on rank peer = src[:width] (local)."""
-    for h0 in range(0, width, BLOCK):
-        cols = h0 + wl.arange(0, BLOCK)
-        mask = cols < width
-        wl.store(dst + cols, wl.load(src + cols, mask=mask), mask=mask, peer=peer)
+def _copy_rows(src, src_rows, dst, dst_rows, live, width, peer, BH: wl.constexpr):
+    """dst rows dst_rows on rank peer = local src rows src_rows (tiles of
+    row indices, where live), BH elements of each at a time."""
+    for h0 in range(0, width, BH):
+        cols = h0 + wl.arange(0, BH)
+        mask = live[:, None] & (cols[None, :] < width)
+        v = wl.load(src + src_rows[:, None] * width + cols[None, :], mask=mask)
+        wl.store(dst + dst_rows[:, None] * width + cols[None, :], v, mask=mask, peer=peer)
 
 
 @jit
@@ -111,7 +117,7 @@ def moe_route_kernel(ids, route, order, send_counts, pairs, num_experts, capacit
 @jit
 def moe_dispatch_kernel(x, recv, counts, sources, order, send_counts, flags, calls,
                         sync_flags, epochs, hidden, capacity, local_experts,
-                        topk, BH: wl.constexpr, BQ: wl.constexpr):
+                        topk, BR: wl.constexpr, BH: wl.constexpr, BQ: wl.constexpr):
     """Pushes each routed pair's token row into its expert's rank (recv,
     row flag), then waits for every row sent to this rank (count flags,
     then row flags) and records counts and sources."""
@@ -131,12 +137,14 @@ def moe_dispatch_kernel(x, recv, counts, sources, order, send_counts, flags, cal
         cnt = wl.load(send_counts + e)
         if e % step == pid:
             wl.signal(flags + g, tag + cnt, peer=dest)
-        for s in range(pid, cnt, step):
-            q = wl.load(order + e * capacity + s)
-            row = g.to(wl.int64) * capacity + s
-            _copy_row(x + (q // topk).to(wl.int64) * hidden, recv + row * hidden, hidden,
-                      dest, BH)
-            wl.signal(row_flags + row, tag + q, peer=dest)     # releases the row
+        for s0 in range(pid * BR, cnt, step * BR):   # BR rows at a time
+            s = s0 + wl.arange(0, BR)
+            live = s < cnt
+            q = wl.load(order + e * capacity + s, mask=live, other=0)
+            rows = g.to(wl.int64) * capacity + s
+            _copy_rows(x, (q // topk).to(wl.int64), recv, rows, live, hidden, dest, BH)
+            # each row's own flag; one release (barrier + fence) for the tile
+            wl.store(row_flags + rows, tag + q, mask=live, peer=dest, order="release")
     for g in range(pid, groups, step):
         cnt = wl.wait(flags + g, tag, cmp="ge") - tag
         wl.store(counts + g, cnt)
@@ -150,11 +158,11 @@ def moe_dispatch_kernel(x, recv, counts, sources, order, send_counts, flags, cal
 
 @jit
 def moe_combine_kernel(y, weights, out, gather, route, counts, sources, flags, calls,
-                       tokens, topk, width, capacity, groups, BH: wl.constexpr,
-                       BQ: wl.constexpr):
+                       tokens, topk, width, capacity, groups, BR: wl.constexpr,
+                       BH: wl.constexpr, BQ: wl.constexpr):
     """Pushes each expert output row back to its source rank (gather row q,
-    pair flag q), then, per token, waits for its routed pairs and sums
-    weights[q] * gather[q] over its k pairs in order."""
+    pair flag q), then, per tile of BR tokens, waits for their routed pairs
+    and sums weights[q] * gather[q] over each token's k pairs in order."""
     ranks = wl.num_ranks()
     pid = wl.program_id(0)
     step = wl.num_programs(0)
@@ -162,29 +170,34 @@ def moe_combine_kernel(y, weights, out, gather, route, counts, sources, flags, c
     pair_flags = flags + groups * (1 + capacity)
     for g in range(groups):
         src = g % ranks
-        for s in range(pid, wl.load(counts + g), step):
-            row = g.to(wl.int64) * capacity + s
-            q = wl.load(sources + row)
-            _copy_row(y + row * width, gather + q.to(wl.int64) * width, width, src, BH)
-            wl.signal(pair_flags + q, call, peer=src)          # releases the row
-    for t0 in range(pid * BQ, tokens, step * BQ):
-        # the flags of the pairs of tokens [t0, t0 + BQ), a tile at a time
-        end = wl.minimum(t0 + BQ, tokens) * topk
+        cnt = wl.load(counts + g)
+        for s0 in range(pid * BR, cnt, step * BR):
+            s = s0 + wl.arange(0, BR)
+            live = s < cnt
+            rows = g.to(wl.int64) * capacity + s
+            q = wl.load(sources + rows, mask=live, other=0)
+            _copy_rows(y, rows, gather, q.to(wl.int64), live, width, src, BH)
+            wl.store(pair_flags + q, call, mask=live, peer=src, order="release")
+    for t0 in range(pid * BR, tokens, step * BR):
+        end = wl.minimum(t0 + BR, tokens) * topk   # the pairs of tokens [t0, t0 + BR)
         for q0 in range(t0 * topk, end, BQ):
             q = q0 + wl.arange(0, BQ)
             sent = (q < end) & (wl.load(route + q, mask=q < end, other=-1) >= 0)
             _await_flags(pair_flags, q, sent, call)
-        for t in range(t0, wl.minimum(t0 + BQ, tokens)):
-            for h0 in range(0, width, BH):
-                cols = h0 + wl.arange(0, BH)
-                acc = wl.zeros((BH,), wl.float32)
-                for j in range(topk):
-                    q = t * topk + j
-                    sent = wl.load(route + q) >= 0     # dropped pairs add nothing
-                    v = wl.load(gather + q.to(wl.int64) * width + cols,
-                                mask=(cols < width) & sent, other=0.0)
-                    acc += wl.load(weights + q).to(wl.float32) * v.to(wl.float32)
-                wl.store(out + t.to(wl.int64) * width + cols, acc, mask=cols < width)
+        t = t0 + wl.arange(0, BR)
+        live = t < tokens
+        for h0 in range(0, width, BH):
+            cols = h0 + wl.arange(0, BH)
+            acc = wl.zeros((BR, BH), wl.float32)
+            for j in range(topk):
+                q = t * topk + j
+                sent = live & (wl.load(route + q, mask=live, other=-1) >= 0)  # dropped: 0
+                w = wl.load(weights + q, mask=sent, other=0.0).to(wl.float32)
+                v = wl.load(gather + q.to(wl.int64)[:, None] * width + cols[None, :],
+                            mask=sent[:, None] & (cols[None, :] < width), other=0.0)
+                acc += w[:, None] * v.to(wl.float32)
+            wl.store(out + t.to(wl.int64)[:, None] * width + cols[None, :], acc,
+                     mask=live[:, None] & (cols[None, :] < width))
     _end(calls, call)
 
 
@@ -291,7 +304,7 @@ def moe_dispatch(x, topk_ids, num_experts, capacity=None, handle=None, num_progr
     moe_dispatch_kernel[(handle.programs,)](
         x, handle.recv, handle.counts, handle.sources, handle.order, handle.send_counts,
         handle.flags, handle.calls, comm.flags, comm.epochs, h, capacity,
-        handle.local_experts, k, BH=BH, BQ=BQ)
+        handle.local_experts, k, BR=BR, BH=BH, BQ=BQ)
     handle._dispatched = True
     return handle
 
@@ -333,5 +346,5 @@ def moe_combine(y, handle, topk_weights, out=None):
     moe_combine_kernel[(handle.programs,)](
         y, topk_weights, out, handle.gather, handle.route, handle.counts, handle.sources,
         handle.flags, handle.calls, t, k, width, handle.capacity,
-        handle.local_experts * ranks, BH=BH, BQ=BQ)
+        handle.local_experts * ranks, BR=BR, BH=BH, BQ=BQ)
     return out
