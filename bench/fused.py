@@ -1,7 +1,7 @@
 """Fused compute + communication benchmark: weft.ops' fused kernels against
 the unfused baseline (torch.matmul + an NCCL collective through
 torch.distributed) and torch's symmetric-memory fused ops, in one process
-per rank and one run (bench/README.md, "Fused kernels").
+per rank and one run (docs/python.md, "Fused kernels").
 
     build-gpu/bin/weft-run -n 2 --backend cuda -- python3 bench/fused.py \
         --csv bench/results/fused.csv

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fused-kernel sweep on every GPU of this machine (bench/README.md,
-# "Fused kernels"): builds the runtime (build-gpu/), runs bench/fused.py
+# The fused-kernel sweep (bench/fused.py; docs/python.md, "Fused kernels")
+# on every GPU of this machine: builds the runtime (build-gpu/), runs it
 # under weft-run from the carried kernel cache, and writes the CSV to
 # $OUT/fused-<date>-<N>gpu.csv (or bench/results/ without OUT). Extra
 # arguments go to bench/fused.py (e.g. --ops gemm_rs --tokens 16,8192).
