@@ -4,6 +4,7 @@
 #include "weft/Dialect/Weft/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -148,6 +149,13 @@ void AxisInfoAnalysis::visitArguments(Operation *function) {
 }
 
 void AxisInfoAnalysis::visit(Operation *op) {
+  // An induction variable takes lb, lb + step, ...: every value is a
+  // multiple of what divides both (the K offsets of a tiled loop).
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    int64_t div = std::gcd(get(loop.getLowerBound()).divisibility[0],
+                           get(loop.getStep()).divisibility[0]);
+    infos[loop.getInductionVar()] = {{1}, {div}, {1}};
+  }
   if (op->getNumResults() != 1)
     return;
   Value result = op->getResult(0);
@@ -183,6 +191,17 @@ void AxisInfoAnalysis::visit(Operation *op) {
       .Case([&](arith::MulIOp m) {
         return multiply(get(m.getLhs()), get(m.getRhs()));
       })
+      .Case<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp>(
+          [&](Operation *o) {
+            // One of the operands, element by element: what divides both
+            // divides it.
+            AxisInfo out = constancyOnly({get(o->getOperand(0)), get(o->getOperand(1))}, rank);
+            for (unsigned d = 0; d < rank; ++d)
+              out.divisibility[d] =
+                  std::gcd(get(o->getOperand(0)).elementDivisibility(d),
+                           get(o->getOperand(1)).elementDivisibility(d));
+            return out;
+          })
       .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
             arith::IndexCastOp, ConvertLayoutOp>(
           [&](Operation *cast) { return get(cast->getOperand(0)); })

@@ -12,7 +12,8 @@
 //     a weft.convert_layout (as does a sliced tile that is reduced again).
 // The first wish for a value wins, and accesses come first, so the loads
 // and stores (the expensive part) get their best layout and any conversion
-// lands on cheaper values.
+// lands on cheaper values. Last, a conversion of index arithmetic is
+// replaced by the arithmetic computed again in the wanted layout.
 //
 //===----------------------------------------------------------------------===//
 #include "weft/Analysis/AxisInfo.h"
@@ -25,6 +26,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 #include <numeric>
 
@@ -58,14 +61,14 @@ bool hasTiles(Operation *op) {
 /// Ops whose tensor operands and results all share one layout.
 bool isSameLayout(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<AddPtrOp, TranslateOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(
+         isa<AddPtrOp, TranslateOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(
              op);
 }
 
 /// The value whose layout decides a same-layout op's: the pointer of an
 /// access, else the result.
 Value primaryOf(Operation *op) {
-  if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op))
+  if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op))
     return op->getOperand(0);
   return op->getNumResults() == 1 ? op->getResult(0) : Value();
 }
@@ -153,7 +156,10 @@ public:
       return succeeded(assign(op)) ? WalkResult::advance()
                                    : WalkResult::interrupt();
     });
-    return failure(result.wasInterrupted());
+    if (result.wasInterrupted())
+      return failure();
+    rematerializeConversions();
+    return success();
   }
 
 private:
@@ -163,34 +169,47 @@ private:
   }
   Attribute wished(Value value) const { return desired.lookup(value); }
 
-  /// Also wishes it for the initial value when `value` is a loop-carried
-  /// argument (an accumulator), so the loop carries it in that layout.
+  /// Also wishes it for the initial value and the loop's result when
+  /// `value` is a loop-carried argument (an accumulator), so the loop
+  /// carries it in that layout and its users see it.
   void wishThroughLoop(Value value, Attribute layout) {
     wish(value, layout);
     auto arg = dyn_cast<BlockArgument>(value);
     if (auto loop = dyn_cast_or_null<scf::ForOp>(arg ? arg.getOwner()->getParentOp() : nullptr))
-      if (arg.getArgNumber() >= loop.getNumInductionVars())
-        wish(loop.getInitArgs()[arg.getArgNumber() - loop.getNumInductionVars()], layout);
+      if (arg.getArgNumber() >= loop.getNumInductionVars()) {
+        unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
+        wish(loop.getInitArgs()[index], layout);
+        wish(loop.getResult(index), layout);
+      }
   }
 
   void anchor() {
     // A dot whose accumulator can stay in mma fragments wants that layout
     // for its result and c (and a loop's initial accumulator) first.
     func.walk([&](DotOp dot) {
-      RankedTensorType a = dot.getA().getType();
+      auto a = cast<ShapedType>(dot.getA().getType());
       BlockedEncodingAttr layout = target.mmaAccumulatorLayout(
           dot.getContext(), a.getElementType(),
-          {a.getDimSize(0), dot.getB().getType().getDimSize(1), a.getDimSize(1)});
+          {a.getDimSize(0), cast<ShapedType>(dot.getB().getType()).getDimSize(1),
+           a.getDimSize(1)});
       if (layout) {
         wish(dot.getResult(), layout);
         wishThroughLoop(dot.getC(), layout);
       }
     });
     func.walk([&](Operation *op) {
-      if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op) &&
-          isTile(op->getOperand(0).getType()))
-        wish(op->getOperand(0),
-             chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
+      if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op) ||
+          !isTile(op->getOperand(0).getType()))
+        return;
+      // Storing a dot's result: the addresses follow its layout, which
+      // costs nothing, rather than the result going through shared memory
+      // (an mma accumulator's rows are still whole 32-byte sectors).
+      if (auto store = dyn_cast<StoreOp>(op))
+        wish(store.getPtr(), wished(store.getValue()));
+      if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+        wish(rmw.getPtr(), wished(rmw.getValue()));
+      wish(op->getOperand(0),
+           chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
     });
   }
 
@@ -247,6 +266,67 @@ private:
     auto convert = ConvertLayoutOp::create(
         b, op->getLoc(), withLayout(operand.getType(), layout), operand);
     op->setOperand(index, convert);
+  }
+
+  /// Index arithmetic (ranges, splats, constants, broadcasts, address and
+  /// element-wise ops of them) is cheaper to compute again in the layout a
+  /// user wants than to exchange through shared memory with two joins;
+  /// a K loop's row and column offsets would otherwise cost an exchange
+  /// per step. Dead originals go to the canonicalizer.
+  void rematerializeConversions() {
+    SmallVector<ConvertLayoutOp> converts;
+    func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+    for (ConvertLayoutOp convert : converts) {
+      DenseMap<std::pair<Value, Attribute>, Value> done;
+      unsigned budget = kRematerializeBudget;
+      if (Value again = rematerialize(convert.getSrc(), layoutOf(convert.getResult()), done,
+                                      budget)) {
+        convert.getResult().replaceAllUsesWith(again);
+        convert.erase();
+      }
+    }
+  }
+  static constexpr unsigned kRematerializeBudget = 16;
+
+  /// `value` computed again in `layout` right after its original, or null
+  /// when its expression has anything but index arithmetic or exceeds
+  /// `budget` ops.
+  Value rematerialize(Value value, Attribute layout,
+                      DenseMap<std::pair<Value, Attribute>, Value> &done, unsigned &budget) {
+    if (layoutOf(value) == layout)
+      return value;
+    if (Value again = done.lookup({value, layout}))
+      return again;
+    Operation *op = value.getDefiningOp();
+    if (!op || op->getNumResults() != 1 || budget-- == 0 ||
+        !(isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, AddPtrOp, arith::ConstantOp>(op) ||
+          (op->hasTrait<OpTrait::Elementwise>() && isMemoryEffectFree(op))))
+      return {};
+    IRMapping map;
+    for (Value operand : op->getOperands()) {
+      if (!isTile(operand.getType()))
+        continue;
+      Attribute wanted = layout;
+      if (auto e = dyn_cast<ExpandDimsOp>(op))
+        wanted = SliceEncodingAttr::get(op->getContext(), e.getAxis(), layout);
+      Value again = rematerialize(operand, wanted, done, budget);
+      if (!again)
+        return {};
+      map.map(operand, again);
+    }
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    Operation *clone = b.clone(*op, map);
+    Type type = withLayout(value.getType(), layout);
+    clone->getResult(0).setType(type);
+    if (auto constant = dyn_cast<arith::ConstantOp>(clone)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        return clone->erase(), Value();
+      constant.setValueAttr(dense.reshape(cast<ShapedType>(type)));
+    }
+    done[{value, layout}] = clone->getResult(0);
+    return clone->getResult(0);
   }
 
   LogicalResult assign(Operation *op) {

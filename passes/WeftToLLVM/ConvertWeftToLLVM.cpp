@@ -18,10 +18,13 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MathToROCDL/MathToROCDL.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -127,10 +130,25 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     LLVMTypeConverter converter(ctx);
     addPointerConversion(converter, *info);
     addTileConversion(converter);
+    addSharedBufferConversion(converter, *info);
     Lowering lowering(*info);
     // Before any rewrite: the tile patterns look up the original values.
     AxisInfoAnalysis axis(module);
     TileLowering tiles(lowering, axis);
+
+    // Loops become branches only now, after the analysis saw them (an
+    // induction variable's divisibility aligns a K loop's loads). The
+    // rewrite moves blocks and ops, so the values it describes survive.
+    {
+      ConversionTarget legality(*ctx);
+      legality.addIllegalOp<scf::ForallOp, scf::ForOp, scf::IfOp, scf::IndexSwitchOp,
+                            scf::ParallelOp, scf::WhileOp, scf::ExecuteRegionOp>();
+      legality.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      RewritePatternSet patterns(ctx);
+      populateSCFToControlFlowConversionPatterns(patterns);
+      if (failed(applyPartialConversion(module, legality, std::move(patterns))))
+        return signalPassFailure();
+    }
 
     {
       ConversionTarget legality(*ctx);

@@ -11,9 +11,13 @@
 // tiles, write their sums to a second scratch region, join, and every
 // thread adds the products at its elements of c's layout. Elsewhere (f32,
 // other shapes, AMDGPU, the host) every thread computes its result elements
-// in f32 with one loop over k (the portable path). Swizzled
-// layouts, cp.async pipelining, wgmma and MFMA are later work; the
-// fragments come from shared memory by ldmatrix (TargetInfo::loadMatrices).
+// in f32 with one loop over k (the portable path). The fragments come from
+// shared memory by ldmatrix (TargetInfo::loadMatrices); operand rows there
+// are padded by 16 bytes, so that the 8 rows one ldmatrix reads fall in
+// distinct banks. Operands already in shared memory (`!weft.shared`
+// buffers, which weft-pipeline-dot-operands fills with cp.async a few K
+// steps ahead) are read in place: no store, no joins. wgmma and MFMA are
+// later work.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -25,9 +29,14 @@ namespace weft {
 
 namespace {
 
+ShapedType typeOfA(DotOp op) { return cast<ShapedType>(op.getA().getType()); }
+ShapedType typeOfB(DotOp op) { return cast<ShapedType>(op.getB().getType()); }
+bool inSharedMemory(DotOp op) { return isa<SharedType>(op.getA().getType()); }
+
 /// c's layout keeps the accumulator in mma fragments.
 bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
-  RankedTensorType a = op.getA().getType(), c = op.getC().getType();
+  ShapedType a = typeOfA(op);
+  RankedTensorType c = op.getC().getType();
   return c.getEncoding() &&
          c.getEncoding() == target.mmaAccumulatorLayout(
                                 op.getContext(), a.getElementType(),
@@ -36,7 +45,7 @@ bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
 
 /// The instruction shape the dot lowers to, if any.
 std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target) {
-  RankedTensorType a = op.getA().getType(), b = op.getB().getType();
+  ShapedType a = typeOfA(op), b = typeOfB(op);
   auto shape = target.mmaShape(a.getElementType());
   if (!shape || a.getDimSize(0) % (*shape)[0] || b.getDimSize(1) % (*shape)[1] ||
       a.getDimSize(1) % (*shape)[2])
@@ -44,12 +53,12 @@ std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target)
   return shape;
 }
 
-/// Bytes of a and b in the scratch area, 16-byte aligned.
+int64_t pitch(ShapedType operand) { return sharedRowPitch(operand); }
+
+/// Bytes of a and b in the scratch area (none when they are in shared
+/// memory already).
 int64_t operandBytes(DotOp op) {
-  RankedTensorType a = op.getA().getType(), b = op.getB().getType();
-  int64_t bytes = (a.getNumElements() + b.getNumElements()) *
-                  naturalAlignment(a.getElementType());
-  return llvm::alignTo(bytes, 16);
+  return inSharedMemory(op) ? 0 : sharedTileBytes(typeOfA(op)) + sharedTileBytes(typeOfB(op));
 }
 
 struct DotOpLowering : TileResultPattern<DotOp> {
@@ -58,25 +67,40 @@ struct DotOpLowering : TileResultPattern<DotOp> {
   SmallVector<Value> lowerTile(DotOp op, OpAdaptor adaptor,
                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
-    Type in = getTypeConverter()->convertType(aType.getElementType());
+    Type in = getTypeConverter()->convertType(typeOfA(op).getElementType());
+    SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
+    auto shape = mmaFor(op, tiles.target);
+    bool inRegisters = accumulatesInRegisters(op, tiles.target);
+    // The product from operands at aBase and bBase; `scratch` (after the
+    // operands) holds the warp-level path's products.
+    auto product = [&](Value aBase, Value bBase, Value scratch) {
+      if (inRegisters)
+        return mmaInRegisters(rewriter, loc, op, in, aBase, bBase, acc);
+      if (shape)
+        return mmaProduct(rewriter, loc, op, *shape, in, aBase, bBase, scratch, acc);
+      return loopProduct(rewriter, loc, op, in, aBase, bBase, acc);
+    };
+    if (inSharedMemory(op)) {
+      if (inRegisters || !shape)
+        return product(adaptor.getA(), adaptor.getB(), Value());
+      return tiles.exchange(rewriter, loc, op, [](Value) {}, [&](Value buffer) {
+        return product(adaptor.getA(), adaptor.getB(), buffer);
+      });
+    }
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
     SmallVector<Value> aIn = unpackTile(rewriter, loc, adaptor.getA());
     SmallVector<Value> bIn = unpackTile(rewriter, loc, adaptor.getB());
-    SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
-    auto write = [&](Value buffer) {
-      tiles.storeRowMajor(rewriter, loc, buffer, in, aType, aIn);
-      tiles.storeRowMajor(rewriter, loc, bRegion(rewriter, loc, op, in, buffer), in, bType, bIn);
+    auto bRegion = [&](Value buffer) {
+      return byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, sharedTileBytes(aType)));
     };
-    if (accumulatesInRegisters(op, tiles.target))
-      return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
-        return mmaInRegisters(rewriter, loc, op, in, buffer, acc);
-      });
-    if (auto shape = mmaFor(op, tiles.target))
-      return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
-        return mmaProduct(rewriter, loc, op, *shape, in, buffer, acc);
-      });
+    auto write = [&](Value buffer) {
+      tiles.storeRowMajor(rewriter, loc, buffer, in, aType, aIn, pitch(aType));
+      tiles.storeRowMajor(rewriter, loc, bRegion(buffer), in, bType, bIn, pitch(bType));
+    };
     return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
-      return loopProduct(rewriter, loc, op, in, buffer, acc);
+      return product(buffer, bRegion(buffer),
+                     byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, operandBytes(op))));
     });
   }
 
@@ -87,16 +111,11 @@ private:
   Value mul(OpBuilder &b, Location loc, Value x, int64_t c) const {
     return LLVM::MulOp::create(b, loc, x, i32Const(b, loc, c));
   }
-  /// Where b starts in the scratch area: right after a.
-  Value bRegion(OpBuilder &b, Location loc, DotOp op, Type in, Value buffer) const {
-    return elementPtr(b, loc, buffer, in, i32Const(b, loc, op.getA().getType().getNumElements()));
-  }
-
   /// The portable path: per result element, c + sum over k in f32.
   SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
-                                 ArrayRef<Value> acc) const {
-    int64_t k = op.getA().getType().getDimSize(1), n = op.getB().getType().getDimSize(1);
-    Value bBase = bRegion(b, loc, op, in, a);
+                                 Value bBase, ArrayRef<Value> acc) const {
+    int64_t k = typeOfA(op).getDimSize(1);
+    int64_t aPitch = pitch(typeOfA(op)), bPitch = pitch(typeOfB(op));
     auto coords = TileLayout(op.getC().getType()).emitCoordinates(b, loc, tiles.target);
     Type f32 = b.getF32Type();
     auto widen = [&](Value v) -> Value {
@@ -107,9 +126,10 @@ private:
           SmallVector<Value> next;
           for (auto [sum, mn] : llvm::zip(sums, coords)) {
             Value x = LLVM::LoadOp::create(
-                b, loc, in, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, mn[0], k), kk)));
+                b, loc, in, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, mn[0], aPitch), kk)));
             Value y = LLVM::LoadOp::create(
-                b, loc, in, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, kk, n), mn[1])));
+                b, loc, in,
+                elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, kk, bPitch), mn[1])));
             next.push_back(LLVM::FMulAddOp::create(b, loc, widen(x), widen(y), sum));
           }
           return next;
@@ -129,69 +149,81 @@ private:
             LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)),
             mul(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)), 2)};
   }
-  /// a's four registers for rows row0..row0+15 and columns k0..k0+15 (a
-  /// K wide, row-major in shared memory): the four 8x8 quarters, rows
-  /// 0-7 and 8-15 of columns 0-7, then of columns 8-15; lane l gives row
-  /// l % 16 of column block l / 16.
-  SmallVector<Value> aFragment(OpBuilder &b, Location loc, Type in, Value a, int64_t k,
-                               const Fragments &f, Value row0, Value k0) const {
-    Value row = add(b, loc, row0, LLVM::URemOp::create(b, loc, f.lane, i32Const(b, loc, 16)));
-    Value col = add(b, loc, k0, mul(b, loc, LLVM::UDivOp::create(b, loc, f.lane,
-                                                                i32Const(b, loc, 16)),
+  /// a's four registers for columns k0..k0+15 of the fragment's rows 0-7
+  /// (a's rows row0..row0+7) and 8-15 (rows row0+half..row0+half+7; half
+  /// = 8 for 16 consecutive rows), a's rows `pitch` apart in shared
+  /// memory: the four 8x8 quarters, rows 0-7 and 8-15 of columns 0-7, then
+  /// of columns 8-15; lane l gives row l % 8 of quarter l / 8.
+  SmallVector<Value> aFragment(OpBuilder &b, Location loc, Type in, Value a, int64_t pitch,
+                               const Fragments &f, Value row0, int64_t half, Value k0) const {
+    Value quarter = LLVM::UDivOp::create(b, loc, f.lane, i32Const(b, loc, 8));
+    Value row = add(b, loc, add(b, loc, row0, LLVM::URemOp::create(b, loc, f.lane,
+                                                                   i32Const(b, loc, 8))),
+                    mul(b, loc, LLVM::URemOp::create(b, loc, quarter, i32Const(b, loc, 2)),
+                        half));
+    Value col = add(b, loc, k0, mul(b, loc, LLVM::UDivOp::create(b, loc, quarter,
+                                                                i32Const(b, loc, 2)),
                                     8));
     return tiles.target.loadMatrices(
-        b, loc, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, row, k), col)), 4,
+        b, loc, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, row, pitch), col)), 4,
         /*transpose=*/false);
   }
-  /// b's two registers for rows k0..k0+15 and columns col0..col0+7 (b N
-  /// wide, row-major): rows 0-7 and 8-15, transposed into column
+  /// b's two registers for rows k0..k0+15 and columns col0..col0+7 (b's
+  /// rows `pitch` apart): rows 0-7 and 8-15, transposed into column
   /// fragments; lane l gives row l % 16.
-  SmallVector<Value> bFragment(OpBuilder &b, Location loc, Type in, Value bBase, int64_t n,
+  SmallVector<Value> bFragment(OpBuilder &b, Location loc, Type in, Value bBase, int64_t pitch,
                                const Fragments &f, Value col0, Value k0) const {
     Value row = add(b, loc, k0, LLVM::URemOp::create(b, loc, f.lane, i32Const(b, loc, 16)));
     return tiles.target.loadMatrices(
-        b, loc, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, row, n), col0)), 2,
+        b, loc, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, row, pitch), col0)), 2,
         /*transpose=*/true);
   }
 
   /// c in mmaAccumulatorLayout: every thread's elements are the fragments
-  /// of its warp's tiles (warp w: n-tiles w, w + warps, ..., every m-tile),
-  /// so the sums stay in registers, c is the first accumulator and the
-  /// result needs no exchange.
+  /// of its warp's tiles, so the sums stay in registers, c is the first
+  /// accumulator and the result needs no exchange. The layout's warps form
+  /// a wm x wn grid and repeat every 8 rows and columns: warp (i, j)'s
+  /// m-tile t is the row blocks i + wm * 2t and i + wm * (2t + 1) (8 rows
+  /// each: the fragment's two halves), its n-tile s the 8 columns of
+  /// block j + wn * s.
   SmallVector<Value> mmaInRegisters(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
-                                    ArrayRef<Value> acc) const {
+                                    Value bBase, ArrayRef<Value> acc) const {
     RankedTensorType cType = op.getC().getType();
-    int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
-    int64_t n = op.getB().getType().getDimSize(1);
-    int64_t warps = tiles.target.getSpec().numWarps;
-    int64_t mTiles = m / 16, nTilesPerWarp = n / (8 * warps);
+    int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
+    int64_t n = typeOfB(op).getDimSize(1);
+    int64_t aPitch = pitch(typeOfA(op)), bPitch = pitch(typeOfB(op));
     TileLayout layout(cType);
-    // Struct index of fragment element e (c0..c3) of tile (tm, j): rows
-    // repeat every 8 (index 2tm, 2tm + 1), column pairs every 8 * warps.
-    auto index = [&](int64_t tm, int64_t j, int e) {
-      return layout.linearIndex({unsigned(2 * tm + e / 2), unsigned(2 * j + e % 2)});
+    ArrayRef<unsigned> grid = layout.getBlocked().getWarpsPerProgram();
+    int64_t wm = grid[0], wn = grid[1];
+    int64_t mTiles = m / (16 * wm), nTiles = n / (8 * wn);
+    // Struct index of fragment element e (c0..c3) of tile (tm, s): rows
+    // repeat every 8 * wm (index 2tm, 2tm + 1), column pairs every 8 * wn.
+    auto index = [&](int64_t tm, int64_t s, int e) {
+      return layout.linearIndex({unsigned(2 * tm + e / 2), unsigned(2 * s + e % 2)});
     };
     Fragments f = fragments(b, loc);
-    Value bBase = bRegion(b, loc, op, in, a);
+    // Warps are numbered along columns first (the layout's order).
+    Value warpRow = mul(b, loc, LLVM::UDivOp::create(b, loc, f.warp, i32Const(b, loc, wn)), 8);
+    Value warpCol = mul(b, loc, LLVM::URemOp::create(b, loc, f.warp, i32Const(b, loc, wn)), 8);
     return tiles.lowering.forEach(
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
           Value k0 = mul(b, loc, step, 16);
           SmallVector<SmallVector<Value>> bRegs;
-          for (int64_t j = 0; j < nTilesPerWarp; ++j) {
-            Value tile = add(b, loc, f.warp, i32Const(b, loc, j * warps));
-            bRegs.push_back(bFragment(b, loc, in, bBase, n, f, mul(b, loc, tile, 8), k0));
-          }
+          for (int64_t s = 0; s < nTiles; ++s)
+            bRegs.push_back(bFragment(b, loc, in, bBase, bPitch, f,
+                                      add(b, loc, warpCol, i32Const(b, loc, 8 * wn * s)), k0));
           for (int64_t tm = 0; tm < mTiles; ++tm) {
             SmallVector<Value> aRegs =
-                aFragment(b, loc, in, a, k, f, i32Const(b, loc, 16 * tm), k0);
-            for (int64_t j = 0; j < nTilesPerWarp; ++j) {
+                aFragment(b, loc, in, a, aPitch, f,
+                          add(b, loc, warpRow, i32Const(b, loc, 16 * wm * tm)), 8 * wm, k0);
+            for (int64_t s = 0; s < nTiles; ++s) {
               SmallVector<Value> c;
               for (int e = 0; e < 4; ++e)
-                c.push_back(next[index(tm, j, e)]);
-              SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[j], c);
+                c.push_back(next[index(tm, s, e)]);
+              SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[s], c);
               for (int e = 0; e < 4; ++e)
-                next[index(tm, j, e)] = d[e];
+                next[index(tm, s, e)] = d[e];
             }
           }
           return next;
@@ -204,18 +236,17 @@ private:
   /// program joins, and every thread adds the products at its elements of
   /// c's layout to c.
   SmallVector<Value> mmaProduct(OpBuilder &b, Location loc, DotOp op,
-                                std::array<int64_t, 3> shape, Type in, Value a,
-                                ArrayRef<Value> acc) const {
+                                std::array<int64_t, 3> shape, Type in, Value a, Value bBase,
+                                Value d, ArrayRef<Value> acc) const {
     const TargetInfo &target = tiles.target;
     RankedTensorType cType = op.getC().getType();
-    int64_t m = op.getA().getType().getDimSize(0), k = op.getA().getType().getDimSize(1);
-    int64_t n = op.getB().getType().getDimSize(1);
+    int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
+    int64_t n = typeOfB(op).getDimSize(1);
+    int64_t aPitch = pitch(typeOfA(op)), bPitch = pitch(typeOfB(op));
     auto [tm, tn, tk] = shape;
     int64_t warps = target.getSpec().numWarps;
     int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;
     Type f32 = b.getF32Type();
-    Value bBase = bRegion(b, loc, op, in, a);
-    Value d = byteOffset(b, loc, a, i64Const(b, loc, operandBytes(op)));
     Fragments f = fragments(b, loc);
 
     // Warp w computes tiles w, w + warps, ...; a trailing partial round
@@ -236,8 +267,8 @@ private:
             b, loc, i32Const(b, loc, k / tk), SmallVector<Value>(4, zero),
             [&](Value step, ValueRange c) {
               Value k0 = mul(b, loc, step, tk);
-              SmallVector<Value> aRegs = aFragment(b, loc, in, a, k, f, tileRow, k0);
-              SmallVector<Value> bRegs = bFragment(b, loc, in, bBase, n, f, tileCol, k0);
+              SmallVector<Value> aRegs = aFragment(b, loc, in, a, aPitch, f, tileRow, 8, k0);
+              SmallVector<Value> bRegs = bFragment(b, loc, in, bBase, bPitch, f, tileCol, k0);
               return target.mma(b, loc, in, aRegs, bRegs, c);
             });
         Value col1 = add(b, loc, col, i32Const(b, loc, 1));
@@ -258,6 +289,16 @@ private:
 };
 
 } // namespace
+
+int64_t sharedRowPitch(ShapedType tile) {
+  return tile.getDimSize(1) + 16 / naturalAlignment(tile.getElementType());
+}
+
+int64_t sharedTileBytes(ShapedType tile) {
+  return llvm::alignTo(tile.getDimSize(0) * sharedRowPitch(tile) *
+                           naturalAlignment(tile.getElementType()),
+                       16);
+}
 
 int64_t dotScratchBytes(DotOp op, const TargetInfo &target) {
   int64_t bytes = operandBytes(op);

@@ -2,7 +2,6 @@
 #include "weft/Conversion/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -26,8 +25,8 @@ struct LowerOptions : mlir::PassPipelineOptions<LowerOptions> {
 
 void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
   std::string target = spec.str();
+  pm.addPass(createWeftPipelineDotOperands({target, /*numStages=*/3}));
   pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
-  pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));
   pm.addPass(createConvertWeftToLLVM({target, spec.numWarps, spec.debug}));
   pm.addPass(createWeftFinalizeKernels({target, spec.numWarps, spec.debug}));

@@ -118,6 +118,10 @@ SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsign
   llvm_unreachable("loadMatrices without mmaShape");
 }
 
+void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned) const {
+  llvm_unreachable("asyncCopy without hasAsyncCopy");
+}
+
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
                            Value) const {
   return {};

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <cmath>
+#include <tuple>
 
 using namespace mlir;
 
@@ -222,10 +224,24 @@ public:
   // the n-tiles w, w + warps, ... and every m-tile.
   BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
                                            std::array<int64_t, 3> mnk) const override {
-    unsigned warps = spec.numWarps;
-    if (!mmaShape(elemType) || mnk[0] % 16 || mnk[2] % 16 || mnk[1] % (8 * warps))
+    if (!mmaShape(elemType) || mnk[2] % 16)
       return {};
-    return BlockedEncodingAttr::get(ctx, {1, 2}, {8, 4}, {1, warps}, {1, 0});
+    // The warps form a wm x wn grid, each warp owning (M / wm) x (N / wn)
+    // in m16n8 tiles; the squarest block loads the fewest fragments per
+    // mma (a warp reads M / wm rows of a and N / wn columns of b per k).
+    unsigned warps = spec.numWarps, best = 0;
+    double bestSkew = 0;
+    for (unsigned wm = 1; wm <= warps; wm *= 2) {
+      unsigned wn = warps / wm;
+      if (mnk[0] % (16 * wm) || mnk[1] % (8 * wn))
+        continue;
+      double skew = std::abs(std::log2(double(mnk[0]) / wm) - std::log2(double(mnk[1]) / wn));
+      if (!best || skew < bestSkew)
+        std::tie(best, bestSkew) = std::make_pair(wm, skew);
+    }
+    if (!best)
+      return {};
+    return BlockedEncodingAttr::get(ctx, {1, 2}, {8, 4}, {best, warps / best}, {1, 0});
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,
@@ -255,6 +271,22 @@ public:
     // Reads memory the program wrote before its join: keep it after that.
     return emitAsmResults(b, loc, SmallVector<Type>(count, b.getI32Type()), rowAddress, text,
                           constraints, /*hasSideEffects=*/true);
+  }
+
+  bool hasAsyncCopy() const override { return true; }
+  void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                 unsigned bytes) const override {
+    // .cg (L2 only) takes 16 bytes: streamed tiles need no L1 copy.
+    NVVM::CpAsyncOp::create(b, loc, dst, src, bytes,
+                            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                        : NVVM::LoadCacheModifierKind::CA,
+                            /*cpSize=*/Value());
+  }
+  void asyncCommit(OpBuilder &b, Location loc) const override {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  void asyncWait(OpBuilder &b, Location loc, unsigned pending) const override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
   }
 
   Value shuffleXor(OpBuilder &b, Location loc, Value value,

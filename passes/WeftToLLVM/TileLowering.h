@@ -37,15 +37,17 @@ public:
       const;
 
   /// Stores this thread's `elements` of a tile of `type` at their
-  /// row-major positions from `base` (elements of `elemType`), and loads
-  /// this thread's elements of `type` back from there: the two halves of
-  /// an exchange by position.
+  /// row-major positions from `base` (16-byte aligned; elements of
+  /// `elemType`; rows `pitch` elements apart, 0: packed), and loads this
+  /// thread's elements of `type` back from there: the two halves of an
+  /// exchange by position, in vectors of up to 16 bytes.
   void storeRowMajor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                      mlir::Type elemType, mlir::RankedTensorType type,
-                     mlir::ValueRange elements) const;
+                     mlir::ValueRange elements, int64_t pitch = 0) const;
   llvm::SmallVector<mlir::Value> loadRowMajor(mlir::OpBuilder &b, mlir::Location loc,
                                               mlir::Value base, mlir::Type elemType,
-                                              mlir::RankedTensorType type) const;
+                                              mlir::RankedTensorType type,
+                                              int64_t pitch = 0) const;
 };
 
 /// Replaces `op` by the tile of `elements` (the struct its result becomes).
@@ -111,12 +113,23 @@ mlir::LogicalResult checkScratchLimit(mlir::Operation *op,
 void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+/// `!weft.shared` buffers become shared-memory pointers (the host: plain
+/// pointers to the program's stack).
+void addSharedBufferConversion(mlir::LLVMTypeConverter &converter,
+                               const TargetInfo &target);
 void populateTileMemoryPatterns(const mlir::LLVMTypeConverter &converter,
                                 const TileLowering &tiles,
                                 mlir::RewritePatternSet &patterns);
 void populateReducePatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+/// A 2-D tile in shared memory as weft.dot reads it (its scratch operands
+/// and `!weft.shared` buffers): rows of `sharedRowPitch` elements, its
+/// width plus 16 bytes, so that the rows one ldmatrix reads fall in
+/// distinct banks; `sharedTileBytes` in all, rounded to 16 so that what
+/// follows stays aligned.
+int64_t sharedRowPitch(mlir::ShapedType tile);
+int64_t sharedTileBytes(mlir::ShapedType tile);
 /// Scratch bytes weft.dot needs on `target` (its operands, and the
 /// products of the warp-level path).
 int64_t dotScratchBytes(DotOp op, const TargetInfo &target);

@@ -397,14 +397,144 @@ struct TileAtomicCASLowering : TileAtomicLowering<AtomicCASOp> {
   Value getMask(OpAdaptor) const override { return {}; }
 };
 
+/// A `!weft.shared` buffer: a static shared-memory array of its own (one
+/// per alloc_shared of the function: they live at once), on the host a
+/// stack slot of the program.
+struct AllocSharedLowering : TilePattern<AllocSharedOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AllocSharedOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t bytes = sharedTileBytes(op.getType());
+    if (tiles.target.singleThreadPrograms()) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      auto func = op->getParentOfType<FunctionOpInterface>();
+      rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
+      rewriter.replaceOp(op, LLVM::AllocaOp::create(
+                                 rewriter, loc, LLVM::LLVMPointerType::get(getContext()),
+                                 rewriter.getI8Type(), i64Const(rewriter, loc, bytes),
+                                 /*alignment=*/16));
+      return success();
+    }
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string name;
+    for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
+      name = "__weft_shared_" + std::to_string(i);
+    auto global = sharedGlobal(rewriter, loc, op, name,
+                               LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes),
+                               /*alignment=*/16);
+    rewriter.replaceOp(op, addressOf(rewriter, loc, global));
+    return success();
+  }
+};
+
+/// weft.async_copy: per group of a thread's consecutive elements (the
+/// loads' vector width), one asynchronous copy where the target has them,
+/// the group is whole (every mask bit on) and 4, 8 or 16 aligned bytes;
+/// otherwise the elements are loaded, zero where masked off, and stored.
+struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isDistributed(op.getPtr().getType()))
+      return failure();
+    Location loc = op.getLoc();
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    SharedType dstType = op.getDst().getType();
+    Type elemType = getTypeConverter()->convertType(dstType.getElementType());
+    TileLayout layout(ptrType);
+    TileAccess access{tiles, loc, elemType,
+                      vectorWidth(tiles, op.getPtr(), layout, elemType),
+                      /*ordered=*/false, MemScope::sys};
+    SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackTile(rewriter, loc, adaptor.getMask());
+    SmallVector<int64_t> shape(dstType.getShape());
+    shape.back() = sharedRowPitch(dstType);
+    unsigned bytes = access.alignment();
+    // Every group starts at a multiple of its size within a row, and rows
+    // start 16-byte aligned when the pitch is a multiple of 16 bytes.
+    bool async = tiles.target.hasAsyncCopy() && (bytes == 4 || bytes == 8 || bytes == 16) &&
+                 (shape.back() * naturalAlignment(elemType)) % 16 == 0;
+    Value zero = LLVM::ZeroOp::create(rewriter, loc, elemType);
+    auto coords = layout.emitCoordinates(rewriter, loc, tiles.target);
+    for (unsigned first = 0; first < ptrs.size(); first += access.width) {
+      Value dst = elementPtr(rewriter, loc, adaptor.getDst(), elemType,
+                             linearize(rewriter, loc, coords[first], shape));
+      auto storeAll = [&](ArrayRef<Value> values) {
+        for (auto [k, value] : llvm::enumerate(values))
+          LLVM::StoreOp::create(rewriter, loc, value,
+                                elementPtr(rewriter, loc, dst, elemType, i32Const(rewriter, loc, k)));
+        return SmallVector<Value>{};
+      };
+      auto whole = [&] {
+        if (!async)
+          return storeAll(access.loadGroup(rewriter, ptrs[first]));
+        tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes);
+        return SmallVector<Value>{};
+      };
+      auto each = [&] {
+        SmallVector<Value> values;
+        for (unsigned i = first; i < first + access.width; ++i)
+          values.push_back(emitIf(rewriter, loc, masks[i], elemType,
+                                  [&] { return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])}; },
+                                  zero)
+                               .front());
+        return storeAll(values);
+      };
+      if (masks.empty())
+        whole();
+      else
+        emitIfElse(rewriter, loc, allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
+                   {}, whole, each);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitLowering : TilePattern<AsyncCommitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AsyncCommitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    tiles.target.asyncCommit(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The wait, then a join: every thread's copies (and plain stores of the
+/// masked tails) are visible to the program, and every thread is done
+/// with the buffers it read before.
+struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    tiles.target.asyncWait(rewriter, op.getLoc(), op.getPending());
+    tiles.lowering.joinProgram(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
+
+void addSharedBufferConversion(LLVMTypeConverter &converter, const TargetInfo &target) {
+  converter.addConversion([&target](SharedType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext(), target.singleThreadPrograms()
+                                                             ? 0
+                                                             : kSharedAddressSpace);
+  });
+}
 
 void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
                                 const TileLowering &tiles,
                                 RewritePatternSet &patterns) {
   patterns.add<TileLoadLowering, TileStoreLowering, TileAddPtrLowering,
                TileTranslateLowering, TileAtomicRMWLowering,
-               TileAtomicCASLowering>(converter, tiles);
+               TileAtomicCASLowering, AllocSharedLowering, AsyncCopyLowering,
+               AsyncCommitLowering, AsyncWaitLowering>(converter, tiles);
 }
 
 } // namespace weft

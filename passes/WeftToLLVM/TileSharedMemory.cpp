@@ -65,7 +65,7 @@ ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
     return use(result, result.getNumElements());
   }
   if (auto dot = dyn_cast<DotOp>(op))
-    return ScratchUse{dot.getA().getType(), dotScratchBytes(dot, target)};
+    return ScratchUse{dot.getC().getType(), dotScratchBytes(dot, target)};
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     RankedTensorType src = reduce.getSrc().getType();
     int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
@@ -108,22 +108,70 @@ TileLowering::exchange(OpBuilder &b, Location loc, Operation *op,
   return out;
 }
 
+/// `type`'s shape with rows `pitch` elements apart (0: packed).
+static SmallVector<int64_t> paddedShape(RankedTensorType type, int64_t pitch) {
+  SmallVector<int64_t> shape(type.getShape());
+  if (pitch)
+    shape.back() = pitch;
+  return shape;
+}
+
+/// How many of a thread's consecutive elements one access of a row-major
+/// exchange may cover (from a 16-byte aligned base): a run along the
+/// layout's fastest dimension when that is the last one, at most 16 bytes,
+/// dividing the row length so that every run stays aligned.
+static unsigned rowVectorWidth(RankedTensorType type, Type elemType,
+                               ArrayRef<int64_t> shape) {
+  TileLayout layout(type);
+  unsigned last = type.getRank() - 1;
+  if (layout.getSliceDim() >= 0 || layout.getBlocked().getOrder()[0] != last ||
+      !elemType.isIntOrFloat() || elemType.getIntOrFloatBitWidth() % 8)
+    return 1;
+  int64_t bytes = elemType.getIntOrFloatBitWidth() / 8;
+  int64_t width = std::min<int64_t>(
+      {layout.getBlocked().getSizePerThread()[last], type.getShape()[last], 16 / bytes});
+  while (width > 1 && (shape.back() % width || type.getShape()[last] % width))
+    width /= 2;
+  return std::max<int64_t>(width, 1);
+}
+
 void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type elemType,
-                                 RankedTensorType type, ValueRange elements) const {
-  for (auto [element, coords] :
-       llvm::zip(elements, TileLayout(type).emitCoordinates(b, loc, target)))
-    LLVM::StoreOp::create(
-        b, loc, element,
-        elementPtr(b, loc, base, elemType, linearize(b, loc, coords, type.getShape())));
+                                 RankedTensorType type, ValueRange elements,
+                                 int64_t pitch) const {
+  SmallVector<int64_t> shape = paddedShape(type, pitch);
+  unsigned width = rowVectorWidth(type, elemType, shape);
+  auto coords = TileLayout(type).emitCoordinates(b, loc, target);
+  for (unsigned i = 0; i < elements.size(); i += width) {
+    Value ptr = elementPtr(b, loc, base, elemType, linearize(b, loc, coords[i], shape));
+    if (width == 1) {
+      LLVM::StoreOp::create(b, loc, elements[i], ptr);
+      continue;
+    }
+    Value vector = LLVM::PoisonOp::create(b, loc, VectorType::get({width}, elemType));
+    for (unsigned k = 0; k < width; ++k)
+      vector = LLVM::InsertElementOp::create(b, loc, vector, elements[i + k], i32Const(b, loc, k));
+    LLVM::StoreOp::create(b, loc, vector, ptr, width * naturalAlignment(elemType));
+  }
 }
 
 SmallVector<Value> TileLowering::loadRowMajor(OpBuilder &b, Location loc, Value base,
-                                              Type elemType, RankedTensorType type) const {
+                                              Type elemType, RankedTensorType type,
+                                              int64_t pitch) const {
+  SmallVector<int64_t> shape = paddedShape(type, pitch);
+  unsigned width = rowVectorWidth(type, elemType, shape);
+  auto coords = TileLayout(type).emitCoordinates(b, loc, target);
   SmallVector<Value> out;
-  for (auto &coords : TileLayout(type).emitCoordinates(b, loc, target))
-    out.push_back(LLVM::LoadOp::create(
-        b, loc, elemType,
-        elementPtr(b, loc, base, elemType, linearize(b, loc, coords, type.getShape()))));
+  for (unsigned i = 0; i < coords.size(); i += width) {
+    Value ptr = elementPtr(b, loc, base, elemType, linearize(b, loc, coords[i], shape));
+    if (width == 1) {
+      out.push_back(LLVM::LoadOp::create(b, loc, elemType, ptr));
+      continue;
+    }
+    Value vector = LLVM::LoadOp::create(b, loc, VectorType::get({width}, elemType), ptr,
+                                        width * naturalAlignment(elemType));
+    for (unsigned k = 0; k < width; ++k)
+      out.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Const(b, loc, k)));
+  }
   return out;
 }
 

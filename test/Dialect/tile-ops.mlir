@@ -66,3 +66,24 @@ func.func @layouts(%t: tensor<64x128xf32, #weft.blocked<{sizePerThread = [1, 4],
   }
   return
 }
+
+// What weft-pipeline-dot-operands makes of a K loop's operands.
+// CHECK-LABEL: func.func @shared_buffers
+func.func @shared_buffers(%pa: tensor<16x32x!weft.ptr<bf16>>, %pb: tensor<32x16x!weft.ptr<bf16>>,
+                          %m: tensor<16x32xi1>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // CHECK: %[[A:.*]] = weft.alloc_shared : !weft.shared<16x32xbf16>
+  %a = weft.alloc_shared : !weft.shared<16x32xbf16>
+  // CHECK: %[[B:.*]] = weft.alloc_shared : !weft.shared<32x16xbf16>
+  %b = weft.alloc_shared : !weft.shared<32x16xbf16>
+  // CHECK: weft.async_copy %{{.*}}, %[[A]], mask %{{.*}} : tensor<16x32x!weft.ptr<bf16>>, !weft.shared<16x32xbf16>
+  weft.async_copy %pa, %a, mask %m : tensor<16x32x!weft.ptr<bf16>>, !weft.shared<16x32xbf16>
+  // CHECK: weft.async_copy %{{.*}}, %[[B]] : tensor<32x16x!weft.ptr<bf16>>, !weft.shared<32x16xbf16>
+  weft.async_copy %pb, %b : tensor<32x16x!weft.ptr<bf16>>, !weft.shared<32x16xbf16>
+  // CHECK: weft.async_commit
+  weft.async_commit
+  // CHECK: weft.async_wait 0
+  weft.async_wait 0
+  // CHECK: weft.dot %[[A]], %[[B]], %{{.*}} : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %d = weft.dot %a, %b, %c : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return %d : tensor<16x16xf32>
+}

@@ -21,16 +21,18 @@
 // RUN: FileCheck %s --check-prefix=GCN < %t.s
 // RUN: weft-compile %s --target=host --emit=so -o %t.so
 
-// The module's scratch is its largest user's: @matmul's (32x64 + 64x16)
-// bf16 = 6144 bytes of operands, then 32x16 f32 products.
-// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
+// The module's scratch is its largest user's: @matmul's operands, rows
+// padded by 16 bytes, (32x(64+8) + 64x(8+8)) bf16 = 6656 bytes, then 32x8
+// f32 products.
+// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<7680 x i8>
 
-// A dot whose accumulator fits the mma fragments (N a multiple of 8 x 4
-// warps) gets the mma accumulator layout for its result and c (a loop's
-// initial accumulator too), so no products go through shared memory: each
-// warp owns 32 of the 32 rows and 8 columns, two 16x8 tiles.
+// A dot whose accumulator fits the mma fragments of a grid of the warps
+// (here 2 x 2: M a multiple of 16 x 2, N of 8 x 2) gets the mma
+// accumulator layout for its result and c (a loop's initial accumulator
+// too), so no products go through shared memory: each warp owns 16 rows
+// and 16 columns, two 16x8 tiles. @matmul's 32x8 fits no grid of 4 warps.
 // IR-LABEL: func.func @accumulate
-// IR:       %[[INIT:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #[[MMA:weft.blocked<\{sizePerThread = \[1, 2\], threadsPerWarp = \[8, 4\], warpsPerProgram = \[1, 4\], order = \[1, 0\]\}>]]>
+// IR:       %[[INIT:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #[[MMA:weft.blocked<\{sizePerThread = \[1, 2\], threadsPerWarp = \[8, 4\], warpsPerProgram = \[2, 2\], order = \[1, 0\]\}>]]>
 // IR:       scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<32x32xf32, #[[MMA]]>)
 // IR:         weft.dot %{{.*}}, %{{.*}}, %[[ACC]] : tensor<32x16xbf16, #{{.*}}>, tensor<16x32xbf16, #{{.*}}>, tensor<32x32xf32, #[[MMA]]> -> tensor<32x32xf32, #[[MMA]]>
 // IR-NOT:     weft.convert_layout
@@ -46,18 +48,20 @@
 // PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // IR-LABEL: func.func @matmul
-// IR:       %[[D:.*]] = weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16, #{{.*}}>, tensor<64x16xbf16, #{{.*}}>, tensor<32x16xf32, #[[L:weft.blocked<.*>]]> -> tensor<32x16xf32, #[[L]]>
-// IR:       weft.store %{{.*}}, %[[D]] : tensor<32x16x!weft.ptr<f32>, #[[L]]>
+// IR:       %[[D:.*]] = weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16, #{{.*}}>, tensor<64x8xbf16, #{{.*}}>, tensor<32x8xf32, #[[L:weft.blocked<.*>]]> -> tensor<32x8xf32, #[[L]]>
+// IR:       weft.store %{{.*}}, %[[D]] : tensor<32x8x!weft.ptr<f32>, #[[L]]>
 
+// Operands go to shared memory as 16-byte vectors (rows padded by 16
+// bytes keep every run aligned); the products come back as vectors too.
 // NVVM-LABEL: llvm.func @matmul(
-// NVVM:       llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
+// NVVM:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
 // NVVM:       llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", "=r,=r,=r,=r,l"
 // NVVM:       llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0,$1}, [$2];", "=r,=r,l"
 // NVVM:       llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};", "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
 // NVVM:       llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
-// NVVM:       llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// NVVM:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // NVVM:       llvm.fadd
 // NVVM:       nvvm.barrier0
 // NVVM-LABEL: llvm.func @matmul_f32(
@@ -70,10 +74,9 @@
 // HOST-NOT:   __weft_tile_scratch
 // HOST:       llvm.intr.fmuladd
 
-// (The bf16 stores to shared memory come out as packed pairs.)
 // PTX-LABEL: .entry matmul(
 // PTX:       ld.global.v4.b32
-// PTX:       st.shared
+// PTX:       st.shared.v4.b32
 // PTX:       bar.sync
 // PTX:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -117,10 +120,10 @@ func.func @matmul(%a: !weft.ptr<bf16> {weft.divisibility = 16 : i32},
     attributes {weft.kernel} {
   %rm = weft.make_range 0, 32 : tensor<32xi32>
   %rk = weft.make_range 0, 64 : tensor<64xi32>
-  %rn = weft.make_range 0, 16 : tensor<16xi32>
+  %rn = weft.make_range 0, 8 : tensor<8xi32>
   %c64 = arith.constant dense<64> : tensor<32x1xi32>
-  %c16 = arith.constant dense<16> : tensor<64x1xi32>
-  %c16o = arith.constant dense<16> : tensor<32x1xi32>
+  %c8 = arith.constant dense<8> : tensor<64x1xi32>
+  %c8o = arith.constant dense<8> : tensor<32x1xi32>
   // a[m, k] at a + m * 64 + k
   %m = weft.expand_dims %rm axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
   %mrow = arith.muli %m, %c64 : tensor<32x1xi32>
@@ -131,26 +134,26 @@ func.func @matmul(%a: !weft.ptr<bf16> {weft.divisibility = 16 : i32},
   %as = weft.splat %a : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
   %ap = weft.addptr %as, %aoff : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
   %x = weft.load %ap : tensor<32x64x!weft.ptr<bf16>>
-  // b[k, n] at b + k * 16 + n
+  // b[k, n] at b + k * 8 + n
   %k1 = weft.expand_dims %rk axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
-  %krow = arith.muli %k1, %c16 : tensor<64x1xi32>
-  %n0 = weft.expand_dims %rn axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
-  %krb = weft.broadcast %krow : tensor<64x1xi32> -> tensor<64x16xi32>
-  %nb = weft.broadcast %n0 : tensor<1x16xi32> -> tensor<64x16xi32>
-  %boff = arith.addi %krb, %nb : tensor<64x16xi32>
-  %bs = weft.splat %b : !weft.ptr<bf16> -> tensor<64x16x!weft.ptr<bf16>>
-  %bp = weft.addptr %bs, %boff : tensor<64x16x!weft.ptr<bf16>>, tensor<64x16xi32>
-  %y = weft.load %bp : tensor<64x16x!weft.ptr<bf16>>
-  // c[m, n] at c + m * 16 + n
-  %zero = arith.constant dense<0.0> : tensor<32x16xf32>
-  %d = weft.dot %x, %y, %zero : tensor<32x64xbf16>, tensor<64x16xbf16>, tensor<32x16xf32> -> tensor<32x16xf32>
-  %mc = arith.muli %m, %c16o : tensor<32x1xi32>
-  %mcb = weft.broadcast %mc : tensor<32x1xi32> -> tensor<32x16xi32>
-  %ncb = weft.broadcast %n0 : tensor<1x16xi32> -> tensor<32x16xi32>
-  %coff = arith.addi %mcb, %ncb : tensor<32x16xi32>
-  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<32x16x!weft.ptr<f32>>
-  %cp = weft.addptr %cs, %coff : tensor<32x16x!weft.ptr<f32>>, tensor<32x16xi32>
-  weft.store %cp, %d : tensor<32x16x!weft.ptr<f32>>
+  %krow = arith.muli %k1, %c8 : tensor<64x1xi32>
+  %n0 = weft.expand_dims %rn axis = 0 : tensor<8xi32> -> tensor<1x8xi32>
+  %krb = weft.broadcast %krow : tensor<64x1xi32> -> tensor<64x8xi32>
+  %nb = weft.broadcast %n0 : tensor<1x8xi32> -> tensor<64x8xi32>
+  %boff = arith.addi %krb, %nb : tensor<64x8xi32>
+  %bs = weft.splat %b : !weft.ptr<bf16> -> tensor<64x8x!weft.ptr<bf16>>
+  %bp = weft.addptr %bs, %boff : tensor<64x8x!weft.ptr<bf16>>, tensor<64x8xi32>
+  %y = weft.load %bp : tensor<64x8x!weft.ptr<bf16>>
+  // c[m, n] at c + m * 8 + n
+  %zero = arith.constant dense<0.0> : tensor<32x8xf32>
+  %d = weft.dot %x, %y, %zero : tensor<32x64xbf16>, tensor<64x8xbf16>, tensor<32x8xf32> -> tensor<32x8xf32>
+  %mc = arith.muli %m, %c8o : tensor<32x1xi32>
+  %mcb = weft.broadcast %mc : tensor<32x1xi32> -> tensor<32x8xi32>
+  %ncb = weft.broadcast %n0 : tensor<1x8xi32> -> tensor<32x8xi32>
+  %coff = arith.addi %mcb, %ncb : tensor<32x8xi32>
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<32x8x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %coff : tensor<32x8x!weft.ptr<f32>>, tensor<32x8xi32>
+  weft.store %cp, %d : tensor<32x8x!weft.ptr<f32>>
   return
 }
 

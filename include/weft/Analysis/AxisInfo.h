@@ -47,8 +47,9 @@ constexpr llvm::StringLiteral kDivisibilityAttrName = "weft.divisibility";
 constexpr int64_t kDefaultPointerDivisibility = 16;
 
 /// A forward analysis of every function under a root operation. Values it
-/// cannot reason about (loop-carried values, loads, block arguments of
-/// non-entry blocks) are unknown, which is always safe.
+/// cannot reason about (loop-carried values other than scf.for's induction
+/// variable, loads, block arguments of non-entry blocks) are unknown, which
+/// is always safe.
 class AxisInfoAnalysis {
 public:
   explicit AxisInfoAnalysis(mlir::Operation *root);

@@ -36,6 +36,38 @@ def WeftAssignLayouts : Pass<"weft-assign-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::weft::WeftDialect"];
 }
 
+def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp"> {
+  let summary = "Copy a K loop's dot operands into shared memory stages ahead";
+  let description = [{
+    Software pipelining of `scf.for` loops that only read memory (every op
+    in the body is a weak `weft.load` or has no memory effects) and
+    multiply tiles they load: each `weft.dot` operand that is a weak tile
+    load used only by that dot, whose address, mask and `other` (zero or
+    none) depend only on the induction variable and values from outside
+    the loop, becomes a ring of `num-stages` `!weft.shared` buffers. In
+    front of the loop, the copies of the first num-stages - 1 iterations
+    start (`weft.async_copy`, one `weft.async_commit` group per
+    iteration); every iteration waits for its own group
+    (`weft.async_wait num-stages - 2`, which also joins the program, so
+    the buffer the previous iteration read is free), starts the copies of
+    the iteration num-stages - 1 ahead into that buffer, and multiplies
+    from shared memory. Copies past the upper bound are masked off (they
+    read nothing and write zeros); after the loop every group is waited
+    for. On sm_90 the copies are cp.async, so global-memory latency
+    overlaps the math of the stages in between; elsewhere they complete
+    at once (same results). Fewer stages are used where the buffers would
+    not fit in the target's static shared memory (less 8 KiB for the
+    program's other uses), none below two.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Target: cuda:90, hip:gfx942 or host">,
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
+           "Buffers per operand: copies run num-stages - 1 iterations ahead">,
+  ];
+  let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
+}
+
 def WeftAddHiddenArgs : Pass<"weft-add-hidden-args", "mlir::ModuleOp"> {
   let summary = "Append the kernel context (and host program) arguments";
   let description = [{
@@ -56,10 +88,13 @@ def ConvertWeftToLLVM : Pass<"convert-weft-to-llvm", "mlir::ModuleOp"> {
     taken from weft::TargetInfo. Needs weft-add-hidden-args first. Tiles
     must carry layouts (weft-assign-layouts); each becomes the struct of the
     elements one thread holds, and tile ops and element-wise arith/math on
-    tiles become per-element code, shuffles and shared memory.
+    tiles become per-element code, shuffles and shared memory. Structured
+    control flow (scf) becomes branches here, after the axis analysis has
+    seen the loops.
   }];
   let options = TargetOptions;
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::ROCDL::ROCDLDialect"];
 }

@@ -125,6 +125,17 @@ public:
 
   /// NVLS multimem instructions exist (NVPTX); elsewhere multimem ops are
   /// always the unicast loop over peers.
+  /// Asynchronous global-to-shared copies (cp.async on sm_90): asyncCopy
+  /// starts copying `bytes` (4, 8 or 16, aligned) from global `src` to
+  /// shared `dst`; asyncCommit closes the group of copies started since the
+  /// last; asyncWait waits until at most `pending` groups are incomplete.
+  /// Without them weft.async_copy copies at once.
+  virtual bool hasAsyncCopy() const { return false; }
+  virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
+                         mlir::Value src, unsigned bytes) const;
+  virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const {}
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, unsigned pending) const {}
+
   virtual bool hasMultimem() const { return false; }
   /// The multimem instruction for `op` (a weft.multimem_* op) on the
   /// multicast address `mptr`; returns the loaded value of an ld_reduce.

@@ -109,10 +109,12 @@ LogicalResult ReshapeOp::verify() {
 }
 
 LogicalResult DotOp::verify() {
-  RankedTensorType a = getA().getType(), b = getB().getType(),
-                    c = getC().getType(), result = getResult().getType();
+  auto a = cast<ShapedType>(getA().getType()), b = cast<ShapedType>(getB().getType());
+  RankedTensorType c = getC().getType(), result = getResult().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("multiplies 2-D tiles");
+  if (isa<SharedType>(a) != isa<SharedType>(b))
+    return emitOpError("a and b must both be tiles or both shared-memory buffers");
   if (a.getDimSize(1) != b.getDimSize(0))
     return emitOpError() << "a is " << a.getDimSize(0) << "x" << a.getDimSize(1)
                          << " but b is " << b.getDimSize(0) << "x"
@@ -131,8 +133,22 @@ LogicalResult DotOp::verify() {
       result.getElementType() != c.getElementType() ||
       result.getEncoding() != c.getEncoding())
     return emitOpError("result must have c's type");
-  if (!layoutOf(a) != !layoutOf(c) || !layoutOf(b) != !layoutOf(c))
+  // Shared-memory operands have no layout; tiles follow c.
+  auto tileLayoutDiffers = [&](ShapedType operand) {
+    auto tile = dyn_cast<RankedTensorType>(operand);
+    return tile && !layoutOf(tile) != !layoutOf(c);
+  };
+  if (tileLayoutDiffers(a) || tileLayoutDiffers(b))
     return emitOpError("operands must all have layouts or all have none");
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto ptr = cast<RankedTensorType>(getPtr().getType());
+  SharedType dst = getDst().getType();
+  if (ptr.getShape() != dst.getShape() || getPointeeType(ptr.getElementType()) != dst.getElementType())
+    return emitOpError() << "copies a tile of " << ptr.getElementType() << " into " << dst
+                         << ": shapes and element types must match";
   return success();
 }
 

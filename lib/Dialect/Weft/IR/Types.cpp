@@ -41,6 +41,23 @@ void PtrType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+// !weft.shared<64x32xbf16>
+Type SharedType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  return SharedType::get(parser.getContext(), shape, elementType);
+}
+
+void SharedType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t size : getShape())
+    printer << size << "x";
+  printer << getElementType() << ">";
+}
+
 Type weft::getPointeeType(Type ptrLike) {
   auto ptr = dyn_cast<PtrType>(getElementTypeOrSelf(ptrLike));
   if (!ptr)

@@ -129,27 +129,86 @@ def Weft_ReduceOp : Weft_Op<"reduce", [RecursiveMemoryEffects,
   let hasRegionVerifier = 1;
 }
 
+def Weft_DotOperand : AnyTypeOf<[Weft_NumericTile, Weft_SharedType],
+                                "tile or shared-memory buffer">;
+
 def Weft_DotOp : Weft_Op<"dot", [Pure]> {
   let summary = "tile matrix multiply-accumulate: result = c + a @ b";
   let description = [{
     `a` is MxK, `b` KxN, `c` and the result MxN. `a` and `b` share one
     element type, f16, bf16 or f32; `c` and the result are f32, and the
     products are summed in f32. `a` and `b` may have any layouts; the
-    result has `c`'s.
+    result has `c`'s. `a` and `b` may instead be shared-memory buffers
+    (`!weft.shared`, filled by `weft.async_copy` and made visible by
+    `weft.async_wait`): the product reads its fragments from there.
 
     ```mlir
     %d = weft.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x16xbf16>,
                                tensor<64x16xf32> -> tensor<64x16xf32>
     ```
   }];
-  let arguments = (ins Weft_NumericTile:$a, Weft_NumericTile:$b,
+  let arguments = (ins Weft_DotOperand:$a, Weft_DotOperand:$b,
                        Weft_NumericTile:$c);
   let results = (outs Weft_NumericTile:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c) `->`
-    type($result)
+    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` type($c)
+    `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies into shared memory: what weft-pipeline-dot-operands
+// makes of a K loop's operand loads. Program-level like every weft op: the
+// copies of all the program's threads form one group.
+//===----------------------------------------------------------------------===//
+
+def Weft_AllocSharedOp : Weft_Op<"alloc_shared", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a buffer for one tile in the program's shared memory";
+  let results = (outs Weft_SharedType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Weft_AsyncCopyOp : Weft_Op<"async_copy", [
+    MemoryEffects<[MemRead, MemWrite]>, MaskOf<"ptr">]> {
+  let summary = "start copying a tile from global memory into a shared buffer";
+  let description = [{
+    Element (i, j) of `dst` receives `*ptr[i, j]`, or zero where `mask` is
+    false (nothing is read there). The copy is asynchronous: it belongs to
+    the group the next `weft.async_commit` closes, and `dst` may be read
+    only after a `weft.async_wait` that leaves that group complete. Where
+    the target has no asynchronous copies it completes at once.
+
+    ```mlir
+    weft.async_copy %ptrs, %buf, mask %m : tensor<64x32x!weft.ptr<bf16>>, !weft.shared<64x32xbf16>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Weft_PtrType]>:$ptr, Weft_SharedType:$dst,
+                       Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $dst (`,` `mask` $mask^)? attr-dict `:` type($ptr) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Weft_AsyncCommitOp : Weft_Op<"async_commit", [MemoryEffects<[MemWrite]>]> {
+  let summary = "close the group of the copies started since the last one";
+  let assemblyFormat = "attr-dict";
+}
+
+def Weft_AsyncWaitOp : Weft_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` copy groups are incomplete";
+  let description = [{
+    Then the program joins, so that every thread's completed copies are
+    visible to all and every thread is done with what it read before (the
+    buffers of older groups may be refilled). Groups complete in order.
+
+    ```mlir
+    weft.async_wait 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
 }
 
 def Weft_ReduceReturnOp : Weft_Op<"reduce.return", [Pure, Terminator,

@@ -26,6 +26,28 @@ def Weft_PtrType : TypeDef<Weft_Dialect, "Ptr"> {
   let hasCustomAssemblyFormat = 1;
 }
 
+def Weft_SharedType : TypeDef<Weft_Dialect, "Shared", [ShapedTypeInterface]> {
+  let mnemonic = "shared";
+  let summary = "a buffer for one tile in the program's shared memory";
+  let description = [{
+    `!weft.shared<64x32xbf16>` holds one 64x32 tile in the program's shared
+    memory (LDS; on the host, where a program is one thread, its stack),
+    row-major with rows padded as `weft.dot` reads them. The compiler makes
+    them (weft-pipeline-dot-operands): `weft.alloc_shared` gives one,
+    `weft.async_copy` fills it from global memory and `weft.dot` reads its
+    operands from it.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    bool hasRank() const { return true; }
+    ::mlir::ShapedType cloneWith(std::optional<::llvm::ArrayRef<int64_t>> shape,
+                                 ::mlir::Type elementType) const {
+      return SharedType::get(getContext(), shape ? *shape : getShape(), elementType);
+    }
+  }];
+}
+
 // A pointer or a tile of pointers.
 def Weft_PtrLike : AnyTypeOf<[Weft_PtrType, RankedTensorOf<[Weft_PtrType]>],
                              "weft pointer or tensor of weft pointers">;

@@ -1,0 +1,228 @@
+//===- PipelineDotOperands.cpp - dot operands copied stages ahead ---------===//
+//
+// A K loop of weft.dot waits for its operand loads at every step. Here the
+// loads become asynchronous copies into a ring of shared-memory buffers,
+// issued num-stages - 1 iterations ahead, so that their latency overlaps
+// the math of the iterations in between (docs/tile-ir.md, "Pipelining").
+//
+//===----------------------------------------------------------------------===//
+#include "TileLowering.h"
+
+#include "weft/Conversion/Passes.h"
+#include "weft/Dialect/Weft/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace weft {
+#define GEN_PASS_DEF_WEFTPIPELINEDOTOPERANDS
+#include "weft/Conversion/Passes.h.inc"
+} // namespace weft
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+/// Shared memory left to the program's other uses (exchanges, reductions).
+constexpr int64_t kReservedSharedBytes = 8 * 1024;
+
+bool isWeakLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  return load && load.getOrder() == MemOrder::weak;
+}
+
+/// Nothing in the loop writes memory or synchronises, so its weak loads may
+/// be issued early. (Ops with regions are judged by what they contain.)
+bool onlyReads(scf::ForOp loop) {
+  return !loop.getBody()
+              ->walk([](Operation *op) {
+                return isWeakLoad(op) || isMemoryEffectFree(op) ||
+                               op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                           ? WalkResult::advance()
+                           : WalkResult::interrupt();
+              })
+              .wasInterrupted();
+}
+
+bool isZero(Value value) {
+  if (auto splat = value.getDefiningOp<SplatOp>())
+    value = splat.getSrc();
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+/// The ops of the loop body that compute `load`'s operands, in program
+/// order, if they depend only on the induction variable and values from
+/// outside the loop and have no memory effects.
+std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, LoadOp load) {
+  SmallVector<Value> work(load->getOperands());
+  llvm::SetVector<Operation *> found;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (value == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(value))
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
+        def->getNumRegions())
+      return std::nullopt;
+    if (found.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ops = found.takeVector();
+  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  return ops;
+}
+
+/// A dot operand to pipeline: its load and the load's address slice.
+struct Operand {
+  LoadOp load;
+  SmallVector<Operation *> slice;
+  SharedType buffer;
+};
+
+std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
+  auto load = operand.getDefiningOp<LoadOp>();
+  if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) ||
+      !load->hasOneUse() || (load.getOther() && !isZero(load.getOther())))
+    return std::nullopt;
+  auto slice = addressSlice(loop, load);
+  if (!slice)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(load.getType());
+  return Operand{load, std::move(*slice),
+                 SharedType::get(loop.getContext(), type.getShape(), type.getElementType())};
+}
+
+/// Starts copying `operand`'s tile of iteration `iv` into `buffer`: its
+/// address slice cloned with `iv` for `inductionVar`, masked off unless
+/// `iv` is below `upper`.
+void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, Value upper,
+            bool unsignedCmp, Value buffer) {
+  LoadOp load = operand.load;
+  Location loc = load.getLoc();
+  IRMapping map;
+  map.map(inductionVar, iv);
+  for (Operation *op : operand.slice)
+    b.clone(*op, map);
+  Value inRange = arith::CmpIOp::create(
+      b, loc, unsignedCmp ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv, upper);
+  auto maskType = RankedTensorType::get(operand.buffer.getShape(), b.getI1Type());
+  Value mask = SplatOp::create(b, loc, maskType, inRange);
+  if (Value original = load.getMask())
+    mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(original), mask);
+  AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
+}
+
+int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, const TargetInfo &target) {
+  auto limit = target.staticSharedMemoryBytes();
+  if (!limit)
+    return wanted;
+  int64_t perStage = 0;
+  for (const Operand &operand : operands)
+    perStage += sharedTileBytes(operand.buffer);
+  return std::min<int64_t>(wanted, (*limit - kReservedSharedBytes) / perStage);
+}
+
+void pipeline(scf::ForOp loop, unsigned numStages, const TargetInfo &target) {
+  if (!onlyReads(loop))
+    return;
+  SmallVector<DotOp> dots;
+  SmallVector<Operand> operands;
+  for (auto dot : loop.getBody()->getOps<DotOp>()) {
+    auto a = pipelinable(loop, dot.getA()), b = pipelinable(loop, dot.getB());
+    if (!a || !b)
+      continue;
+    dots.push_back(dot);
+    operands.push_back(std::move(*a));
+    operands.push_back(std::move(*b));
+  }
+  int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, target);
+  if (stages < 2)
+    return;
+
+  Location loc = loop.getLoc();
+  Value upper = loop.getUpperBound(), step = loop.getStep();
+  bool unsignedCmp = loop.getUnsignedCmp();
+  OpBuilder b(loop);
+  // Ring buffers, operand by operand, and the first stages - 1 groups.
+  SmallVector<Value> rings;
+  for (const Operand &operand : operands)
+    for (int64_t s = 0; s < stages; ++s)
+      rings.push_back(AllocSharedOp::create(b, loc, operand.buffer));
+  Value iv = loop.getLowerBound();
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    if (s)
+      iv = arith::AddIOp::create(b, loc, iv, step);
+    for (auto [i, operand] : llvm::enumerate(operands))
+      copyAt(b, operand, loop.getInductionVar(), iv, upper, unsignedCmp, rings[i * stages + s]);
+    AsyncCommitOp::create(b, loc);
+  }
+
+  // The loop carries each ring rotated by one per iteration: position 0
+  // holds this iteration's tiles, position stages - 1 the buffer the
+  // previous iteration read, which receives the copies stages - 1 ahead.
+  IRRewriter rewriter(loop.getContext());
+  auto rotate = [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < operands.size(); ++i)
+      for (int64_t s = 0; s < stages; ++s)
+        next.push_back(args[i * stages + (s + 1) % stages]);
+    return next;
+  };
+  auto replaced = cast<LoopLikeOpInterface>(loop.getOperation())
+                      .replaceWithAdditionalYields(rewriter, rings,
+                                                   /*replaceInitOperandUsesInLoop=*/false, rotate);
+  if (failed(replaced))
+    return;
+  auto pipelined = cast<scf::ForOp>(replaced->getOperation());
+  auto ring = pipelined.getRegionIterArgs().take_back(rings.size());
+
+  OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
+  AsyncWaitOp::create(body, loc, stages - 2);
+  Value lead = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), stages - 1));
+  Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
+                                      arith::MulIOp::create(body, loc, step, lead));
+  for (auto [i, operand] : llvm::enumerate(operands))
+    copyAt(body, operand, pipelined.getInductionVar(), ahead, upper, unsignedCmp,
+           ring[i * stages + stages - 1]);
+  AsyncCommitOp::create(body, loc);
+  for (auto [i, dot] : llvm::enumerate(dots)) {
+    dot->setOperand(0, ring[(2 * i) * stages]);
+    dot->setOperand(1, ring[(2 * i + 1) * stages]);
+  }
+  // The loads and the address arithmetic only they used go: layout
+  // assignment would otherwise distribute (and maybe exchange) dead tiles.
+  for (const Operand &operand : operands) {
+    rewriter.eraseOp(operand.load);
+    for (Operation *op : llvm::reverse(operand.slice))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+  }
+  rewriter.setInsertionPointAfter(pipelined);
+  AsyncWaitOp::create(rewriter, loc, 0);
+}
+
+struct WeftPipelineDotOperands
+    : impl::WeftPipelineDotOperandsBase<WeftPipelineDotOperands> {
+  using WeftPipelineDotOperandsBase::WeftPipelineDotOperandsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto spec = parseTargetOption(module, target, /*numWarps=*/4, /*debug=*/false);
+    if (failed(spec))
+      return signalPassFailure();
+    auto info = TargetInfo::create(*spec);
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
+    for (scf::ForOp loop : loops)
+      pipeline(loop, numStages, *info);
+  }
+};
+
+} // namespace
+} // namespace weft

@@ -1,0 +1,88 @@
+// A K loop of weft.dot as weft.ops.matmul writes it. The induction
+// variable's divisibility (lower bound and step) proves a's offsets
+// aligned, so both operands move as 16-byte pieces; the row and column
+// offsets are computed again in each layout that needs them instead of
+// crossing shared memory; the accumulator stays in mma fragments of a 2x2
+// warp grid; and the result is stored from those fragments (the addresses
+// take its layout). weft-pipeline-dot-operands (first pass of weft-lower)
+// turns the loads into cp.async copies into three-stage shared-memory
+// rings: two groups start before the loop, each step waits for its own,
+// joins once, starts the copies two steps ahead and reads its fragments in
+// place, with no other shared-memory store and no other join.
+//
+// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %ptxas %t.ptx
+
+// IR-LABEL: func.func @k_loop
+// IR-NOT:   weft.convert_layout
+// IR:       weft.store {{.*}} : tensor<64x64x!weft.ptr<f32>, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerProgram = [2, 2], order = [1, 0]}>>
+
+// Three stages of (64x(32+8) + 32x(64+8)) bf16 = 29184 bytes.
+// PTX-LABEL: .entry k_loop(
+// PTX:       .shared .align 16 .b8 __weft_shared_0[5120];
+// PTX-NOT:   ld.global
+// PTX-NOT:   bar.sync
+// PTX-COUNT-4: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// PTX:       cp.async.commit_group;
+// PTX-COUNT-4: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// PTX:       cp.async.commit_group;
+// PTX-NOT:   bar.sync
+// PTX:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-NOT:   bar.sync
+// PTX:       cp.async.wait_group 1;
+// PTX-NEXT:  bar.sync 0;
+// PTX-NOT:   bar.sync
+// PTX:       cp.async.wait_group 0;
+// PTX-NEXT:  bar.sync 0;
+// PTX-NOT:   bar.sync
+// PTX-NOT:   ld.global
+// PTX:       st.global.v2.b32
+// PTX-NOT:   bar.sync
+// PTX:       ret;
+func.func @k_loop(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>,
+                  %K: i32 {weft.divisibility = 16 : i32},
+                  %k_lo: i32 {weft.divisibility = 16 : i32}) attributes {weft.kernel} {
+  // a: 64 x K, b: K x 64, c: 64 x 64, row-major.
+  %c32 = arith.constant 32 : i32
+  %rm = weft.make_range 0, 64 : tensor<64xi32>
+  %rk = weft.make_range 0, 32 : tensor<32xi32>
+  %m = weft.expand_dims %rm axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %Ks = weft.splat %K : i32 -> tensor<64x1xi32>
+  %mrow = arith.muli %m, %Ks : tensor<64x1xi32>
+  %as = weft.splat %a : !weft.ptr<bf16> -> tensor<64x1x!weft.ptr<bf16>>
+  %arow = weft.addptr %as, %mrow : tensor<64x1x!weft.ptr<bf16>>, tensor<64x1xi32>
+  %abase = weft.broadcast %arow : tensor<64x1x!weft.ptr<bf16>> -> tensor<64x32x!weft.ptr<bf16>>
+  %n = weft.expand_dims %rm axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %nb = weft.broadcast %n : tensor<1x64xi32> -> tensor<32x64xi32>
+  %bs = weft.splat %b : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
+  %bcol = weft.addptr %bs, %nb : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+  %width = arith.constant dense<64> : tensor<32x1xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %sum = scf.for %k0 = %k_lo to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %ks = weft.splat %k0 : i32 -> tensor<32xi32>
+    %kk = arith.addi %ks, %rk : tensor<32xi32>
+    %kr = weft.expand_dims %kk axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %krb = weft.broadcast %kr : tensor<1x32xi32> -> tensor<64x32xi32>
+    %ap = weft.addptr %abase, %krb : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+    %x = weft.load %ap : tensor<64x32x!weft.ptr<bf16>>
+    %kc = weft.expand_dims %kk axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+    %kcr = arith.muli %kc, %width : tensor<32x1xi32>
+    %kcb = weft.broadcast %kcr : tensor<32x1xi32> -> tensor<32x64xi32>
+    %bp = weft.addptr %bcol, %kcb : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+    %y = weft.load %bp : tensor<32x64x!weft.ptr<bf16>>
+    %d = weft.dot %x, %y, %acc : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %rows = arith.constant dense<64> : tensor<64x1xi32>
+  %mc = arith.muli %m, %rows : tensor<64x1xi32>
+  %mcb = weft.broadcast %mc : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ncb = weft.broadcast %n : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %mcb, %ncb : tensor<64x64xi32>
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %off : tensor<64x64x!weft.ptr<f32>>, tensor<64x64xi32>
+  weft.store %cp, %sum : tensor<64x64x!weft.ptr<f32>>
+  return
+}
