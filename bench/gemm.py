@@ -4,10 +4,17 @@ process (bench/README.md).
 
     build-gpu/bin/weft-run -n 1 --backend cuda -- python3 bench/gemm.py --csv out.csv
 
-Each shape: warm-up, then --iters calls between CUDA events; median and
-min; TFLOP/s from the median; results checked against torch in the same
-run. On the host backend (cache warming) it runs small shapes with the same
-specialisations and checks them against numpy.
+Each shape and system: warm-up, then --iters calls each between CUDA
+events (host launch overhead included), or, for the _graph systems, --iters
+calls captured in a CUDA graph and replayed --reps times (the kernels
+alone); median and min per call; TFLOP/s from the median; results checked
+against torch in the same run. On the host backend (cache warming) it runs small shapes with the same
+specialisations and checks them against numpy, and compiles what a GPU
+run launches for WEFT_WARM_TARGET without running it: per shape, the
+configuration matmul picks and the --configs variants.
+
+--configs BMxBNxBKxWARPS,... adds a system per kernel configuration
+(weft.ops.matmul's config=), to compare block sizes and warp counts.
 """
 import argparse
 import csv
@@ -20,10 +27,39 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
+from weft.ops._gemm import matmul_kernel, matmul_plan  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
           (16, 8192, 8192), (64, 8192, 8192), (128, 8192, 8192)]
+
+
+def parse_shapes(text):
+    return [tuple(map(int, s.split("x"))) for s in text.split(",")] if text else SHAPES
+
+
+def parse_configs(text):
+    return [tuple(map(int, c.split("x"))) for c in text.split(",")] if text else []
+
+
+def config_name(config):
+    return "weft_{}x{}x{}w{}".format(*config)
+
+
+def warm(shapes, configs):
+    """Compiles the matmul kernels run_gpu launches for the warm target."""
+    target = os.environ.get("WEFT_WARM_TARGET")
+    if not target:
+        return
+    backend = target.split(":")[0]
+    for m, n, k in shapes:
+        for config in [None] + configs:
+            _, _, constexprs, warps = matmul_plan(m, n, k, backend, config=config)
+            div = {d: "i32:16" if d % 16 == 0 else "i32" for d in (m, n, k)}
+            weft.compile(matmul_kernel, {"a": "*bf16", "b": "*bf16", "c": "*fp32",
+                                         "M": div[m], "N": div[n], "K": div[k],
+                                         "k_steps": "i32"},
+                         constexprs, target=target, num_warps=warps)
 
 
 def run_host(shapes):
@@ -47,13 +83,36 @@ def run_host(shapes):
             sys.exit(1)
 
 
+def time_calls(torch, fn, args, graph):
+    """Sorted ms per call. Eager: --iters calls, each between two events
+    (the host's launch overhead included, as a caller sees it). Graph:
+    --iters calls captured in one CUDA graph, replayed --reps times; a
+    sample is a replay's time per call (the kernels alone)."""
+    calls, samples, run = 1, args.iters, fn
+    if graph:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g), weft.stream(torch.cuda.current_stream()):
+            for _ in range(args.iters):
+                fn()
+        calls, samples, run = args.iters, args.reps, g.replay
+    for _ in range(args.warmup):
+        run()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(samples)]
+    for s, e in events:
+        s.record()
+        run()
+        e.record()
+    torch.cuda.synchronize()
+    return sorted(s.elapsed_time(e) / calls for s, e in events)
+
+
 def run_gpu(args):
     import torch
     device = torch.device("cuda", weft.local_rank())
     torch.cuda.set_device(device)
     rows = []
-    for m, n, k in [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] \
-            if args.shapes else SHAPES:
+    for m, n, k in parse_shapes(args.shapes):
         a = weft.empty((m, k), wl.bfloat16)
         b = weft.empty((k, n), wl.bfloat16)
         c = weft.empty((m, n), wl.float32)
@@ -64,30 +123,28 @@ def run_gpu(args):
         td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
         systems = {"weft": lambda: weft.ops.matmul(a, b, c),
                    "torch": lambda: torch.matmul(ta, tb, out=td)}
+        for config in parse_configs(args.configs):
+            systems[config_name(config)] = lambda config=config: weft.ops.matmul(
+                a, b, c, config=config)
+        if args.graphs:
+            systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
         expect = ta.float() @ tb.float()  # exact: small integers
         with weft.stream(torch.cuda.current_stream()):
-            systems["weft"]()
-            torch.cuda.synchronize()
-            ok = bool(torch.equal(tc, expect))
             for name, fn in systems.items():
-                for _ in range(args.warmup):
+                if not name.startswith("torch"):  # every Weft variant writes c
+                    tc.zero_()
                     fn()
-                events = [(torch.cuda.Event(enable_timing=True),
-                           torch.cuda.Event(enable_timing=True)) for _ in range(args.iters)]
-                for s, e in events:
-                    s.record()
-                    fn()
-                    e.record()
-                torch.cuda.synchronize()
-                times = sorted(s.elapsed_time(e) for s, e in events)
+                    torch.cuda.synchronize()
+                    ok = bool(torch.equal(tc, expect))
+                times = time_calls(torch, fn, args, graph=name.endswith("_graph"))
                 median = float(np.median(times))
                 row = dict(m=m, n=n, k=k, system=name, median_ms=round(median, 4),
                            min_ms=round(times[0], 4),
                            tflops=round(2 * m * n * k / (median * 1e-3) / 1e12, 2),
-                           correct=ok if name == "weft" else True,
+                           correct=ok if not name.startswith("torch") else True,
                            gpu=torch.cuda.get_device_name(), torch=torch.__version__)
                 rows.append(row)
-                print(f"{m:5d}x{n:5d}x{k:5d} {name:6s} median {median:9.4f} ms "
+                print(f"{m:5d}x{n:5d}x{k:5d} {name:11s} median {median:9.4f} ms "
                       f"{row['tflops']:7.2f} TFLOP/s {'ok' if row['correct'] else 'WRONG'}",
                       flush=True)
         for buf in (a, b, c):
@@ -105,12 +162,18 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", default=None, help="MxNxK,... (default: the issue's shapes)")
     p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--reps", type=int, default=5, help="replays of a graph of --iters calls")
+    p.add_argument("--no-graphs", dest="graphs", action="store_false",
+                   help="skip the CUDA-graph systems (weft_graph, torch_graph)")
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--configs", default=None,
+                   help="BMxBNxBKxWARPS,... weft.ops.matmul configs to add")
     p.add_argument("--csv", default=None)
     args = p.parse_args()
     weft.init()
     if weft.backend() == "host":
         run_host([(32, 32, 32), (16, 48, 256)])  # the second one splits K
+        warm(parse_shapes(args.shapes), parse_configs(args.configs))
     else:
         run_gpu(args)
     weft.finalize()

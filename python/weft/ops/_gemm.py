@@ -34,14 +34,16 @@ def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.const
     return acc
 
 
-@jit(do_not_specialize=("k_chunk",))
-def matmul_kernel(a, b, c, M, N, K, k_chunk, BM: wl.constexpr, BN: wl.constexpr,
+@jit(do_not_specialize=("k_steps",))
+def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr):
-    """c = a @ b: a program per BMxBN block of c and k_chunk-long piece of
-    K (grid axis 2); with several pieces (split-K) each adds its partial
-    product into c, which starts at zero."""
+    """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
+    BK steps (grid axis 2); with several pieces (split-K) each adds its
+    partial product into c, which starts at zero. Pieces counted in steps
+    keep their offsets provably multiples of BK (aligned vector loads)."""
     rm = wl.program_id(0) * BM + wl.arange(0, BM)
     rn = wl.program_id(1) * BN + wl.arange(0, BN)
+    k_chunk = k_steps * BK
     k_lo = wl.program_id(2) * k_chunk
     k_hi = wl.minimum(K, k_lo + k_chunk)
     acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK)
@@ -103,26 +105,60 @@ def zero_kernel(c, n, BLOCK: wl.constexpr):
 ZERO_BLOCK = PerBackend(host=64, default=1024)
 
 
-def matmul(a, b, out=None, split_k=None):
+# Large products take 128x128 blocks (four warps, 64x64 each): on an H200
+# they double the 64x64 blocks' speed once the operands are pipelined
+# (bench/README.md, "GEMM"); the rest keep BM x BN x BK. Host programs
+# keep 16x16x16.
+_LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128), BK=BK)
+
+
+def _config_for(m, n, k, backend):
+    """(constexprs, num_warps, (BM, BN, BK) on `backend`) for an m x n x k
+    product; the fused GEMMs (ops/_tp.py) use it too."""
+    constexprs = _LARGE if m >= 128 and m * n * k >= 1 << 33 else dict(BM=BM, BN=BN, BK=BK)
+    return constexprs, 4, tuple(constexprs[name][backend] for name in ("BM", "BN", "BK"))
+
+
+def _pieces(blocks, k, bk, split_k=None):
+    """(pieces, BK steps per piece) of K for a grid of `blocks` output
+    blocks: split_k pieces, by default _split_k's."""
+    if split_k is None:
+        split_k = _split_k(blocks, k, bk)
+    if int(split_k) < 1:
+        raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
+    steps = -(-max(1, -(-k // int(split_k))) // bk)
+    return max(1, -(-k // (steps * bk))), steps
+
+
+def matmul_plan(m, n, k, backend, split_k=None, config=None):
+    """How matmul launches an m x n x k product on `backend`: (grid,
+    k_steps, constexprs, num_warps); config = (BM, BN, BK, num_warps)
+    overrides the blocks the shape picks."""
+    if config is None:
+        constexprs, warps, (bm, bn, bk) = _config_for(m, n, k, backend)
+    else:
+        bm, bn, bk, warps = (int(v) for v in config)
+        constexprs = dict(BM=bm, BN=bn, BK=bk)
+    blocks_m, blocks_n = -(-m // bm), -(-n // bn)
+    pieces, steps = _pieces(blocks_m * blocks_n, k, bk, split_k)
+    return (blocks_m, blocks_n, pieces), steps, constexprs, warps
+
+
+def matmul(a, b, out=None, split_k=None, config=None):
     """out = a @ b in f32 (a M x K, b K x N, both fp16, bf16 or fp32: weft
     buffers, numpy arrays on the host, tensors on GPUs; out M x N fp32,
     allocated as a weft.Buffer when None). Local: no communication.
     split_k: pieces of K computed by separate programs and added into out
-    (None: chosen by the shape and the block size)."""
+    (None: chosen by the shape and the block size). config: (BM, BN, BK,
+    num_warps) of the kernel (None: chosen by the shape; bench/gemm.py
+    --configs compares them)."""
     m, k, n = _check_operands("matmul", a, b)
     out = _output("matmul", out, m, n)
     backend = rt.backend()
-    blocks_m, blocks_n, bk = -(-m // BM[backend]), -(-n // BN[backend]), BK[backend]
-    if split_k is None:
-        split_k = _split_k(blocks_m * blocks_n, k, bk)
-    if int(split_k) < 1:
-        raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
-    chunk = -(-max(1, -(-k // int(split_k))) // bk) * bk  # a multiple of BK
-    pieces = max(1, -(-k // chunk))
-    if pieces > 1:
+    grid, steps, constexprs, warps = matmul_plan(m, n, k, backend, split_k, config)
+    if grid[2] > 1:
         zero_block = ZERO_BLOCK[backend]
         zero_kernel[(-(-m * n // zero_block),)](out, m * n, BLOCK=ZERO_BLOCK)
-    grid = (blocks_m, blocks_n, pieces)
-    matmul_kernel[grid](a, b, out, m, n, k, chunk, BM=BM, BN=BN, BK=BK)
+    matmul_kernel[grid](a, b, out, m, n, k, steps, num_warps=warps, **constexprs)
     return out
 

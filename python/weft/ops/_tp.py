@@ -27,8 +27,8 @@ from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _get_comm
-from ._gemm import (BK, BM, BN, ZERO_BLOCK, _block_product, _check_operands, _output,
-                    _programs, _split_k, zero_kernel)
+from ._gemm import (ZERO_BLOCK, _block_product, _check_operands, _config_for, _output,
+                    _pieces, _programs, zero_kernel)
 
 
 @jit
@@ -39,14 +39,6 @@ def phase_kernel(flags, epochs, PHASE: wl.constexpr):
     epoch = _begin(epochs)
     _sync(flags, PHASE, epoch)
     _end(epochs, epoch)
-
-
-def _pieces(blocks, k, bk):
-    """(pieces, BK steps per piece) of K for a grid of `blocks` output
-    blocks: weft.ops.matmul's split-K rule (at least 4 steps a piece, up to
-    16 pieces while the blocks are fewer than 256)."""
-    steps = -(-max(1, -(-k // _split_k(blocks, k, bk))) // bk)
-    return max(1, -(-k // (steps * bk))), steps
 
 
 @jit(do_not_specialize=("k_steps",))
@@ -92,15 +84,16 @@ def all_gather_matmul(a, b, out=None, num_programs=None):
     if rows * n == 0:
         return out
     backend = rt.backend()
-    tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
-    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend])
+    blocks, warps, (bm, bn, bk) = _config_for(ranks * rows, n, k, backend)
+    tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
+    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, bk)
     comm = _get_comm()
     if pieces > 1:
         zero_kernel[(-(-ranks * rows * n // ZERO_BLOCK[backend]),)](
             out, ranks * rows * n, BLOCK=ZERO_BLOCK)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
     all_gather_matmul_kernel[(ranks * tiles_m, tiles_n, pieces)](
-        a, b, out, rows, n, k, steps, BM=BM, BN=BN, BK=BK)
+        a, b, out, rows, n, k, steps, num_warps=warps, **blocks)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=2)     # nobody reads my a any more
     return out
 
@@ -165,13 +158,14 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     grid = _programs(num_programs, -(-rows * n // BLOCK[backend]))
     if rows * n == 0:
         return out
-    tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
+    blocks, warps, (bm, bn, bk) = _config_for(m, n, k, backend)
+    tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
     dests = ranks if scatter else 1
-    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, BK[backend])
+    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bk)
     comm = _get_comm()
     slots = comm.buffer("fused", ranks * pieces * rows * n, wl.float32)
     matmul_push_kernel[(dests * tiles_m, tiles_n, pieces)](
-        a, b, slots, rows, n, k, steps, SCATTER=scatter, BM=BM, BN=BN, BK=BK)
+        a, b, slots, rows, n, k, steps, SCATTER=scatter, num_warps=warps, **blocks)
     slots_reduce_kernel[grid](slots, out, comm.flags, comm.epochs, rows * n,
                               ranks * pieces, BLOCK=BLOCK)
     return out
