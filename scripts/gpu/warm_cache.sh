@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fills the kernel cache that the GPU scripts run from, here where LLVM is
 # (README, "GPU runs"). The rank suite, the Python examples, the litmus
-# tests and the collectives and GEMM benchmarks run on N host ranks (WEFT_GPU_RANKS,
-# default 2: the GPU count there) with WEFT_WARM_TARGET (default cuda:90):
+# tests and the collectives, fused-kernel and GEMM benchmarks run on N host
+# ranks (WEFT_GPU_RANKS, default 2: the GPU count there) with
+# WEFT_WARM_TARGET (default cuda:90):
 # every launch is also compiled for that target, its PerBackend constexprs
 # resolved for it. That target's entries are then copied into
 # build/gpu-cache (or $WEFT_GPU_CACHE), the directory to carry (with
@@ -31,6 +32,10 @@ done
 # (element counts divisible by 16; one-shot and two-shot all-reduce).
 "${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,1M --iters 1 --warmup 0 \
   --systems weft,weft_one_shot > /dev/null
+# The fused-kernel benchmark's Weft kernels: small tokens and hidden size
+# with the GPU sweep's divisibilities ask for its specialisations.
+"${run[@]}" /usr/bin/python3 bench/fused.py --tokens 16,64 --hidden 256 --iters 1 \
+  --warmup 0 > /dev/null
 # The GEMM benchmark's kernel (one rank: it has no communication).
 build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py > /dev/null
 # Requests GPU runs saved (arguments) are kept in build/gpu-misses and
