@@ -355,8 +355,15 @@ def main():
                               f"median {r['median_us']:10.2f} us  min {r['min_us']:10.2f} us  "
                               f"busbw {r['busbw_GBps']:8.2f} GB/s  "
                               f"{'ok' if r['correct'] else 'WRONG ' + r['error']}", flush=True)
+    finish(run, args, rows)
+
+
+def finish(run, args, rows):
+    """The end of a benchmark run (here and bench/fused.py): rank 0 writes
+    the CSV, every rank leaves NCCL and weft, and a rank that saw a wrong
+    result (one not explained by an error) exits 1."""
     bad = [r for r in rows if not r["correct"] and not r["error"]]
-    if run.rank == 0 and args.csv:
+    if run.rank == 0 and args.csv and rows:
         os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -435,19 +435,7 @@ def main():
                           f"{'ok' if r['correct'] else 'WRONG ' + r['error']}", flush=True)
             if run.rank == 0 and not run.gpu:
                 print(f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
-    bad = [r for r in rows if not r["correct"] and not r["error"]]
-    if run.rank == 0 and args.csv and rows:
-        os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-    if run.gpu:
-        run.dist.destroy_process_group()
-    weft.finalize()
-    if bad:
-        print(f"rank {run.rank}: {len(bad)} wrong results", file=sys.stderr)
-        sys.exit(1)
+    CB.finish(run, args, rows)
 
 
 if __name__ == "__main__":
