@@ -38,6 +38,10 @@ def parse_shapes(text):
     return [tuple(map(int, s.split("x"))) for s in text.split(",")] if text else SHAPES
 
 
+def parse_list(text):
+    return [int(v) for v in text.split(",")] if text else []
+
+
 def parse_configs(text):
     return [tuple(map(int, c.split("x"))) for c in text.split(",")] if text else []
 
@@ -126,6 +130,9 @@ def run_gpu(args):
         for config in parse_configs(args.configs):
             systems[config_name(config)] = lambda config=config: weft.ops.matmul(
                 a, b, c, config=config)
+        for pieces in parse_list(args.split_k):
+            systems[f"weft_split{pieces}_graph"] = lambda pieces=pieces: weft.ops.matmul(
+                a, b, c, split_k=pieces)
         if args.graphs:
             systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
         expect = ta.float() @ tb.float()  # exact: small integers
@@ -168,6 +175,8 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--configs", default=None,
                    help="BMxBNxBKxWARPS,... weft.ops.matmul configs to add")
+    p.add_argument("--split-k", default=None,
+                   help="N,... graph systems with split_k forced to N (same kernels)")
     p.add_argument("--csv", default=None)
     args = p.parse_args()
     weft.init()
