@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -118,17 +119,31 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
 
-int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, const TargetInfo &target) {
-  auto limit = target.staticSharedMemoryBytes();
-  if (!limit)
+/// Stages that fit in `budget` bytes (none: no limit), at most `wanted`.
+int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int64_t> budget) {
+  if (!budget)
     return wanted;
   int64_t perStage = 0;
   for (const Operand &operand : operands)
     perStage += sharedTileBytes(operand.buffer);
-  return std::min<int64_t>(wanted, (*limit - kReservedSharedBytes) / perStage);
+  return std::min<int64_t>(wanted, *budget / perStage);
 }
 
-void pipeline(scf::ForOp loop, unsigned numStages, const TargetInfo &target) {
+/// The most scratch a dot of `func` outside `loop` needs for tile
+/// operands (weft.dot stores them there).
+int64_t operandScratchOutside(FunctionOpInterface func, scf::ForOp loop) {
+  int64_t most = 0;
+  func->walk([&](DotOp dot) {
+    if (!loop->isAncestor(dot) && isa<RankedTensorType>(dot.getA().getType()))
+      most = std::max(most, sharedTileBytes(cast<ShapedType>(dot.getA().getType())) +
+                                sharedTileBytes(cast<ShapedType>(dot.getB().getType())));
+  });
+  return most;
+}
+
+/// Pipelines `loop` within `budget` bytes of shared memory (none: no
+/// limit), which it reduces by what its buffers take.
+void pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> &budget) {
   if (!onlyReads(loop))
     return;
   SmallVector<DotOp> dots;
@@ -141,9 +156,12 @@ void pipeline(scf::ForOp loop, unsigned numStages, const TargetInfo &target) {
     operands.push_back(std::move(*a));
     operands.push_back(std::move(*b));
   }
-  int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, target);
+  int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, budget);
   if (stages < 2)
     return;
+  if (budget)
+    for (const Operand &operand : operands)
+      *budget -= stages * sharedTileBytes(operand.buffer);
 
   Location loc = loop.getLoc();
   Value upper = loop.getUpperBound(), step = loop.getStep();
@@ -216,11 +234,23 @@ struct WeftPipelineDotOperands
     auto spec = parseTargetOption(module, target, /*numWarps=*/4, /*debug=*/false);
     if (failed(spec))
       return signalPassFailure();
-    auto info = TargetInfo::create(*spec);
-    SmallVector<scf::ForOp> loops;
-    module.walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
-    for (scf::ForOp loop : loops)
-      pipeline(loop, numStages, *info);
+    std::optional<int64_t> limit = TargetInfo::create(*spec)->staticSharedMemoryBytes();
+    for (auto func : module.getOps<FunctionOpInterface>()) {
+      SmallVector<scf::ForOp> loops;
+      func->walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
+      int64_t buffers = 0;
+      for (scf::ForOp loop : loops) {
+        // The buffers of all the function's loops live at once, beside the
+        // scratch that its other dots need for their operands.
+        std::optional<int64_t> budget;
+        if (limit)
+          budget = *limit - kReservedSharedBytes - buffers - operandScratchOutside(func, loop);
+        std::optional<int64_t> left = budget;
+        pipeline(loop, numStages, left);
+        if (budget)
+          buffers += *budget - *left;
+      }
+    }
   }
 };
 

@@ -10,6 +10,8 @@
 #include "LoweringUtils.h"
 #include "TileLowering.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 
 namespace weft {
@@ -83,17 +85,24 @@ LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
   ScratchUse need = scratchUse(op, target);
   if (!limit || need.bytes == 0)
     return success();
-  // The broadcast slot of oncePerProgram lives beside the buffer.
-  int64_t allowed = *limit - kBroadcastSlotBytes;
+  // The broadcast slot of oncePerProgram and the function's !weft.shared
+  // buffers live beside the scratch buffer.
+  int64_t buffers = 0;
+  if (auto func = op->getParentOfType<FunctionOpInterface>())
+    func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
+  int64_t allowed = *limit - kBroadcastSlotBytes - buffers;
   if (need.bytes <= allowed)
     return success();
   std::string tile; // unquoted, as the source spells it
   llvm::raw_string_ostream(tile) << need.tile;
-  return op->emitError() << op->getName().stripDialect() << " of " << tile
-                         << " needs " << need.bytes
-                         << " bytes of shared memory; the target allows "
-                         << allowed << " (" << *limit << " less "
-                         << kBroadcastSlotBytes << " for the broadcast slot)";
+  InFlightDiagnostic error = op->emitError()
+                             << op->getName().stripDialect() << " of " << tile << " needs "
+                             << need.bytes << " bytes of shared memory; the target allows "
+                             << allowed << " (" << *limit << " less " << kBroadcastSlotBytes
+                             << " for the broadcast slot";
+  if (buffers)
+    error << " and " << buffers << " for the pipeline's buffers";
+  return error << ")";
 }
 
 SmallVector<Value>

@@ -1,0 +1,58 @@
+// weft-pipeline-dot-operands's shared-memory budget on sm_90 (48 KiB of
+// static shared memory, less 8 KiB for other uses and the operand scratch
+// of the function's dots that stay in registers). (sm_90 only: a host
+// program holds 64x64 tiles as one thread's vectors, which take minutes to
+// compile.)
+//
+// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s
+// RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
+// RUN: %ptxas %t.ptx
+
+// Two K loops in one function share the static shared memory: the first
+// takes three stages of 64x32 + 32x64 bf16 (29184 bytes), which leaves the
+// second too little for two, so it keeps its loads (and its operands go
+// through the scratch area, which still fits: the ptxas run).
+// CHECK-LABEL: func.func @two_loops
+// CHECK-COUNT-6: weft.alloc_shared
+// CHECK-NOT:   weft.alloc_shared
+// CHECK:       weft.async_wait 0
+// CHECK:       scf.for
+// CHECK:         weft.load
+// CHECK:         weft.load
+// CHECK:         weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16>
+func.func @two_loops(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32)
+    attributes {weft.kernel} {
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %offa = arith.constant dense<0> : tensor<64x32xi32>
+  %offb = arith.constant dense<0> : tensor<32x64xi32>
+  %as = weft.splat %a : !weft.ptr<bf16> -> tensor<64x32x!weft.ptr<bf16>>
+  %bs = weft.splat %a : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
+  %first = scf.for %k = %lo to %hi step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %ka = weft.splat %k : i32 -> tensor<64x32xi32>
+    %oa = arith.addi %offa, %ka : tensor<64x32xi32>
+    %pa = weft.addptr %as, %oa : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+    %x = weft.load %pa : tensor<64x32x!weft.ptr<bf16>>
+    %kb = weft.splat %k : i32 -> tensor<32x64xi32>
+    %ob = arith.addi %offb, %kb : tensor<32x64xi32>
+    %pb = weft.addptr %bs, %ob : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+    %y = weft.load %pb : tensor<32x64x!weft.ptr<bf16>>
+    %d = weft.dot %x, %y, %acc : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %second = scf.for %k = %lo to %hi step %c32 iter_args(%acc = %first) -> (tensor<64x64xf32>) : i32 {
+    %ka = weft.splat %k : i32 -> tensor<64x32xi32>
+    %oa = arith.addi %offa, %ka : tensor<64x32xi32>
+    %pa = weft.addptr %as, %oa : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+    %x = weft.load %pa : tensor<64x32x!weft.ptr<bf16>>
+    %kb = weft.splat %k : i32 -> tensor<32x64xi32>
+    %ob = arith.addi %offb, %kb : tensor<32x64xi32>
+    %pb = weft.addptr %bs, %ob : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+    %y = weft.load %pb : tensor<32x64x!weft.ptr<bf16>>
+    %d = weft.dot %x, %y, %acc : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
+  weft.store %cs, %second : tensor<64x64x!weft.ptr<f32>>
+  return
+}
