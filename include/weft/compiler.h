@@ -49,7 +49,9 @@ void weft_string_free(char *s);
 /* Compiles `ir` for opts->target. The artifacts hold, by name: "weft" (the
  * tile IR after the weft-optimize pipeline), "llir" (LLVM IR), and per
  * target "ptx" and, when ptxas is found, "cubin" (cuda); "amdgcn" and
- * "hsaco" (hip); "asm" and "so" (host). */
+ * "hsaco" (hip); "asm" and "so" (host). "kernels", present when a kernel
+ * needs a launch setting, is JSON: {"name": {"dynamic_shared_bytes": N}}
+ * (weft_launch_config.shared_bytes for that kernel). */
 weft_status weft_compile(weft_compiler *compiler, const char *ir,
                          size_t ir_size, const weft_compile_options *opts,
                          weft_artifacts **out);

@@ -28,6 +28,7 @@
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include <mutex>
 
@@ -147,6 +148,17 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
   buildLoweringPipeline(lowering, options.target);
   if (mlir::failed(lowering.run(module)))
     return input.diagnostics->error("lowering to the LLVM dialect failed");
+
+  // What launches must set per kernel: {"name": {"dynamic_shared_bytes": N}}.
+  std::string kernels;
+  module.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(kDynamicSharedBytesAttrName))
+      kernels += llvm::formatv("{0}\"{1}\": {{\"dynamic_shared_bytes\": {2}}", kernels.empty() ? "" : ", ",
+                               func.getSymName(), bytes.getInt())
+                     .str();
+  });
+  if (!kernels.empty())
+    artifacts["kernels"] = "{" + kernels + "}";
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =

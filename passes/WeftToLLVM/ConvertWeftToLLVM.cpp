@@ -132,6 +132,7 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     addTileConversion(converter);
     addSharedBufferConversion(converter, *info);
     Lowering lowering(*info);
+    placeSharedBuffers(module, *info);
     // Before any rewrite: the tile patterns look up the original values.
     AxisInfoAnalysis axis(module);
     TileLowering tiles(lowering, axis);

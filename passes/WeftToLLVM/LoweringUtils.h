@@ -32,6 +32,8 @@ mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
 
 /// The address space of shared memory (LDS) on NVPTX and AMDGPU.
 constexpr unsigned kSharedAddressSpace = 3;
+/// The kernel's dynamic shared memory (an external array of no size).
+constexpr llvm::StringLiteral kDynamicSharedName = "__weft_dynamic_shared";
 /// The module-wide shared-memory global `name` of the module around
 /// `from`, created with `type` on first use.
 mlir::LLVM::GlobalOp sharedGlobal(mlir::OpBuilder &b, mlir::Location loc,

@@ -234,17 +234,23 @@ struct WeftPipelineDotOperands
     auto spec = parseTargetOption(module, target, /*numWarps=*/4, /*debug=*/false);
     if (failed(spec))
       return signalPassFailure();
-    std::optional<int64_t> limit = TargetInfo::create(*spec)->staticSharedMemoryBytes();
+    auto info = TargetInfo::create(*spec);
     for (auto func : module.getOps<FunctionOpInterface>()) {
       SmallVector<scf::ForOp> loops;
       func->walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
+      // A kernel's buffers go to dynamic shared memory where the target
+      // has it (placeSharedBuffers); otherwise they share the static limit
+      // with the scratch area, which its other dots need for operands.
+      std::optional<int64_t> dynamic = info->dynamicSharedMemoryBytes();
+      bool inDynamic = dynamic && func->hasAttr(kKernelAttrName);
+      std::optional<int64_t> limit = inDynamic ? dynamic : info->staticSharedMemoryBytes();
       int64_t buffers = 0;
       for (scf::ForOp loop : loops) {
-        // The buffers of all the function's loops live at once, beside the
-        // scratch that its other dots need for their operands.
+        // The buffers of all the function's loops live at once.
         std::optional<int64_t> budget;
         if (limit)
-          budget = *limit - kReservedSharedBytes - buffers - operandScratchOutside(func, loop);
+          budget = *limit - buffers -
+                   (inDynamic ? 0 : kReservedSharedBytes + operandScratchOutside(func, loop));
         std::optional<int64_t> left = budget;
         pipeline(loop, numStages, left);
         if (budget)

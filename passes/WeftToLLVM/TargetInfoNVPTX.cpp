@@ -193,6 +193,10 @@ public:
     // sm_90 allows more only as dynamic shared memory, after an opt-in.
     return 48 * 1024;
   }
+  std::optional<int64_t> dynamicSharedMemoryBytes() const override {
+    // 227 KiB a block on sm_90, less the static part's limit.
+    return 227 * 1024 - 48 * 1024;
+  }
 
   Value timerNs(OpBuilder &b, Location loc) const override {
     return NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());

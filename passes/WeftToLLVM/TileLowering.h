@@ -113,6 +113,10 @@ mlir::LogicalResult checkScratchLimit(mlir::Operation *op,
 void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+/// On targets with dynamic shared memory, gives every kernel's
+/// `!weft.shared` buffers consecutive places there and the kernel the
+/// total (kDynamicSharedBytesAttrName), before the lowering.
+void placeSharedBuffers(mlir::ModuleOp module, const TargetInfo &target);
 /// `!weft.shared` buffers become shared-memory pointers (the host: plain
 /// pointers to the program's stack).
 void addSharedBufferConversion(mlir::LLVMTypeConverter &converter,

@@ -397,15 +397,36 @@ struct TileAtomicCASLowering : TileAtomicLowering<AtomicCASOp> {
   Value getMask(OpAdaptor) const override { return {}; }
 };
 
-/// A `!weft.shared` buffer: a static shared-memory array of its own (one
-/// per alloc_shared of the function: they live at once), on the host a
-/// stack slot of the program.
+/// Where placeSharedBuffers put a buffer in its kernel's dynamic shared
+/// memory.
+constexpr llvm::StringLiteral kSharedOffsetAttrName = "weft.shared_offset";
+
+/// A `!weft.shared` buffer: in a kernel on a target with dynamic shared
+/// memory, its place there (placeSharedBuffers); elsewhere a static
+/// shared-memory array of its own (one per alloc_shared of the function:
+/// they live at once); on the host a stack slot of the program.
 struct AllocSharedLowering : TilePattern<AllocSharedOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(AllocSharedOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t bytes = sharedTileBytes(op.getType());
+    if (auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName)) {
+      auto module = op->getParentOfType<ModuleOp>();
+      auto global = module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName);
+      if (!global) {
+        // extern .shared .align 16 .b8 __weft_dynamic_shared[]
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(module.getBody());
+        global = LLVM::GlobalOp::create(
+            rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
+            /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedName, Attribute(),
+            /*alignment=*/16, kSharedAddressSpace);
+      }
+      rewriter.replaceOp(op, byteOffset(rewriter, loc, addressOf(rewriter, loc, global),
+                                        i64Const(rewriter, loc, offset.getInt())));
+      return success();
+    }
     if (tiles.target.singleThreadPrograms()) {
       OpBuilder::InsertionGuard guard(rewriter);
       auto func = op->getParentOfType<FunctionOpInterface>();
@@ -519,6 +540,24 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
 };
 
 } // namespace
+
+void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
+  if (!target.dynamicSharedMemoryBytes())
+    return;
+  Builder b(module.getContext());
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    // Other functions' buffers stay static: their callers' would overlap.
+    if (!func->hasAttr(kKernelAttrName))
+      continue;
+    int64_t bytes = 0;
+    func->walk([&](AllocSharedOp alloc) {
+      alloc->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(bytes));
+      bytes += sharedTileBytes(alloc.getType());
+    });
+    if (bytes)
+      func->setAttr(kDynamicSharedBytesAttrName, b.getI64IntegerAttr(bytes));
+  }
+}
 
 void addSharedBufferConversion(LLVMTypeConverter &converter, const TargetInfo &target) {
   converter.addConversion([&target](SharedType type) -> Type {

@@ -85,10 +85,12 @@ LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
   ScratchUse need = scratchUse(op, target);
   if (!limit || need.bytes == 0)
     return success();
-  // The broadcast slot of oncePerProgram and the function's !weft.shared
-  // buffers live beside the scratch buffer.
+  // The broadcast slot of oncePerProgram and the function's static
+  // !weft.shared buffers (placeSharedBuffers) live beside the scratch
+  // buffer.
   int64_t buffers = 0;
-  if (auto func = op->getParentOfType<FunctionOpInterface>())
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (func && !(target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName)))
     func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
   int64_t allowed = *limit - kBroadcastSlotBytes - buffers;
   if (need.bytes <= allowed)

@@ -1,5 +1,6 @@
 """@weft.jit, weft.compile and kernel launches."""
 import ast
+import json
 import ctypes as _c
 import inspect
 import os
@@ -117,6 +118,9 @@ class CompiledKernel:
             module = rt.module_load(image)
             self._handle = rt.module_get_kernel(module, self.name)
             self._config.num_threads = self.num_warps * _WARP[backend]
+            # Its pipelined operands' buffers (compiler.h, "kernels").
+            kernels = json.loads(self.asm.get("kernels", b"{}"))
+            self._config.shared_bytes = kernels.get(self.name, {}).get("dynamic_shared_bytes", 0)
             self._generation = rt.state.generation
         return self._handle
 

@@ -25,7 +25,6 @@
 #include "gpu.h"
 
 #define LIBCUDA "libcuda.so.1"
-#define MAX_STATIC_SHARED (48u << 10)
 
 /* ---- the driver, loaded once per process ---- */
 
@@ -594,7 +593,9 @@ static weft_status cuda_launch(void *state, void *function,
     st = weft_gpu_launch_begin(&s->gpu, &l, config, args, num_args, kctx);
   if (st != WEFT_SUCCESS)
     return st;
-  if (config->shared_bytes > MAX_STATIC_SHARED)
+  /* Past 48 KiB, static and dynamic together, a kernel must opt in: any
+   * dynamic shared memory may take it there. */
+  if (config->shared_bytes > 0)
     st = CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             (int)config->shared_bytes);
   if (st == WEFT_SUCCESS)

@@ -11,6 +11,7 @@
 // place, with no other shared-memory store and no other join.
 //
 // RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
@@ -19,9 +20,13 @@
 // IR-NOT:   weft.convert_layout
 // IR:       weft.store {{.*}} : tensor<64x64x!weft.ptr<f32>, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerProgram = [2, 2], order = [1, 0]}>>
 
-// Three stages of (64x(32+8) + 32x(64+8)) bf16 = 29184 bytes.
+// Three stages of (64x(32+8) + 32x(64+8)) bf16 = 29184 bytes of dynamic
+// shared memory, which the kernel's launches ask for (the "kernels"
+// artifact).
+// LLVM:      llvm.mlir.global external @__weft_dynamic_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// LLVM:      llvm.func @k_loop({{.*}} weft.dynamic_shared_bytes = 29184 : i64
+// PTX:       .extern .shared .align 16 .b8 __weft_dynamic_shared[];
 // PTX-LABEL: .entry k_loop(
-// PTX:       .shared .align 16 .b8 __weft_shared_0[5120];
 // PTX-NOT:   ld.global
 // PTX-NOT:   bar.sync
 // PTX-COUNT-4: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;

@@ -1,25 +1,32 @@
-// weft-pipeline-dot-operands's shared-memory budget on sm_90 (48 KiB of
-// static shared memory, less 8 KiB for other uses and the operand scratch
-// of the function's dots that stay in registers). (sm_90 only: a host
-// program holds 64x64 tiles as one thread's vectors, which take minutes to
-// compile.)
+// weft-pipeline-dot-operands's shared-memory budget. Two K loops in one
+// kernel: their rings live at once. On sm_90 they go to dynamic shared
+// memory (up to 227 KiB less the static 48 KiB), where both get three
+// stages of 64x32 + 32x64 bf16 (2 x 29184 bytes, the kernel's dynamic
+// shared memory). On gfx942 they share the 64 KiB of static LDS with the
+// scratch area (less 8 KiB for other uses and the operand scratch of dots
+// that stay in registers): the first loop takes three stages (29184
+// bytes), the second only two. (GPU targets only: a host program holds
+// 64x64 tiles as one thread's vectors, which take minutes to compile.)
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s
+// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s --check-prefix=NV
+// RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: %ptxas %t.ptx
+// RUN: weft-opt %s --weft-pipeline-dot-operands="target=hip:gfx942" | FileCheck %s --check-prefix=AMD
+// RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 
-// Two K loops in one function share the static shared memory: the first
-// takes three stages of 64x32 + 32x64 bf16 (29184 bytes), which leaves the
-// second too little for two, so it keeps its loads (and its operands go
-// through the scratch area, which still fits: the ptxas run).
-// CHECK-LABEL: func.func @two_loops
-// CHECK-COUNT-6: weft.alloc_shared
-// CHECK-NOT:   weft.alloc_shared
-// CHECK:       weft.async_wait 0
-// CHECK:       scf.for
-// CHECK:         weft.load
-// CHECK:         weft.load
-// CHECK:         weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16>
+// NV-LABEL:    func.func @two_loops
+// NV-COUNT-6:  weft.alloc_shared
+// NV:          weft.async_wait 0
+// NV-COUNT-6:  weft.alloc_shared
+// NV:          weft.async_wait 0
+// LLVM:        llvm.func @two_loops({{.*}} weft.dynamic_shared_bytes = 58368 : i64
+// AMD-LABEL:   func.func @two_loops
+// AMD-COUNT-6: weft.alloc_shared
+// AMD:         weft.async_wait 0
+// AMD-COUNT-4: weft.alloc_shared
+// AMD-NOT:     weft.alloc_shared
+// AMD:         weft.async_wait 0
 func.func @two_loops(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32)
     attributes {weft.kernel} {
   %c32 = arith.constant 32 : i32

@@ -56,10 +56,10 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     for. On sm_90 the copies are cp.async, so global-memory latency
     overlaps the math of the stages in between; elsewhere they complete
     at once (same results). Fewer stages are used where the buffers (of
-    all the function's pipelined loops together) would not fit in the
-    target's static shared memory less 8 KiB for the program's other
-    uses and the operand scratch of the function's other dots; none below
-    two.
+    all the function's pipelined loops together) would not fit: in a
+    kernel on a target with dynamic shared memory (sm_90) its limit;
+    elsewhere the static limit less 8 KiB for the program's other uses and
+    the operand scratch of the function's other dots. None below two.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

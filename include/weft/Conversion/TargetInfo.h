@@ -84,6 +84,10 @@ public:
   /// The static shared memory (LDS) a program may use, in bytes; none on
   /// the host, where the tile scratch buffer is ordinary memory.
   virtual std::optional<int64_t> staticSharedMemoryBytes() const = 0;
+  /// Bytes a program may take beyond that as dynamic shared memory (an
+  /// opt-in at launch), where `!weft.shared` buffers then live; none: the
+  /// buffers are static like the scratch area.
+  virtual std::optional<int64_t> dynamicSharedMemoryBytes() const { return std::nullopt; }
 
   /// Nanoseconds from a clock that advances while the program spins.
   virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;

@@ -1,4 +1,5 @@
 """weft.compile for the three targets, and the disk cache."""
+import json
 import os
 import re
 import subprocess
@@ -33,6 +34,23 @@ def test_cuda():
     assert "weft.load" in k.asm["weft"].decode()
     if "cubin" in k.asm:
         assert k.asm["cubin"][:4] == b"\x7fELF"
+
+
+def test_pipelined_dot_asks_for_dynamic_shared_memory():
+    """weft.ops.matmul's K loop on sm_90: three cp.async stages of its
+    64x32 and 32x64 bf16 operands (rows padded by 16 bytes) in dynamic
+    shared memory, which the "kernels" artifact reports and launches set;
+    no such artifact where nothing is dynamic."""
+    from weft.ops._gemm import matmul_kernel
+    sig = {"a": "*bf16", "b": "*bf16", "c": "*fp32", "M": "i32:16", "N": "i32:16",
+           "K": "i32:16", "k_steps": "i32"}
+    k = weft.compile(matmul_kernel, signature=sig, constexprs={"BM": 64, "BN": 64, "BK": 32},
+                     target="cuda:90")
+    assert "cp.async.cg.shared.global" in k.asm["ptx"].decode()
+    stages = 3 * (64 * (32 + 8) + 32 * (64 + 8)) * 2
+    assert json.loads(k.asm["kernels"]) == {"matmul_kernel": {"dynamic_shared_bytes": stages}}
+    plain = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="cuda:90")
+    assert "kernels" not in plain.asm
 
 
 def test_hip():

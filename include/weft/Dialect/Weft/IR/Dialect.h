@@ -36,6 +36,9 @@ mlir::Type getMaskType(mlir::Type ptrLike);
 
 /// Name of the unit attribute that marks a func.func as a kernel entry point.
 constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";
+/// On a lowered kernel: the bytes of dynamic shared memory its launches
+/// need (its `!weft.shared` buffers); the "kernels" artifact reports it.
+constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared_bytes";
 
 } // namespace weft
 
