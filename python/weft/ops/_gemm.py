@@ -114,7 +114,7 @@ _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, defaul
 
 def _config_for(m, n, k, backend):
     """(constexprs, num_warps, (BM, BN, BK) on `backend`) for an m x n x k
-    product; the fused GEMMs (ops/_tp.py) use it too."""
+    product."""
     constexprs = _LARGE if m >= 128 and m * n * k >= 1 << 33 else dict(BM=BM, BN=BN, BK=BK)
     return constexprs, 4, tuple(constexprs[name][backend] for name in ("BM", "BN", "BK"))
 

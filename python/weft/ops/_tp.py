@@ -27,8 +27,13 @@ from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _get_comm
-from ._gemm import (ZERO_BLOCK, _block_product, _check_operands, _config_for, _output,
+from ._gemm import (BK, BM, BN, ZERO_BLOCK, _block_product, _check_operands, _output,
                     _pieces, _programs, zero_kernel)
+
+# One block configuration at every shape (matmul's larger one for large
+# products would be a second specialisation, which the cache warming at
+# small shapes, scripts/gpu/warm_cache.sh, never asks for).
+_BLOCKS = dict(BM=BM, BN=BN, BK=BK)
 
 
 @jit
@@ -84,16 +89,15 @@ def all_gather_matmul(a, b, out=None, num_programs=None):
     if rows * n == 0:
         return out
     backend = rt.backend()
-    blocks, warps, (bm, bn, bk) = _config_for(ranks * rows, n, k, backend)
-    tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
-    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, bk)
+    tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
+    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend])
     comm = _get_comm()
     if pieces > 1:
         zero_kernel[(-(-ranks * rows * n // ZERO_BLOCK[backend]),)](
             out, ranks * rows * n, BLOCK=ZERO_BLOCK)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
     all_gather_matmul_kernel[(ranks * tiles_m, tiles_n, pieces)](
-        a, b, out, rows, n, k, steps, num_warps=warps, **blocks)
+        a, b, out, rows, n, k, steps, **_BLOCKS)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=2)     # nobody reads my a any more
     return out
 
@@ -158,14 +162,13 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     grid = _programs(num_programs, -(-rows * n // BLOCK[backend]))
     if rows * n == 0:
         return out
-    blocks, warps, (bm, bn, bk) = _config_for(m, n, k, backend)
-    tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
+    tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
     dests = ranks if scatter else 1
-    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bk)
+    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, BK[backend])
     comm = _get_comm()
     slots = comm.buffer("fused", ranks * pieces * rows * n, wl.float32)
     matmul_push_kernel[(dests * tiles_m, tiles_n, pieces)](
-        a, b, slots, rows, n, k, steps, SCATTER=scatter, num_warps=warps, **blocks)
+        a, b, slots, rows, n, k, steps, SCATTER=scatter, **_BLOCKS)
     slots_reduce_kernel[grid](slots, out, comm.flags, comm.epochs, rows * n,
                               ranks * pieces, BLOCK=BLOCK)
     return out
