@@ -13,8 +13,9 @@ specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
 configuration matmul picks and the --configs variants.
 
---configs BMxBNxBKxWARPS,... adds a system per kernel configuration
-(weft.ops.matmul's config=), to compare block sizes and warp counts.
+--configs BMxBNxBKxWARPS[xSTAGES],... adds a system per kernel
+configuration (weft.ops.matmul's config=), to compare block sizes, warp
+counts and pipeline depths.
 """
 import argparse
 import csv
@@ -47,7 +48,7 @@ def parse_configs(text):
 
 
 def config_name(config):
-    return "weft_{}x{}x{}w{}".format(*config)
+    return "weft_{}x{}x{}w{}".format(*config) + ("s{}".format(config[4]) if len(config) > 4 else "")
 
 
 def warm(shapes, configs):
@@ -58,12 +59,12 @@ def warm(shapes, configs):
     backend = target.split(":")[0]
     for m, n, k in shapes:
         for config in [None] + configs:
-            _, _, constexprs, warps = matmul_plan(m, n, k, backend, config=config)
+            _, _, constexprs, options = matmul_plan(m, n, k, backend, config=config)
             div = {d: "i32:16" if d % 16 == 0 else "i32" for d in (m, n, k)}
             weft.compile(matmul_kernel, {"a": "*bf16", "b": "*bf16", "c": "*fp32",
                                          "M": div[m], "N": div[n], "K": div[k],
                                          "k_steps": "i32"},
-                         constexprs, target=target, num_warps=warps)
+                         constexprs, target=target, **options)
 
 
 def run_host(shapes):

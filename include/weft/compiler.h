@@ -26,6 +26,8 @@ typedef struct weft_compile_options {
   int num_warps;      /* 0 = 4 */
   int opt_level;      /* LLVM optimisation level 0..3; -1 = 3 */
   int debug;          /* bounds checks on peer ids and heap ranges */
+  int num_stages;     /* buffers of a K loop's pipelined dot operands (copies
+                         run num_stages - 1 iterations ahead); 0 = 3, 1 = none */
 } weft_compile_options;
 
 void weft_compile_options_default(weft_compile_options *opts);

@@ -140,6 +140,13 @@ weft_status makeCompileOptions(const weft_compile_options *opts,
   out.target.numWarps = numWarps;
   out.target.debug = opts->debug != 0;
 
+  int numStages = opts->num_stages == 0 ? 3 : opts->num_stages;
+  if (numStages < 1 || numStages > 8)
+    return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
+                "invalid num_stages " + std::to_string(opts->num_stages) +
+                    ": expected 1..8 (1: no pipelining), or 0 for 3");
+  out.target.numStages = numStages;
+
   int optLevel = opts->opt_level == -1 ? 3 : opts->opt_level;
   if (optLevel < 0 || optLevel > 3)
     return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
@@ -160,6 +167,7 @@ void weft_compile_options_default(weft_compile_options *opts) {
   opts->num_warps = 4;
   opts->opt_level = 3;
   opts->debug = 0;
+  opts->num_stages = 3;
 }
 
 weft_status weft_compiler_create(weft_compiler **out) {

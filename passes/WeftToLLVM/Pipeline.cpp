@@ -25,7 +25,8 @@ struct LowerOptions : mlir::PassPipelineOptions<LowerOptions> {
 
 void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
   std::string target = spec.str();
-  pm.addPass(createWeftPipelineDotOperands({target, /*numStages=*/3}));
+  if (spec.numStages > 1)
+    pm.addPass(createWeftPipelineDotOperands({target, spec.numStages}));
   pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));
   pm.addPass(createConvertWeftToLLVM({target, spec.numWarps, spec.debug}));

@@ -12,7 +12,7 @@ _c = ctypes
 
 class _Options(_c.Structure):
     _fields_ = [("target", _c.c_char_p), ("num_warps", _c.c_int),
-                ("opt_level", _c.c_int), ("debug", _c.c_int)]
+                ("opt_level", _c.c_int), ("debug", _c.c_int), ("num_stages", _c.c_int)]
 
 
 _lib = None
@@ -56,7 +56,7 @@ def _compiler():
     return comp
 
 
-def compile_ir(ir, target, num_warps, debug):
+def compile_ir(ir, target, num_warps, debug, num_stages=3):
     """Compiles IR text; returns {artifact name: bytes}. A failure raises
     CompilationError located at the Python line of the first diagnostic."""
     from ._errors import from_diagnostics
@@ -66,6 +66,7 @@ def compile_ir(ir, target, num_warps, debug):
     opts.target = target.encode()
     opts.num_warps = num_warps
     opts.debug = int(bool(debug))
+    opts.num_stages = num_stages
     data = ir.encode()
     comp = _compiler()
     arts = _c.c_void_p()

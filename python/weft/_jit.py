@@ -242,11 +242,11 @@ class JITFunction:
         raise RuntimeError(f"launch a kernel with {self.__name__}[grid](...); "
                            "called from another kernel, it is inlined")
 
-    def specialize(self, arg_specs, constexprs, target, num_warps, debug):
+    def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3):
         """The CompiledKernel for a specialisation (cached in memory and on
         disk)."""
         key = (tuple(arg_specs), tuple(sorted(constexprs.items(), key=lambda kv: kv[0])),
-               target, num_warps, debug)
+               target, num_warps, debug, num_stages)
         kernel = self._kernels.get(key)
         if kernel is None:
             params, specs_iter = [], iter(arg_specs)
@@ -260,7 +260,7 @@ class JITFunction:
                                           div or None)))
             gen = CodeGenerator(self, params)
             ir = gen.generate()
-            options = {"num_warps": num_warps, "debug": int(debug)}
+            options = {"num_warps": num_warps, "debug": int(debug), "num_stages": num_stages}
             asm = _cache.lookup_or_compile(ir, gen.files, self.__name__, target, options)
             kernel = CompiledKernel(self.__name__, target, ir, asm, num_warps, arg_specs)
             self._kernels[key] = kernel
@@ -271,6 +271,7 @@ class JITFunction:
 
     def run(self, grid, args, kwargs):
         num_warps = kwargs.pop("num_warps", 4)
+        num_stages = kwargs.pop("num_stages", 3)
         stream = rt.stream_handle(kwargs.pop("stream", None))
         debug = kwargs.pop("debug", None)
         debug = DEBUG if debug is None else bool(debug)
@@ -295,10 +296,10 @@ class JITFunction:
                                 f"{_MEMORY[backend]} array or tensor")
         if WARM_TARGET:
             self.specialize(specs, _resolve(constexprs, _backend_of_target(WARM_TARGET)),
-                            WARM_TARGET, num_warps, debug)
+                            WARM_TARGET, num_warps, debug, num_stages)
         constexprs = _resolve(constexprs, backend)
         kernel = self.specialize(specs, constexprs, _target_of_backend(backend),
-                                 num_warps, debug)
+                                 num_warps, debug, num_stages)
         if callable(grid):
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):
@@ -339,7 +340,8 @@ def jit(fn=None, *, do_not_specialize=()):
     return JITFunction(fn, do_not_specialize)
 
 
-def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None):
+def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None,
+            num_stages=3):
     """Compiles without launching (no GPU needed). signature maps each
     run-time argument to a type: "*fp32", "i32", "fp32", "*fp16:16", ..."""
     if not isinstance(fn, JITFunction):
@@ -357,4 +359,4 @@ def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=No
              if n not in fn.constexprs]
     constexprs = _resolve(constexprs, _backend_of_target(target))
     return fn.specialize(specs, constexprs, target, num_warps,
-                         DEBUG if debug is None else bool(debug))
+                         DEBUG if debug is None else bool(debug), num_stages)

@@ -15,6 +15,16 @@
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
+// RUN: weft-compile %s --target=cuda:90 --emit=ptx --num-stages=1 | FileCheck %s --check-prefix=NOPIPE
+
+// --num-stages=1 (num_stages=1 at launch) keeps the loads and the dot's
+// own exchange through the scratch area.
+// NOPIPE-LABEL: .entry k_loop(
+// NOPIPE-NOT:   cp.async
+// NOPIPE:       ld.global.v4.b32
+// NOPIPE:       st.shared.v4.b32
+// NOPIPE:       bar.sync 0;
+// NOPIPE:       mma.sync
 
 // IR-LABEL: func.func @k_loop
 // IR-NOT:   weft.convert_layout

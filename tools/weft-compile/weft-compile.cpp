@@ -1,7 +1,8 @@
 //===- weft-compile.cpp - weft IR to PTX/cubin, HSACO or a host .so -------===//
 //
 //   weft-compile kernel.mlir --target=cuda:90 --emit=ptx [-O3]
-//                [--num-warps=4] [--debug] [--no-optimize] [-o out.ptx]
+//                [--num-warps=4] [--num-stages=3] [--debug] [--no-optimize]
+//                [-o out.ptx]
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,8 @@ static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
 static cl::opt<unsigned> numWarps("num-warps",
                                   cl::desc("Warps per program (GPU targets)"),
                                   cl::init(4));
+static cl::opt<unsigned> numStages(
+    "num-stages", cl::desc("Stages of K-loop dot operand pipelining (1: none)"), cl::init(3));
 static cl::opt<bool> debug("debug",
                            cl::desc("Bounds checks on peer ids and heap "
                                     "ranges"));
@@ -81,6 +84,7 @@ int main(int argc, char **argv) {
   if (!spec)
     return fail(llvm::toString(spec.takeError()));
   spec->numWarps = numWarps;
+  spec->numStages = numStages;
   spec->debug = debug;
   if (!targetProduces(spec->kind, artifact))
     return fail("target " + spec->str() + " does not produce '" + artifact +

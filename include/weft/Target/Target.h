@@ -25,6 +25,8 @@ struct TargetSpec {
   unsigned numWarps = 4;
   /// WEFT_DEBUG: bounds checks on peer ids and heap ranges.
   bool debug = false;
+  /// Stages of weft-pipeline-dot-operands (1: no pipelining).
+  unsigned numStages = 3;
 
   /// Parses "cuda:90" / "cuda:sm_90", "hip:gfx942", "host".
   static llvm::Expected<TargetSpec> parse(llvm::StringRef text);

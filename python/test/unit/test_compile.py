@@ -51,6 +51,17 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
     assert json.loads(k.asm["kernels"]) == {"matmul_kernel": {"dynamic_shared_bytes": stages}}
     plain = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="cuda:90")
     assert "kernels" not in plain.asm
+    # num_stages: the ring's depth; 1 turns the pipelining off.
+    deeper = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=4,
+                          constexprs={"BM": 64, "BN": 64, "BK": 32})
+    assert json.loads(deeper.asm["kernels"])["matmul_kernel"]["dynamic_shared_bytes"] == \
+        stages // 3 * 4
+    off = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=1,
+                       constexprs={"BM": 64, "BN": 64, "BK": 32})
+    assert "kernels" not in off.asm and "cp.async" not in off.asm["ptx"].decode()
+    with pytest.raises(weft.CompilationError, match="invalid num_stages 9"):
+        weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=9,
+                     constexprs={"BM": 64, "BN": 64, "BK": 32})
 
 
 def test_hip():

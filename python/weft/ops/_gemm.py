@@ -132,16 +132,19 @@ def _pieces(blocks, k, bk, split_k=None):
 
 def matmul_plan(m, n, k, backend, split_k=None, config=None):
     """How matmul launches an m x n x k product on `backend`: (grid,
-    k_steps, constexprs, num_warps); config = (BM, BN, BK, num_warps)
-    overrides the blocks the shape picks."""
+    k_steps, constexprs, launch options); config = (BM, BN, BK, num_warps[,
+    num_stages]) overrides what the shape picks."""
+    stages = 3
     if config is None:
         constexprs, warps, (bm, bn, bk) = _config_for(m, n, k, backend)
     else:
-        bm, bn, bk, warps = (int(v) for v in config)
+        bm, bn, bk, warps, *rest = (int(v) for v in config)
+        stages = rest[0] if rest else stages
         constexprs = dict(BM=bm, BN=bn, BK=bk)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, split_k)
-    return (blocks_m, blocks_n, pieces), steps, constexprs, warps
+    return (blocks_m, blocks_n, pieces), steps, constexprs, dict(num_warps=warps,
+                                                                num_stages=stages)
 
 
 def matmul(a, b, out=None, split_k=None, config=None):
@@ -150,15 +153,15 @@ def matmul(a, b, out=None, split_k=None, config=None):
     allocated as a weft.Buffer when None). Local: no communication.
     split_k: pieces of K computed by separate programs and added into out
     (None: chosen by the shape and the block size). config: (BM, BN, BK,
-    num_warps) of the kernel (None: chosen by the shape; bench/gemm.py
-    --configs compares them)."""
+    num_warps[, num_stages]) of the kernel (None: chosen by the shape;
+    bench/gemm.py --configs compares them)."""
     m, k, n = _check_operands("matmul", a, b)
     out = _output("matmul", out, m, n)
     backend = rt.backend()
-    grid, steps, constexprs, warps = matmul_plan(m, n, k, backend, split_k, config)
+    grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
     if grid[2] > 1:
         zero_block = ZERO_BLOCK[backend]
         zero_kernel[(-(-m * n // zero_block),)](out, m * n, BLOCK=ZERO_BLOCK)
-    matmul_kernel[grid](a, b, out, m, n, k, steps, num_warps=warps, **constexprs)
+    matmul_kernel[grid](a, b, out, m, n, k, steps, **options, **constexprs)
     return out
 
