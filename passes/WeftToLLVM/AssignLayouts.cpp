@@ -276,8 +276,9 @@ private:
   void rematerializeConversions() {
     SmallVector<ConvertLayoutOp> converts;
     func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+    // Conversions of one value to one layout share its recomputation.
+    DenseMap<std::pair<Value, Attribute>, Value> done;
     for (ConvertLayoutOp convert : converts) {
-      DenseMap<std::pair<Value, Attribute>, Value> done;
       unsigned budget = kRematerializeBudget;
       if (Value again = rematerialize(convert.getSrc(), layoutOf(convert.getResult()), done,
                                       budget)) {

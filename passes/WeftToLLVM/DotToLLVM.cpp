@@ -53,8 +53,6 @@ std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target)
   return shape;
 }
 
-int64_t pitch(ShapedType operand) { return sharedRowPitch(operand); }
-
 /// Bytes of a and b in the scratch area (none when they are in shared
 /// memory already).
 int64_t operandBytes(DotOp op) {
@@ -95,8 +93,8 @@ struct DotOpLowering : TileResultPattern<DotOp> {
       return byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, sharedTileBytes(aType)));
     };
     auto write = [&](Value buffer) {
-      tiles.storeRowMajor(rewriter, loc, buffer, in, aType, aIn, pitch(aType));
-      tiles.storeRowMajor(rewriter, loc, bRegion(buffer), in, bType, bIn, pitch(bType));
+      tiles.storeRowMajor(rewriter, loc, buffer, in, aType, aIn, sharedRowPitch(aType));
+      tiles.storeRowMajor(rewriter, loc, bRegion(buffer), in, bType, bIn, sharedRowPitch(bType));
     };
     return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
       return product(buffer, bRegion(buffer),
@@ -115,7 +113,7 @@ private:
   SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
                                  Value bBase, ArrayRef<Value> acc) const {
     int64_t k = typeOfA(op).getDimSize(1);
-    int64_t aPitch = pitch(typeOfA(op)), bPitch = pitch(typeOfB(op));
+    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     auto coords = TileLayout(op.getC().getType()).emitCoordinates(b, loc, tiles.target);
     Type f32 = b.getF32Type();
     auto widen = [&](Value v) -> Value {
@@ -191,7 +189,7 @@ private:
     RankedTensorType cType = op.getC().getType();
     int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
     int64_t n = typeOfB(op).getDimSize(1);
-    int64_t aPitch = pitch(typeOfA(op)), bPitch = pitch(typeOfB(op));
+    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     TileLayout layout(cType);
     ArrayRef<unsigned> grid = layout.getBlocked().getWarpsPerProgram();
     int64_t wm = grid[0], wn = grid[1];
@@ -242,7 +240,7 @@ private:
     RankedTensorType cType = op.getC().getType();
     int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
     int64_t n = typeOfB(op).getDimSize(1);
-    int64_t aPitch = pitch(typeOfA(op)), bPitch = pitch(typeOfB(op));
+    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     auto [tm, tn, tk] = shape;
     int64_t warps = target.getSpec().numWarps;
     int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;

@@ -129,23 +129,21 @@ int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int
   return std::min<int64_t>(wanted, *budget / perStage);
 }
 
-/// The most scratch a dot of `func` outside `loop` needs for tile
-/// operands (weft.dot stores them there).
-int64_t operandScratchOutside(FunctionOpInterface func, scf::ForOp loop) {
+/// The most scratch a dot of `func` outside `loop` needs.
+int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop, const TargetInfo &target) {
   int64_t most = 0;
   func->walk([&](DotOp dot) {
-    if (!loop->isAncestor(dot) && isa<RankedTensorType>(dot.getA().getType()))
-      most = std::max(most, sharedTileBytes(cast<ShapedType>(dot.getA().getType())) +
-                                sharedTileBytes(cast<ShapedType>(dot.getB().getType())));
+    if (!loop->isAncestor(dot))
+      most = std::max(most, dotScratchBytes(dot, target));
   });
   return most;
 }
 
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
-/// limit), which it reduces by what its buffers take.
-void pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> &budget) {
+/// limit); returns the bytes its rings take (0: left alone).
+int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget) {
   if (!onlyReads(loop))
-    return;
+    return 0;
   SmallVector<DotOp> dots;
   SmallVector<Operand> operands;
   for (auto dot : loop.getBody()->getOps<DotOp>()) {
@@ -158,10 +156,10 @@ void pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> &budge
   }
   int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, budget);
   if (stages < 2)
-    return;
-  if (budget)
-    for (const Operand &operand : operands)
-      *budget -= stages * sharedTileBytes(operand.buffer);
+    return 0;
+  int64_t bytes = 0;
+  for (const Operand &operand : operands)
+    bytes += stages * sharedTileBytes(operand.buffer);
 
   Location loc = loop.getLoc();
   Value upper = loop.getUpperBound(), step = loop.getStep();
@@ -196,7 +194,7 @@ void pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> &budge
                       .replaceWithAdditionalYields(rewriter, rings,
                                                    /*replaceInitOperandUsesInLoop=*/false, rotate);
   if (failed(replaced))
-    return;
+    return 0;
   auto pipelined = cast<scf::ForOp>(replaced->getOperation());
   auto ring = pipelined.getRegionIterArgs().take_back(rings.size());
 
@@ -223,6 +221,7 @@ void pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> &budge
   }
   rewriter.setInsertionPointAfter(pipelined);
   AsyncWaitOp::create(rewriter, loc, 0);
+  return bytes;
 }
 
 struct WeftPipelineDotOperands
@@ -250,11 +249,8 @@ struct WeftPipelineDotOperands
         std::optional<int64_t> budget;
         if (limit)
           budget = *limit - buffers -
-                   (inDynamic ? 0 : kReservedSharedBytes + operandScratchOutside(func, loop));
-        std::optional<int64_t> left = budget;
-        pipeline(loop, numStages, left);
-        if (budget)
-          buffers += *budget - *left;
+                   (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *info));
+        buffers += pipeline(loop, numStages, budget);
       }
     }
   }

@@ -113,6 +113,11 @@ mlir::LogicalResult checkScratchLimit(mlir::Operation *op,
 void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+/// `bytes` on the stack of the function around `op`, allocated at its
+/// entry, 16-byte aligned: a host program's scratch and buffers (it is a
+/// thread of its own, so module-wide buffers would be shared).
+mlir::Value programStackBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                               int64_t bytes);
 /// On targets with dynamic shared memory, gives every kernel's
 /// `!weft.shared` buffers consecutive places there and the kernel the
 /// total (kDynamicSharedBytesAttrName), before the lowering.

@@ -428,13 +428,7 @@ struct AllocSharedLowering : TilePattern<AllocSharedOp> {
       return success();
     }
     if (tiles.target.singleThreadPrograms()) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      auto func = op->getParentOfType<FunctionOpInterface>();
-      rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
-      rewriter.replaceOp(op, LLVM::AllocaOp::create(
-                                 rewriter, loc, LLVM::LLVMPointerType::get(getContext()),
-                                 rewriter.getI8Type(), i64Const(rewriter, loc, bytes),
-                                 /*alignment=*/16));
+      rewriter.replaceOp(op, programStackBuffer(rewriter, loc, op, bytes));
       return success();
     }
     auto module = op->getParentOfType<ModuleOp>();

@@ -29,14 +29,8 @@ int64_t elementBytes(RankedTensorType tile) {
 /// module-wide buffer would be shared by programs running at once).
 Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes,
               const TargetInfo &target) {
-  if (target.singleThreadPrograms()) {
-    OpBuilder::InsertionGuard guard(b);
-    auto func = op->getParentOfType<FunctionOpInterface>();
-    b.setInsertionPointToStart(&func.getFunctionBody().front());
-    return LLVM::AllocaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                  b.getI8Type(), i64Const(b, loc, bytes),
-                                  /*alignment=*/16);
-  }
+  if (target.singleThreadPrograms())
+    return programStackBuffer(b, loc, op, bytes);
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
   LLVM::GlobalOp global = sharedGlobal(b, loc, op, "__weft_tile_scratch", type,
                                        /*alignment=*/16);
@@ -105,6 +99,14 @@ LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
   if (buffers)
     error << " and " << buffers << " for the pipeline's buffers";
   return error << ")";
+}
+
+Value programStackBuffer(OpBuilder &b, Location loc, Operation *op, int64_t bytes) {
+  OpBuilder::InsertionGuard guard(b);
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  b.setInsertionPointToStart(&func.getFunctionBody().front());
+  return LLVM::AllocaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                b.getI8Type(), i64Const(b, loc, bytes), /*alignment=*/16);
 }
 
 SmallVector<Value>

@@ -59,7 +59,7 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     all the function's pipelined loops together) would not fit: in a
     kernel on a target with dynamic shared memory (sm_90) its limit;
     elsewhere the static limit less 8 KiB for the program's other uses and
-    the operand scratch of the function's other dots. None below two.
+    the scratch of the function's other dots. None below two.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

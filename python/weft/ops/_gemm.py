@@ -11,6 +11,7 @@ from ..collectives import _dtype_of, _grid_of, _size
 BM = PerBackend(host=16, default=64)
 BN = PerBackend(host=16, default=64)
 BK = PerBackend(host=16, default=32)
+BLOCKS = dict(BM=BM, BN=BN, BK=BK)  # the constexprs of the default blocks
 DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
 
 
@@ -115,7 +116,7 @@ _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, defaul
 def _config_for(m, n, k, backend):
     """(constexprs, num_warps, (BM, BN, BK) on `backend`) for an m x n x k
     product."""
-    constexprs = _LARGE if m >= 128 and m * n * k >= 1 << 33 else dict(BM=BM, BN=BN, BK=BK)
+    constexprs = _LARGE if m >= 128 and m * n * k >= 1 << 33 else BLOCKS
     return constexprs, 4, tuple(constexprs[name][backend] for name in ("BM", "BN", "BK"))
 
 

@@ -27,13 +27,12 @@ from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _get_comm
-from ._gemm import (BK, BM, BN, ZERO_BLOCK, _block_product, _check_operands, _output,
+from ._gemm import (BK, BLOCKS, BM, BN, ZERO_BLOCK, _block_product, _check_operands, _output,
                     _pieces, _programs, zero_kernel)
 
-# One block configuration at every shape (matmul's larger one for large
-# products would be a second specialisation, which the cache warming at
-# small shapes, scripts/gpu/warm_cache.sh, never asks for).
-_BLOCKS = dict(BM=BM, BN=BN, BK=BK)
+# The GEMMs here use matmul's default BLOCKS at every shape: its larger
+# blocks for large products would be a second specialisation, which the
+# cache warming at small shapes (scripts/gpu/warm_cache.sh) never asks for.
 
 
 @jit
@@ -97,7 +96,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None):
             out, ranks * rows * n, BLOCK=ZERO_BLOCK)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
     all_gather_matmul_kernel[(ranks * tiles_m, tiles_n, pieces)](
-        a, b, out, rows, n, k, steps, **_BLOCKS)
+        a, b, out, rows, n, k, steps, **BLOCKS)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=2)     # nobody reads my a any more
     return out
 
@@ -168,7 +167,7 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     comm = _get_comm()
     slots = comm.buffer("fused", ranks * pieces * rows * n, wl.float32)
     matmul_push_kernel[(dests * tiles_m, tiles_n, pieces)](
-        a, b, slots, rows, n, k, steps, SCATTER=scatter, **_BLOCKS)
+        a, b, slots, rows, n, k, steps, SCATTER=scatter, **BLOCKS)
     slots_reduce_kernel[grid](slots, out, comm.flags, comm.epochs, rows * n,
                               ranks * pieces, BLOCK=BLOCK)
     return out
