@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
-from weft.ops._gemm import matmul_kernel, matmul_plan  # noqa: E402
+from weft.ops._gemm import ZERO_BLOCK, matmul_kernel, matmul_plan, zero_kernel  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
@@ -57,14 +57,19 @@ def warm(shapes, configs):
     if not target:
         return
     backend = target.split(":")[0]
+    def i32(value):
+        return "i32:16" if value % 16 == 0 else "i32"
+
     for m, n, k in shapes:
         for config in [None] + configs:
-            _, _, constexprs, options = matmul_plan(m, n, k, backend, config=config)
-            div = {d: "i32:16" if d % 16 == 0 else "i32" for d in (m, n, k)}
+            grid, _, constexprs, options = matmul_plan(m, n, k, backend, config=config)
             weft.compile(matmul_kernel, {"a": "*bf16", "b": "*bf16", "c": "*fp32",
-                                         "M": div[m], "N": div[n], "K": div[k],
+                                         "M": i32(m), "N": i32(n), "K": i32(k),
                                          "k_steps": "i32"},
                          constexprs, target=target, **options)
+            if grid[2] > 1:  # split-K zeroes c first
+                weft.compile(zero_kernel, {"c": "*fp32", "n": i32(m * n)},
+                             {"BLOCK": ZERO_BLOCK}, target=target)
 
 
 def run_host(shapes):

@@ -232,7 +232,29 @@ void AxisInfoAnalysis::visit(Operation *op) {
         out.constancy.insert(out.constancy.begin() + axis, 1);
         return out;
       })
-      .Case<arith::CmpIOp, arith::SelectOp>([&](Operation *o) {
+      .Case([&](arith::CmpIOp c) {
+        AxisInfo lhs = get(c.getLhs()), rhs = get(c.getRhs());
+        AxisInfo out = constancyOnly({lhs, rhs}, rank);
+        // x < y over a run of g consecutive x from a multiple of g, y
+        // constant there and a multiple of g: all of the run or none of it
+        // (likewise x >= y, and y > x, y <= x). Masks such as
+        // `k0 + arange(BK) < K` are whole per vector.
+        using P = arith::CmpIPredicate;
+        P pred = c.getPredicate();
+        bool lhsRuns = llvm::is_contained({P::slt, P::ult, P::sge, P::uge}, pred);
+        bool rhsRuns = llvm::is_contained({P::sgt, P::ugt, P::sle, P::ule}, pred);
+        if (lhsRuns || rhsRuns) {
+          const AxisInfo &runs = lhsRuns ? lhs : rhs, &bound = lhsRuns ? rhs : lhs;
+          for (unsigned d = 0; d < rank; ++d) {
+            int64_t g = std::gcd(std::gcd(runs.contiguity[d], runs.divisibility[d]),
+                                 bound.elementDivisibility(d));
+            if (bound.constancy[d] % g == 0)
+              out.constancy[d] = std::max(out.constancy[d], g);
+          }
+        }
+        return out;
+      })
+      .Case<arith::SelectOp, arith::AndIOp, arith::OrIOp>([&](Operation *o) {
         SmallVector<AxisInfo> operands;
         for (Value v : o->getOperands())
           if (isa<RankedTensorType>(v.getType()))

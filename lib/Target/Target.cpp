@@ -42,7 +42,9 @@ llvm::Expected<TargetSpec> TargetSpec::parse(llvm::StringRef text) {
                                            sm)
                                  .str());
     spec.kind = TargetKind::NVPTX;
-    spec.arch = "sm_90";
+    // sm_90a: Hopper with its arch-specific instructions (wgmma); the
+    // cubins run on every compute-capability-9.0 GPU.
+    spec.arch = "sm_90a";
     return spec;
   }
   if (backend == "hip") {
@@ -67,6 +69,7 @@ std::string TargetSpec::str() const {
   case TargetKind::NVPTX: {
     llvm::StringRef sm(arch);
     sm.consume_front("sm_");
+    sm.consume_back("a");
     return ("cuda:" + sm).str();
   }
   case TargetKind::AMDGPU:

@@ -20,7 +20,7 @@
 #include "weft/Conversion/Passes.h"
 #include "weft/Dialect/Weft/IR/Dialect.h"
 
-#include "Lowering.h"
+#include "TileLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,8 +61,8 @@ bool hasTiles(Operation *op) {
 /// Ops whose tensor operands and results all share one layout.
 bool isSameLayout(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<AddPtrOp, TranslateOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(
-             op);
+         isa<AddPtrOp, TranslateOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp,
+             DotWaitOp>(op);
 }
 
 /// The value whose layout decides a same-layout op's: the pointer of an
@@ -184,18 +184,19 @@ private:
   }
 
   void anchor() {
-    // A dot whose accumulator can stay in mma fragments wants that layout
-    // for its result and c (and a loop's initial accumulator) first.
+    // A dot whose accumulator can stay in registers (warpgroup or warp
+    // MMA fragments) wants that layout for its result and c (and a loop's
+    // initial accumulator) first.
     func.walk([&](DotOp dot) {
-      auto a = cast<ShapedType>(dot.getA().getType());
-      BlockedEncodingAttr layout = target.mmaAccumulatorLayout(
-          dot.getContext(), a.getElementType(),
-          {a.getDimSize(0), cast<ShapedType>(dot.getB().getType()).getDimSize(1),
-           a.getDimSize(1)});
-      if (layout) {
+      if (BlockedEncodingAttr layout = dotAccumulatorLayout(dot, target)) {
         wish(dot.getResult(), layout);
         wishThroughLoop(dot.getC(), layout);
       }
+    });
+    // A wait for a dot's sums keeps their layout.
+    func.walk([&](DotWaitOp wait) {
+      if (Attribute layout = wished(wait.getSrc()))
+        wish(wait.getResult(), layout);
     });
     func.walk([&](Operation *op) {
       if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op) ||

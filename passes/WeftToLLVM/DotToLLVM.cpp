@@ -1,23 +1,25 @@
 //===- DotToLLVM.cpp - weft.dot -------------------------------------------===//
 //
-// Every thread stores the elements of a and b it holds into the scratch
-// area at their row-major positions (shared memory on GPUs, the stack on
-// the host) and the program joins. Then, where the target has a warp-level
-// matrix instruction for the inputs and the shape is a multiple of it
-// (mma.sync m16n8k16 for f16/bf16 on sm_90): if c is in the target's mma
-// accumulator layout (weft-assign-layouts picks it for dots where it can),
-// every thread's elements are its warp's fragments and the sums stay in
-// registers; otherwise the warps share the result's instruction-sized
-// tiles, write their sums to a second scratch region, join, and every
-// thread adds the products at its elements of c's layout. Elsewhere (f32,
-// other shapes, AMDGPU, the host) every thread computes its result elements
-// in f32 with one loop over k (the portable path). The fragments come from
-// shared memory by ldmatrix (TargetInfo::loadMatrices); operand rows there
-// are padded by 16 bytes, so that the 8 rows one ldmatrix reads fall in
-// distinct banks. Operands already in shared memory (`!weft.shared`
-// buffers, which weft-pipeline-dot-operands fills with cp.async a few K
-// steps ahead) are read in place: no store, no joins. wgmma and MFMA are
-// later work.
+// Operands that are tiles: every thread stores the elements of a and b it
+// holds into the scratch area at their row-major positions (shared memory
+// on GPUs, the stack on the host) and the program joins. Operands already
+// in shared memory (`!weft.shared` buffers, which weft-pipeline-dot-operands
+// fills with cp.async a few K steps ahead) are read in place: no store, no
+// joins. Then, by what the target has:
+//  - warpgroup MMA (wgmma on sm_90), for #weft.swizzled buffers with c in
+//    warpgroupAccumulatorLayout: each warpgroup issues its m64 x N x k16
+//    steps from shared-memory descriptors, and the sums stay in registers;
+//  - a warp-level matrix instruction (mma.sync m16n8k16 for f16/bf16),
+//    where the shape is a multiple of it: if c is in the target's mma
+//    accumulator layout every thread's elements are its warp's fragments
+//    and the sums stay in registers; otherwise the warps share the
+//    result's instruction-sized tiles, write their sums to a second scratch
+//    region, join, and every thread adds the products at its elements of
+//    c's layout. The fragments come from padded rows by ldmatrix
+//    (TargetInfo::loadMatrices);
+//  - elsewhere (f32, other shapes, AMDGPU, the host) every thread computes
+//    its result elements in f32 with one loop over k (the portable path).
+// MFMA is later work.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -32,23 +34,42 @@ namespace {
 ShapedType typeOfA(DotOp op) { return cast<ShapedType>(op.getA().getType()); }
 ShapedType typeOfB(DotOp op) { return cast<ShapedType>(op.getB().getType()); }
 bool inSharedMemory(DotOp op) { return isa<SharedType>(op.getA().getType()); }
-
-/// c's layout keeps the accumulator in mma fragments.
-bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
-  ShapedType a = typeOfA(op);
-  RankedTensorType c = op.getC().getType();
-  return c.getEncoding() &&
-         c.getEncoding() == target.mmaAccumulatorLayout(
-                                op.getContext(), a.getElementType(),
-                                {a.getDimSize(0), c.getDimSize(1), a.getDimSize(1)});
+std::array<int64_t, 3> shapeOf(DotOp op) {
+  return {typeOfA(op).getDimSize(0), typeOfB(op).getDimSize(1), typeOfA(op).getDimSize(1)};
 }
 
-/// The instruction shape the dot lowers to, if any.
+/// The operands are in the layouts warpgroup MMA reads on `target`.
+bool warpgroupOperands(DotOp op, const TargetInfo &target) {
+  auto a = dyn_cast<SharedType>(op.getA().getType());
+  auto b = dyn_cast<SharedType>(op.getB().getType());
+  MLIRContext *ctx = op.getContext();
+  Type in = typeOfA(op).getElementType();
+  return a && a.getLayout() &&
+         a.getLayout() == target.warpgroupOperandLayout(ctx, in, shapeOf(op), 0) &&
+         b.getLayout() == target.warpgroupOperandLayout(ctx, in, shapeOf(op), 1);
+}
+
+/// Operands in a #weft.swizzled layout, which only descriptors (or the
+/// portable path's element loads) read.
+bool swizzledOperands(DotOp op) {
+  auto a = dyn_cast<SharedType>(op.getA().getType());
+  auto b = dyn_cast<SharedType>(op.getB().getType());
+  return a && (a.getLayout() || b.getLayout());
+}
+
+/// c's layout keeps the accumulator in registers.
+bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
+  RankedTensorType c = op.getC().getType();
+  return c.getEncoding() && c.getEncoding() == dotAccumulatorLayout(op, target);
+}
+
+/// The warp-level instruction shape the dot lowers to, if any.
 std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target) {
-  ShapedType a = typeOfA(op), b = typeOfB(op);
-  auto shape = target.mmaShape(a.getElementType());
-  if (!shape || a.getDimSize(0) % (*shape)[0] || b.getDimSize(1) % (*shape)[1] ||
-      a.getDimSize(1) % (*shape)[2])
+  if (swizzledOperands(op))
+    return std::nullopt;
+  auto [m, n, k] = shapeOf(op);
+  auto shape = target.mmaShape(typeOfA(op).getElementType());
+  if (!shape || m % (*shape)[0] || n % (*shape)[1] || k % (*shape)[2])
     return std::nullopt;
   return shape;
 }
@@ -69,17 +90,19 @@ struct DotOpLowering : TileResultPattern<DotOp> {
     SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
     auto shape = mmaFor(op, tiles.target);
     bool inRegisters = accumulatesInRegisters(op, tiles.target);
+    if (inRegisters && warpgroupOperands(op, tiles.target))
+      return warpgroupProduct(rewriter, loc, op, in, adaptor.getA(), adaptor.getB(), acc);
     // The product from operands at aBase and bBase; `scratch` (after the
     // operands) holds the warp-level path's products.
     auto product = [&](Value aBase, Value bBase, Value scratch) {
-      if (inRegisters)
+      if (inRegisters && shape)
         return mmaInRegisters(rewriter, loc, op, in, aBase, bBase, acc);
       if (shape)
         return mmaProduct(rewriter, loc, op, *shape, in, aBase, bBase, scratch, acc);
       return loopProduct(rewriter, loc, op, in, aBase, bBase, acc);
     };
     if (inSharedMemory(op)) {
-      if (inRegisters || !shape)
+      if ((inRegisters && shape) || !shape)
         return product(adaptor.getA(), adaptor.getB(), Value());
       return tiles.exchange(rewriter, loc, op, [](Value) {}, [&](Value buffer) {
         return product(adaptor.getA(), adaptor.getB(), buffer);
@@ -113,25 +136,98 @@ private:
   SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
                                  Value bBase, ArrayRef<Value> acc) const {
     int64_t k = typeOfA(op).getDimSize(1);
-    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     auto coords = TileLayout(op.getC().getType()).emitCoordinates(b, loc, tiles.target);
     Type f32 = b.getF32Type();
     auto widen = [&](Value v) -> Value {
       return in == f32 ? v : LLVM::FPExtOp::create(b, loc, f32, v);
     };
+    auto element = [&](Value base, ShapedType type, Value row, Value col) -> Value {
+      return LLVM::LoadOp::create(
+          b, loc, in, byteOffset(b, loc, base, sharedElementOffset(b, loc, type, row, col)));
+    };
     return tiles.lowering.forEach(
         b, loc, i32Const(b, loc, k), acc, [&](Value kk, ValueRange sums) {
           SmallVector<Value> next;
           for (auto [sum, mn] : llvm::zip(sums, coords)) {
-            Value x = LLVM::LoadOp::create(
-                b, loc, in, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, mn[0], aPitch), kk)));
-            Value y = LLVM::LoadOp::create(
-                b, loc, in,
-                elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, kk, bPitch), mn[1])));
+            Value x = element(a, typeOfA(op), mn[0], kk);
+            Value y = element(bBase, typeOfB(op), kk, mn[1]);
             next.push_back(LLVM::FMulAddOp::create(b, loc, widen(x), widen(y), sum));
           }
           return next;
         });
+  }
+
+  /// c in warpgroupAccumulatorLayout over W warps, a and b #weft.swizzled:
+  /// warpgroup j's R = M / 16W instructions cover a's stored rows
+  /// 64 (R j + r) and up (the rows the layout gives its warps), each m64 x
+  /// N, stepping 16 along K; thread t's accumulator register 4q + e of
+  /// instruction r is its element (2r + e / 2, 2q + e % 2) of the layout.
+  /// The warpgroup waits for its products before the dot's result is used
+  /// (and before the next copies overwrite the buffers).
+  SmallVector<Value> warpgroupProduct(OpBuilder &b, Location loc, DotOp op, Type in,
+                                      Value aBase, Value bBase, ArrayRef<Value> acc) const {
+    const TargetInfo &target = tiles.target;
+    auto aType = cast<SharedType>(op.getA().getType());
+    auto bType = cast<SharedType>(op.getB().getType());
+    auto [m, n, k] = shapeOf(op);
+    int64_t elementBytes = naturalAlignment(aType.getElementType());
+    int64_t aBytes = aType.getLayout().getBytes(), bBytes = bType.getLayout().getBytes();
+    int64_t warps = aType.getLayout().getWarps(), perWarpgroup = m / (16 * warps);
+    TileLayout layout(op.getC().getType());
+    Type i64 = b.getI64Type();
+    Value warpgroup = LLVM::ZExtOp::create(
+        b, loc, i64,
+        LLVM::UDivOp::create(b, loc, target.threadId(b, loc),
+                             i32Const(b, loc, 4 * target.getSpec().warpSize())));
+    Value aStart = LLVM::AddOp::create(
+        b, loc, LLVM::PtrToIntOp::create(b, loc, i64, aBase),
+        LLVM::MulOp::create(b, loc, warpgroup, i64Const(b, loc, 64 * perWarpgroup * aBytes)));
+    // Leading byte offset: from one column block to the next; stride byte
+    // offset: from 8 rows to the next 8.
+    Value descA = descriptor(b, loc, aStart, m * aBytes, 8 * aBytes, aBytes);
+    Value descB = descriptor(b, loc, LLVM::PtrToIntOp::create(b, loc, i64, bBase), k * bBytes,
+                             8 * bBytes, bBytes);
+    auto advance = [&](Value desc, int64_t bytes) -> Value {
+      return LLVM::AddOp::create(b, loc, desc, i64Const(b, loc, bytes / 16));
+    };
+    SmallVector<Value> out(acc);
+    target.warpgroupFence(b, loc);
+    for (int64_t r = 0; r < perWarpgroup; ++r) {
+      SmallVector<unsigned> index;
+      for (int64_t q = 0; q < n / 8; ++q)
+        for (unsigned e = 0; e < 4; ++e)
+          index.push_back(layout.linearIndex({unsigned(2 * r + e / 2), unsigned(2 * q + e % 2)}));
+      SmallVector<Value> d;
+      for (unsigned i : index)
+        d.push_back(out[i]);
+      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+        int64_t kBytes = k0 * elementBytes;
+        int64_t aOffset = kBytes / aBytes * m * aBytes + 64 * r * aBytes + kBytes % aBytes;
+        d = target.warpgroupMma(b, loc, in, n, advance(descA, aOffset),
+                                advance(descB, k0 * bBytes), d);
+      }
+      for (auto [i, value] : llvm::zip(index, d))
+        out[i] = value;
+    }
+    target.warpgroupCommit(b, loc);
+    // A weft.dot_wait that is the only user does the waiting.
+    if (op->hasOneUse() && isa<DotWaitOp>(*op->user_begin()))
+      return out;
+    return target.warpgroupWait(b, loc, /*pending=*/0, out);
+  }
+
+  /// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+  /// Format"): the start address, the leading and stride byte offsets, all
+  /// in 16-byte units, and the swizzle mode.
+  Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading, int64_t stride,
+                   int64_t swizzleBytes) const {
+    uint64_t mode = swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3;
+    uint64_t fixed = (uint64_t(leading >> 4) & 0x3FFF) << 16 |
+                     (uint64_t(stride >> 4) & 0x3FFF) << 32 | mode << 62;
+    Value start = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, address, i64Const(b, loc, 4)),
+        i64Const(b, loc, 0x3FFF));
+    return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fixed)));
   }
 
   /// Lane coordinates within mma.sync m16n8k16's fragments (PTX ISA,
@@ -286,16 +382,26 @@ private:
   }
 };
 
+struct DotWaitOpLowering : TileResultPattern<DotWaitOp> {
+  using TileResultPattern::TileResultPattern;
+
+  SmallVector<Value> lowerTile(DotWaitOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
+    return tiles.target.warpgroupWait(rewriter, op.getLoc(), op.getPending(),
+                                      unpackTile(rewriter, op.getLoc(), adaptor.getSrc()));
+  }
+};
+
 } // namespace
 
-int64_t sharedRowPitch(ShapedType tile) {
-  return tile.getDimSize(1) + 16 / naturalAlignment(tile.getElementType());
-}
-
-int64_t sharedTileBytes(ShapedType tile) {
-  return llvm::alignTo(tile.getDimSize(0) * sharedRowPitch(tile) *
-                           naturalAlignment(tile.getElementType()),
-                       16);
+BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const TargetInfo &target) {
+  if (warpgroupOperands(dot, target))
+    return warpgroupAccumulatorLayout(dot.getContext(),
+                                      cast<SharedType>(dot.getA().getType()).getLayout().getWarps());
+  if (swizzledOperands(dot))
+    return {};
+  return target.mmaAccumulatorLayout(dot.getContext(), typeOfA(dot).getElementType(),
+                                     shapeOf(dot));
 }
 
 int64_t dotScratchBytes(DotOp op, const TargetInfo &target) {
@@ -307,7 +413,7 @@ int64_t dotScratchBytes(DotOp op, const TargetInfo &target) {
 
 void populateDotPatterns(const LLVMTypeConverter &converter, const TileLowering &tiles,
                          RewritePatternSet &patterns) {
-  patterns.add<DotOpLowering>(converter, tiles);
+  patterns.add<DotOpLowering, DotWaitOpLowering>(converter, tiles);
 }
 
 } // namespace weft

@@ -119,14 +119,19 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
 
-/// Stages that fit in `budget` bytes (none: no limit), at most `wanted`.
-int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int64_t> budget) {
+/// Stages that fit in `budget` bytes (none: no limit) with `spare` more
+/// buffers per ring, at most `wanted`.
+int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int64_t> budget,
+                  int64_t spare) {
   if (!budget)
     return wanted;
-  int64_t perStage = 0;
-  for (const Operand &operand : operands)
+  // Room for aligning the first buffer (placeSharedBuffers).
+  int64_t perStage = 0, alignment = 16;
+  for (const Operand &operand : operands) {
     perStage += sharedTileBytes(operand.buffer);
-  return std::min<int64_t>(wanted, *budget / perStage);
+    alignment = std::max(alignment, sharedTileAlignment(operand.buffer));
+  }
+  return std::min<int64_t>(wanted, (*budget - (alignment - 16)) / perStage - spare);
 }
 
 /// The most scratch a dot of `func` outside `loop` needs.
@@ -139,27 +144,70 @@ int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop, const Targe
   return most;
 }
 
+/// Gives the buffers of `dot`'s operands the layouts warpgroup MMA reads,
+/// where the target has it for the dot's shape; returns whether it did.
+bool useWarpgroupLayouts(DotOp dot, Operand &a, Operand &b, const TargetInfo &target) {
+  std::array<int64_t, 3> mnk = {a.buffer.getDimSize(0), b.buffer.getDimSize(1),
+                                a.buffer.getDimSize(1)};
+  MLIRContext *ctx = dot.getContext();
+  Type in = a.buffer.getElementType();
+  SwizzledSharedAttr aLayout = target.warpgroupOperandLayout(ctx, in, mnk, 0);
+  SwizzledSharedAttr bLayout = target.warpgroupOperandLayout(ctx, in, mnk, 1);
+  if (!aLayout || !bLayout)
+    return false;
+  a.buffer = SharedType::get(ctx, a.buffer.getShape(), in, aLayout);
+  b.buffer = SharedType::get(ctx, b.buffer.getShape(), in, bLayout);
+  return true;
+}
+
+/// The dot's sums only feed itself in the next iteration (through the
+/// loop's yield): they may stay in flight across the step.
+std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
+  if (!dot->hasOneUse())
+    return std::nullopt;
+  OpOperand &use = *dot->use_begin();
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (use.getOwner() != loop.getBody()->getTerminator() || !arg ||
+      arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() != use.getOperandNumber() + loop.getNumInductionVars())
+    return std::nullopt;
+  return use.getOperandNumber();
+}
+
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
 /// limit); returns the bytes its rings take (0: left alone).
-int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget) {
+int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget,
+                 const TargetInfo &target) {
   if (!onlyReads(loop))
     return 0;
   SmallVector<DotOp> dots;
   SmallVector<Operand> operands;
+  // Yield positions of warpgroup dots whose products overlap the next
+  // step's (weft.dot_wait 1 after each, 0 after the loop).
+  SmallVector<std::pair<DotOp, unsigned>> overlapped;
   for (auto dot : loop.getBody()->getOps<DotOp>()) {
     auto a = pipelinable(loop, dot.getA()), b = pipelinable(loop, dot.getB());
     if (!a || !b)
       continue;
+    if (useWarpgroupLayouts(dot, *a, *b, target))
+      if (auto position = carriedOnly(loop, dot))
+        overlapped.push_back({dot, *position});
     dots.push_back(dot);
     operands.push_back(std::move(*a));
     operands.push_back(std::move(*b));
   }
-  int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, budget);
+  // A dot still in flight reads the buffers of the step before: one more
+  // buffer per ring keeps the copies off them. (Each warpgroup waits for
+  // its own products; the next step's join orders the copies after every
+  // warpgroup's.)
+  int64_t spare = overlapped.empty() ? 0 : 1;
+  int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, budget, spare);
   if (stages < 2)
     return 0;
+  int64_t ringSize = stages + spare, lead = stages - 1;
   int64_t bytes = 0;
   for (const Operand &operand : operands)
-    bytes += stages * sharedTileBytes(operand.buffer);
+    bytes += ringSize * sharedTileBytes(operand.buffer);
 
   Location loc = loop.getLoc();
   Value upper = loop.getUpperBound(), step = loop.getStep();
@@ -168,26 +216,27 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // Ring buffers, operand by operand, and the first stages - 1 groups.
   SmallVector<Value> rings;
   for (const Operand &operand : operands)
-    for (int64_t s = 0; s < stages; ++s)
+    for (int64_t s = 0; s < ringSize; ++s)
       rings.push_back(AllocSharedOp::create(b, loc, operand.buffer));
   Value iv = loop.getLowerBound();
-  for (int64_t s = 0; s + 1 < stages; ++s) {
+  for (int64_t s = 0; s < lead; ++s) {
     if (s)
       iv = arith::AddIOp::create(b, loc, iv, step);
     for (auto [i, operand] : llvm::enumerate(operands))
-      copyAt(b, operand, loop.getInductionVar(), iv, upper, unsignedCmp, rings[i * stages + s]);
+      copyAt(b, operand, loop.getInductionVar(), iv, upper, unsignedCmp, rings[i * ringSize + s]);
     AsyncCommitOp::create(b, loc);
   }
 
-  // The loop carries each ring rotated by one per iteration: position 0
-  // holds this iteration's tiles, position stages - 1 the buffer the
-  // previous iteration read, which receives the copies stages - 1 ahead.
+  // The loop carries each ring rotated by one per iteration: positions
+  // 0..lead - 1 hold the tiles of this iteration and the next ones,
+  // position lead the oldest buffer read (by the previous iteration, or
+  // with a spare the one before), which receives the copies lead ahead.
   IRRewriter rewriter(loop.getContext());
   auto rotate = [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
     SmallVector<Value> next;
     for (size_t i = 0; i < operands.size(); ++i)
-      for (int64_t s = 0; s < stages; ++s)
-        next.push_back(args[i * stages + (s + 1) % stages]);
+      for (int64_t s = 0; s < ringSize; ++s)
+        next.push_back(args[i * ringSize + (s + 1) % ringSize]);
     return next;
   };
   auto replaced = cast<LoopLikeOpInterface>(loop.getOperation())
@@ -200,16 +249,25 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
   AsyncWaitOp::create(body, loc, stages - 2);
-  Value lead = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), stages - 1));
+  Value leadSteps = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), lead));
   Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
-                                      arith::MulIOp::create(body, loc, step, lead));
+                                      arith::MulIOp::create(body, loc, step, leadSteps));
   for (auto [i, operand] : llvm::enumerate(operands))
     copyAt(body, operand, pipelined.getInductionVar(), ahead, upper, unsignedCmp,
-           ring[i * stages + stages - 1]);
+           ring[i * ringSize + lead]);
   AsyncCommitOp::create(body, loc);
   for (auto [i, dot] : llvm::enumerate(dots)) {
-    dot->setOperand(0, ring[(2 * i) * stages]);
-    dot->setOperand(1, ring[(2 * i + 1) * stages]);
+    dot->setOperand(0, ring[(2 * i) * ringSize]);
+    dot->setOperand(1, ring[(2 * i + 1) * ringSize]);
+  }
+  Operation *yield = pipelined.getBody()->getTerminator();
+  for (auto [dot, position] : overlapped) {
+    rewriter.setInsertionPointAfter(dot);
+    yield->setOperand(position, DotWaitOp::create(rewriter, loc, dot.getResult(), 1));
+    rewriter.setInsertionPointAfter(pipelined);
+    Value sums = pipelined.getResult(position);
+    auto done = DotWaitOp::create(rewriter, loc, sums, 0);
+    rewriter.replaceAllUsesExcept(sums, done, done);
   }
   // The loads and the address arithmetic only they used go: layout
   // assignment would otherwise distribute (and maybe exchange) dead tiles.
@@ -230,7 +288,7 @@ struct WeftPipelineDotOperands
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, /*numWarps=*/4, /*debug=*/false);
+    auto spec = parseTargetOption(module, target, numWarps, /*debug=*/false);
     if (failed(spec))
       return signalPassFailure();
     auto info = TargetInfo::create(*spec);
@@ -250,7 +308,7 @@ struct WeftPipelineDotOperands
         if (limit)
           budget = *limit - buffers -
                    (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *info));
-        buffers += pipeline(loop, numStages, budget);
+        buffers += pipeline(loop, numStages, budget, *info);
       }
     }
   }

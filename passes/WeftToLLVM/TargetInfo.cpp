@@ -118,7 +118,25 @@ SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsign
   llvm_unreachable("loadMatrices without mmaShape");
 }
 
-void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned) const {
+SmallVector<Value> TargetInfo::warpgroupMma(OpBuilder &, Location, Type, int64_t, Value, Value,
+                                            ValueRange) const {
+  llvm_unreachable("warpgroupMma without warpgroupOperandLayout");
+}
+
+void TargetInfo::warpgroupFence(OpBuilder &, Location) const {
+  llvm_unreachable("warpgroupFence without warpgroupOperandLayout");
+}
+
+void TargetInfo::warpgroupCommit(OpBuilder &, Location) const {
+  llvm_unreachable("warpgroupCommit without warpgroupOperandLayout");
+}
+
+SmallVector<Value> TargetInfo::warpgroupWait(OpBuilder &, Location, unsigned,
+                                             ValueRange acc) const {
+  return acc; // no asynchronous products
+}
+
+void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned, Value) const {
   llvm_unreachable("asyncCopy without hasAsyncCopy");
 }
 

@@ -278,19 +278,91 @@ public:
   }
 
   bool hasAsyncCopy() const override { return true; }
-  void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
-                 unsigned bytes) const override {
+  void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src, unsigned bytes,
+                 Value srcBytes) const override {
     // .cg (L2 only) takes 16 bytes: streamed tiles need no L1 copy.
     NVVM::CpAsyncOp::create(b, loc, dst, src, bytes,
                             bytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                         : NVVM::LoadCacheModifierKind::CA,
-                            /*cpSize=*/Value());
+                            srcBytes);
   }
   void asyncCommit(OpBuilder &b, Location loc) const override {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
   void asyncWait(OpBuilder &b, Location loc, unsigned pending) const override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+    // cp.async writes through the generic proxy and wgmma reads through the
+    // async one: each thread fences its own copies before the join.
+    emitAsm(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+  }
+
+  SwizzledSharedAttr warpgroupOperandLayout(MLIRContext *ctx, Type elemType,
+                                            std::array<int64_t, 3> mnk,
+                                            unsigned index) const override {
+    auto [m, n, k] = mnk;
+    unsigned warps = spec.numWarps;
+    // Every warpgroup takes whole m64 instructions over all of N (at most
+    // 256); rows of b of at least 32 bytes, so that they swizzle.
+    if (!(elemType.isF16() || elemType.isBF16()) || warps % 4 || m % (16 * warps) ||
+        n % 16 || n > 256 || k % 16)
+      return {};
+    int64_t rowBytes = 2 * (index == 0 ? k : n);
+    unsigned bytes = 128;
+    while (rowBytes % bytes)
+      bytes /= 2;
+    return SwizzledSharedAttr::get(ctx, bytes, index == 0 ? warps : 0);
+  }
+
+  SmallVector<Value> warpgroupMma(OpBuilder &b, Location loc, Type elemType, int64_t n,
+                                  Value descA, Value descB, ValueRange acc) const override {
+    // Operands: the accumulators (outputs, tied inputs), the descriptors,
+    // and scale-d = 1 as a register (setp wants one).
+    unsigned regs = acc.size();
+    std::string list, constraints;
+    for (unsigned i = 0; i < regs; ++i) {
+      list += llvm::formatv("{0}${1}", i ? "," : "", i).str();
+      constraints += "=f,";
+    }
+    for (unsigned i = 0; i < regs; ++i)
+      constraints += llvm::formatv("{0},", i).str();
+    constraints += "l,l,r";
+    const char *type = elemType.isBF16() ? "bf16" : "f16";
+    std::string text = llvm::formatv(
+        "{{ .reg .pred p; setp.ne.b32 p, ${0}, 0; "
+        "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} {{{3}}, ${4}, ${5}, p, 1, 1, 0, 1; }",
+        2 * regs + 2, n, type, list, 2 * regs, 2 * regs + 1);
+    SmallVector<Value> operands(acc);
+    operands.append({descA, descB, LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1)});
+    // Reads shared memory asynchronously: ordered with the fence and waits.
+    return emitAsmResults(b, loc, SmallVector<Type>(regs, b.getF32Type()), operands, text,
+                          constraints, /*hasSideEffects=*/true);
+  }
+  void warpgroupFence(OpBuilder &b, Location loc) const override {
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  }
+  void warpgroupCommit(OpBuilder &b, Location loc) const override {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  }
+  SmallVector<Value> warpgroupWait(OpBuilder &b, Location loc, unsigned pending,
+                                   ValueRange acc) const override {
+    // The accumulators pass through the wait (tied), so that nothing reads
+    // them before it. The first chunk's wait does the waiting; the rest
+    // find the groups complete.
+    constexpr unsigned kChunk = 64;
+    SmallVector<Value> out;
+    for (unsigned first = 0; first < acc.size(); first += kChunk) {
+      ValueRange chunk = acc.slice(first, std::min<size_t>(kChunk, acc.size() - first));
+      std::string constraints;
+      for (unsigned i = 0; i < chunk.size(); ++i)
+        constraints += "=f,";
+      for (unsigned i = 0; i < chunk.size(); ++i)
+        constraints += llvm::formatv("{0}{1}", i ? "," : "", i).str();
+      llvm::append_range(
+          out, emitAsmResults(b, loc, SmallVector<Type>(chunk.size(), b.getF32Type()), chunk,
+                              llvm::formatv("wgmma.wait_group.sync.aligned {0};", pending).str(),
+                              constraints, /*hasSideEffects=*/true));
+    }
+    return out;
   }
 
   Value shuffleXor(OpBuilder &b, Location loc, Value value,

@@ -132,13 +132,26 @@ void populateTileMemoryPatterns(const mlir::LLVMTypeConverter &converter,
 void populateReducePatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
-/// A 2-D tile in shared memory as weft.dot reads it (its scratch operands
-/// and `!weft.shared` buffers): rows of `sharedRowPitch` elements, its
-/// width plus 16 bytes, so that the rows one ldmatrix reads fall in
-/// distinct banks; `sharedTileBytes` in all, rounded to 16 so that what
-/// follows stays aligned.
+/// A 2-D tile in shared memory as weft.dot reads it (SharedLayout.cpp):
+/// a tile operand's scratch copy and a plain `!weft.shared` buffer have
+/// rows of `sharedRowPitch` elements, the width plus 16 bytes, so that the
+/// rows one ldmatrix reads fall in distinct banks; a #weft.swizzled buffer
+/// is laid out as its attribute says. `sharedTileBytes` in all (a multiple
+/// of 16), starting at a multiple of `sharedTileAlignment`;
+/// `sharedElementOffset` is the byte offset of element (row, col) (i32).
 int64_t sharedRowPitch(mlir::ShapedType tile);
 int64_t sharedTileBytes(mlir::ShapedType tile);
+int64_t sharedTileAlignment(mlir::ShapedType tile);
+mlir::Value sharedElementOffset(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::ShapedType tile, mlir::Value row,
+                                mlir::Value col);
+/// The accumulator layout that warpgroup MMA fills from a operands whose
+/// rows are interleaved for `warps` warps (#weft.swizzled).
+BlockedEncodingAttr warpgroupAccumulatorLayout(mlir::MLIRContext *ctx,
+                                               unsigned warps);
+/// The layout `dot`'s accumulator should have so that its sums stay in
+/// registers on `target` (warpgroup or warp-level MMA), or null.
+BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const TargetInfo &target);
 /// Scratch bytes weft.dot needs on `target` (its operands, and the
 /// products of the warp-level path).
 int64_t dotScratchBytes(DotOp op, const TargetInfo &target);

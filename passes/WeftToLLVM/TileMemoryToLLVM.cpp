@@ -55,6 +55,18 @@ Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
   return all;
 }
 
+/// The mask bits of every group of `width` consecutive elements (along the
+/// layout's fastest dimension) of `ptrs` are equal: the axis analysis
+/// found runs of equal bits that the groups fall within.
+bool wholeGroupMasks(const TileLowering &tiles, Value ptrs, Value mask, unsigned width) {
+  if (!mask || width == 1)
+    return true;
+  TileLayout layout(cast<RankedTensorType>(ptrs.getType()));
+  if (layout.getSliceDim() >= 0)
+    return false;
+  return tiles.axis.get(mask).constancy[layout.getBlocked().getOrder()[0]] % width == 0;
+}
+
 /// The state shared by the tile load and store patterns.
 struct TileAccess {
   const TileLowering &tiles;
@@ -63,16 +75,21 @@ struct TileAccess {
   unsigned width;
   bool ordered;
   MemScope scope;
+  /// Every group's mask bits are equal (wholeGroupMasks): its first
+  /// decides for the group.
+  bool wholeMasks;
 
   template <typename Op>
   static TileAccess of(const TileLowering &tiles, Op op, Type elemType) {
     auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    unsigned width = vectorWidth(tiles, op.getPtr(), TileLayout(ptrType), elemType);
     return {tiles,
             op.getLoc(),
             elemType,
-            vectorWidth(tiles, op.getPtr(), TileLayout(ptrType), elemType),
+            width,
             op.getOrder() != MemOrder::weak,
-            op.getScope()};
+            op.getScope(),
+            wholeGroupMasks(tiles, op.getPtr(), op.getMask(), width)};
   }
 
   unsigned alignment() const {
@@ -144,10 +161,16 @@ struct TileAccess {
                              others.empty() ? ValueRange{} : others[i]));
         return values;
       };
+      // A group whose bits are all equal is whole or not there at all.
+      auto absent = [&] {
+        return others.empty() ? SmallVector<Value>() : SmallVector<Value>(others.slice(first, width));
+      };
       if (masks.empty())
         llvm::append_range(out, vector());
       else if (width == 1)
         llvm::append_range(out, tail());
+      else if (wholeMasks)
+        llvm::append_range(out, emitIfElse(b, loc, masks[first], groupTypes, vector, absent));
       else
         llvm::append_range(
             out, emitIfElse(b, loc, allOf(b, loc, masks.slice(first, width)),
@@ -400,6 +423,8 @@ struct TileAtomicCASLowering : TileAtomicLowering<AtomicCASOp> {
 /// Where placeSharedBuffers put a buffer in its kernel's dynamic shared
 /// memory.
 constexpr llvm::StringLiteral kSharedOffsetAttrName = "weft.shared_offset";
+/// The alignment that offset counts from, where it is more than 16.
+constexpr llvm::StringLiteral kSharedBaseAlignAttrName = "weft.shared_base_align";
 
 /// A `!weft.shared` buffer: in a kernel on a target with dynamic shared
 /// memory, its place there (placeSharedBuffers); elsewhere a static
@@ -423,7 +448,20 @@ struct AllocSharedLowering : TilePattern<AllocSharedOp> {
             /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedName, Attribute(),
             /*alignment=*/16, kSharedAddressSpace);
       }
-      rewriter.replaceOp(op, byteOffset(rewriter, loc, addressOf(rewriter, loc, global),
+      Value base = addressOf(rewriter, loc, global);
+      // Offsets count from the first multiple of the kernel's largest
+      // alignment, which only a runtime address shows (static shared
+      // memory comes first); placeSharedBuffers left room for it.
+      if (auto align = op->getAttrOfType<IntegerAttr>(kSharedBaseAlignAttrName)) {
+        Type i32 = rewriter.getI32Type();
+        Value address = LLVM::PtrToIntOp::create(rewriter, loc, i32, base);
+        Value aligned = LLVM::AndOp::create(
+            rewriter, loc,
+            LLVM::AddOp::create(rewriter, loc, address, i32Const(rewriter, loc, align.getInt() - 1)),
+            i32Const(rewriter, loc, -align.getInt()));
+        base = byteOffset(rewriter, loc, base, LLVM::SubOp::create(rewriter, loc, aligned, address));
+      }
+      rewriter.replaceOp(op, byteOffset(rewriter, loc, base,
                                         i64Const(rewriter, loc, offset.getInt())));
       return success();
     }
@@ -437,7 +475,7 @@ struct AllocSharedLowering : TilePattern<AllocSharedOp> {
       name = "__weft_shared_" + std::to_string(i);
     auto global = sharedGlobal(rewriter, loc, op, name,
                                LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes),
-                               /*alignment=*/16);
+                               sharedTileAlignment(op.getType()));
     rewriter.replaceOp(op, addressOf(rewriter, loc, global));
     return success();
   }
@@ -458,25 +496,28 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
     SharedType dstType = op.getDst().getType();
     Type elemType = getTypeConverter()->convertType(dstType.getElementType());
     TileLayout layout(ptrType);
-    TileAccess access{tiles, loc, elemType,
-                      vectorWidth(tiles, op.getPtr(), layout, elemType),
-                      /*ordered=*/false, MemScope::sys};
+    unsigned width = vectorWidth(tiles, op.getPtr(), layout, elemType);
+    TileAccess access{tiles,           loc, elemType, width, /*ordered=*/false, MemScope::sys,
+                      wholeGroupMasks(tiles, op.getPtr(), op.getMask(), width)};
     SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackTile(rewriter, loc, adaptor.getMask());
-    SmallVector<int64_t> shape(dstType.getShape());
-    shape.back() = sharedRowPitch(dstType);
     unsigned bytes = access.alignment();
-    // Every group starts at a multiple of its size within a row, and rows
-    // start 16-byte aligned when the pitch is a multiple of 16 bytes.
+    // Every group starts at a multiple of its size within a row, so it
+    // stays within one 16-byte chunk (which swizzling keeps whole), and
+    // rows start 16-byte aligned when they are swizzled or their pitch is
+    // a multiple of 16 bytes.
+    bool rowsAligned = dstType.getLayout() ||
+                       (sharedRowPitch(dstType) * naturalAlignment(elemType)) % 16 == 0;
     bool async = tiles.target.hasAsyncCopy() && (bytes == 4 || bytes == 8 || bytes == 16) &&
-                 (shape.back() * naturalAlignment(elemType)) % 16 == 0;
+                 rowsAligned;
     Value zero = LLVM::ZeroOp::create(rewriter, loc, elemType);
     auto coords = layout.emitCoordinates(rewriter, loc, tiles.target);
     for (unsigned first = 0; first < ptrs.size(); first += access.width) {
-      Value dst = elementPtr(rewriter, loc, adaptor.getDst(), elemType,
-                             linearize(rewriter, loc, coords[first], shape));
+      Value dst = byteOffset(rewriter, loc, adaptor.getDst(),
+                             sharedElementOffset(rewriter, loc, dstType, coords[first][0],
+                                                 coords[first][1]));
       auto storeAll = [&](ArrayRef<Value> values) {
         for (auto [k, value] : llvm::enumerate(values))
           LLVM::StoreOp::create(rewriter, loc, value,
@@ -489,6 +530,15 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
         tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes);
         return SmallVector<Value>{};
       };
+      // A group that is whole or absent: a copy of all its bytes or none
+      // (which writes zeros), with no branch.
+      if (async && !masks.empty() && access.wholeMasks) {
+        Value srcBytes = LLVM::SelectOp::create(rewriter, loc, masks[first],
+                                                i32Const(rewriter, loc, bytes),
+                                                i32Const(rewriter, loc, 0));
+        tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes, srcBytes);
+        continue;
+      }
       auto each = [&] {
         SmallVector<Value> values;
         for (unsigned i = first; i < first + access.width; ++i)
@@ -501,7 +551,9 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
       if (masks.empty())
         whole();
       else
-        emitIfElse(rewriter, loc, allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
+        emitIfElse(rewriter, loc,
+                   access.wholeMasks ? masks[first]
+                                     : allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
                    {}, whole, each);
     }
     rewriter.eraseOp(op);
@@ -543,11 +595,22 @@ void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
     // Other functions' buffers stay static: their callers' would overlap.
     if (!func->hasAttr(kKernelAttrName))
       continue;
-    int64_t bytes = 0;
+    int64_t bytes = 0, alignment = 16;
+    SmallVector<AllocSharedOp> allocs;
     func->walk([&](AllocSharedOp alloc) {
+      int64_t align = sharedTileAlignment(alloc.getType());
+      bytes = llvm::alignTo(bytes, align);
       alloc->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(bytes));
       bytes += sharedTileBytes(alloc.getType());
+      alignment = std::max(alignment, align);
+      allocs.push_back(alloc);
     });
+    // The dynamic area itself is only 16-byte aligned.
+    if (alignment > 16) {
+      for (AllocSharedOp alloc : allocs)
+        alloc->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
+      bytes += alignment - 16;
+    }
     if (bytes)
       func->setAttr(kDynamicSharedBytesAttrName, b.getI64IntegerAttr(bytes));
   }

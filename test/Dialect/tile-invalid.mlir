@@ -232,3 +232,32 @@ func.func @async_wait_negative() {
   weft.async_wait -1
   return
 }
+
+// -----
+
+// expected-error @+1 {{swizzled blocks are 32, 64 or 128 bytes wide, not 48}}
+func.func @swizzle_width(%a: !weft.shared<16x32xbf16, #weft.swizzled<bytes = 48, warps = 0>>) {
+  return
+}
+
+// -----
+
+// 8 bf16 are 16 bytes: not a whole 32-byte block.
+// expected-error @+1 {{a swizzled buffer's rows must be whole 32-byte blocks and its row count a multiple of 8}}
+func.func @swizzle_narrow(%a: !weft.shared<16x8xbf16, #weft.swizzled<bytes = 32, warps = 0>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{rows interleaved for 4 warps need whole warpgroups and a multiple of 64 rows}}
+func.func @swizzle_rows(%a: !weft.shared<32x32xbf16, #weft.swizzled<bytes = 64, warps = 4>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a shared buffer holds one 2-D tile}}
+func.func @shared_rank(%a: !weft.shared<64xbf16>) {
+  return
+}

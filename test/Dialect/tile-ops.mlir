@@ -87,3 +87,16 @@ func.func @shared_buffers(%pa: tensor<16x32x!weft.ptr<bf16>>, %pb: tensor<32x16x
   %d = weft.dot %a, %b, %c : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
   return %d : tensor<16x16xf32>
 }
+
+// Buffers in the layouts warpgroup MMA reads.
+// CHECK-LABEL: func.func @swizzled_buffers
+func.func @swizzled_buffers(%c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // CHECK: weft.alloc_shared : !weft.shared<64x32xbf16, #weft.swizzled<bytes = 64, warps = 4>>
+  %a = weft.alloc_shared : !weft.shared<64x32xbf16, #weft.swizzled<bytes = 64, warps = 4>>
+  // CHECK: weft.alloc_shared : !weft.shared<32x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+  %b = weft.alloc_shared : !weft.shared<32x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+  %d = weft.dot %a, %b, %c : !weft.shared<64x32xbf16, #weft.swizzled<bytes = 64, warps = 4>>, !weft.shared<32x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>, tensor<64x64xf32> -> tensor<64x64xf32>
+  // CHECK: weft.dot_wait %{{.*}}, 1 : tensor<64x64xf32>
+  %w = weft.dot_wait %d, 1 : tensor<64x64xf32>
+  return %w : tensor<64x64xf32>
+}

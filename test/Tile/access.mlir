@@ -153,3 +153,51 @@ func.func @small_atomic(%counts: !weft.ptr<i32>, %old: !weft.ptr<i32>,
   weft.store %op, %prev, mask %mask : tensor<16x!weft.ptr<i32>>
   return
 }
+
+// A tail mask `k0 + arange < K`, K and k0 multiples of 16: the axis
+// analysis proves its bits equal over every 4-element group (runs of
+// consecutive values from multiples of 4 against a bound that is a
+// multiple of 16), so each group is one vector load under one branch on
+// its first bit, not four compares and four scalar loads. Against an
+// unaligned bound (%n, no divisibility) the bits may differ within a
+// group: per-element loads remain for the groups that are not whole.
+// NV-LABEL: .entry tail_mask(
+// NV:       setp.ge.s32
+// NV-NOT:   setp
+// NV:       @%p{{[0-9]+}} bra
+// NV-NOT:   ld.global.b32
+// NV:       ld.global.v4.b32
+// NV-NOT:   ld.global.b32
+// NV:       st.global.v4.b32
+// NV-LABEL: .entry tail_mask_unaligned(
+// NV:       ld.global.v4.b32
+// NV:       ld.global.b32
+// NV:       ret;
+func.func @tail_mask(%x: !weft.ptr<f32>, %y: !weft.ptr<f32>,
+                     %k0: i32 {weft.divisibility = 16 : i32},
+                     %K: i32 {weft.divisibility = 16 : i32}) attributes {weft.kernel} {
+  %r = weft.make_range 0, 512 : tensor<512xi32>
+  %ks = weft.splat %k0 : i32 -> tensor<512xi32>
+  %k = arith.addi %ks, %r : tensor<512xi32>
+  %Ks = weft.splat %K : i32 -> tensor<512xi32>
+  %m = arith.cmpi slt, %k, %Ks : tensor<512xi32>
+  %xs = weft.splat %x : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %xp = weft.addptr %xs, %k : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  %v = weft.load %xp, mask %m : tensor<512x!weft.ptr<f32>>
+  %ys = weft.splat %y : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %yp = weft.addptr %ys, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  weft.store %yp, %v : tensor<512x!weft.ptr<f32>>
+  return
+}
+func.func @tail_mask_unaligned(%x: !weft.ptr<f32>, %y: !weft.ptr<f32>, %n: i32) attributes {weft.kernel} {
+  %r = weft.make_range 0, 512 : tensor<512xi32>
+  %ns = weft.splat %n : i32 -> tensor<512xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32>
+  %xs = weft.splat %x : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %xp = weft.addptr %xs, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  %v = weft.load %xp, mask %m : tensor<512x!weft.ptr<f32>>
+  %ys = weft.splat %y : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %yp = weft.addptr %ys, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  weft.store %yp, %v : tensor<512x!weft.ptr<f32>>
+  return
+}

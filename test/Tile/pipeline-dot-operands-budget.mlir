@@ -1,7 +1,9 @@
 // weft-pipeline-dot-operands's shared-memory budget. Two K loops in one
 // kernel: their rings live at once. On sm_90 they go to dynamic shared
 // memory (up to 227 KiB less the static 48 KiB), where both get three
-// stages of 64x32 + 32x64 bf16 (2 x 29184 bytes, the kernel's dynamic
+// stages of 64x32 + 32x64 bf16 in wgmma's swizzled layouts, and a spare
+// buffer per ring since each step's products overlap the next's (2 x
+// 32768 bytes, and 1008 to align them to 1024: the kernel's dynamic
 // shared memory). On gfx942 they share the 64 KiB of static LDS with the
 // scratch area (less 8 KiB for other uses and the operand scratch of dots
 // that stay in registers): the first loop takes three stages (29184
@@ -16,11 +18,14 @@
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 
 // NV-LABEL:    func.func @two_loops
-// NV-COUNT-6:  weft.alloc_shared
+// NV-COUNT-4:  weft.alloc_shared : !weft.shared<64x32xbf16, #weft.swizzled<bytes = 64, warps = 4>>
+// NV-COUNT-4:  weft.alloc_shared : !weft.shared<32x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+// NV:          weft.dot_wait %{{.*}}, 1
 // NV:          weft.async_wait 0
-// NV-COUNT-6:  weft.alloc_shared
+// NV-NEXT:     weft.dot_wait %{{.*}}, 0
+// NV-COUNT-8:  weft.alloc_shared
 // NV:          weft.async_wait 0
-// LLVM:        llvm.func @two_loops({{.*}} weft.dynamic_shared_bytes = 58368 : i64
+// LLVM:        llvm.func @two_loops({{.*}} weft.dynamic_shared_bytes = 66544 : i64
 // AMD-LABEL:   func.func @two_loops
 // AMD-COUNT-6: weft.alloc_shared
 // AMD:         weft.async_wait 0

@@ -59,11 +59,21 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     all the function's pipelined loops together) would not fit: in a
     kernel on a target with dynamic shared memory (sm_90) its limit;
     elsewhere the static limit less 8 KiB for the program's other uses and
-    the scratch of the function's other dots. None below two.
+    the scratch of the function's other dots. None below two. Where the
+    target has warpgroup MMA for a dot's shape (sm_90 wgmma, with
+    `num-warps` a multiple of 4), its buffers get the `#weft.swizzled`
+    layouts that wgmma reads in place; if the dot's sums only feed the
+    dot of the next iteration, a `weft.dot_wait 1` after it lets each
+    step's products run while the next step starts (`weft.dot_wait 0`
+    after the loop), and every ring gets one spare buffer, so that the
+    copies go to the buffer read two steps back, which every warpgroup
+    is done with.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
            "Target: cuda:90, hip:gfx942 or host">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "Warps per program (GPU targets)">,
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
            "Buffers per operand: copies run num-stages - 1 iterations ahead">,
   ];

@@ -127,16 +127,45 @@ public:
                                                       mlir::Value rowAddress, unsigned count,
                                                       bool transpose) const;
 
+  /// Warpgroup matrix multiply-accumulate (sm_90 wgmma), which reads both
+  /// operands from shared memory by descriptor. warpgroupOperandLayout is
+  /// the #weft.swizzled layout operand `index` (0: a, 1: b) of a dot of
+  /// `elemType` inputs and shape {M, N, K} must have for it, or null where
+  /// the target has none or the shape does not fit (the dot then uses
+  /// mma()). The accumulator is then warpgroupAccumulatorLayout's.
+  virtual SwizzledSharedAttr warpgroupOperandLayout(mlir::MLIRContext *ctx,
+                                                    mlir::Type elemType,
+                                                    std::array<int64_t, 3> mnk,
+                                                    unsigned index) const {
+    return {};
+  }
+  /// acc += a * b for one m64 x n x k16 step of the warpgroup: a K-major
+  /// and b N-major in shared memory (64-bit descriptors), acc the n / 2
+  /// f32 this thread holds. Asynchronous: warpgroupFence goes before the
+  /// first, warpgroupCommit after the last, and warpgroupWait returns the
+  /// accumulators once at most `pending` committed groups are in flight
+  /// (on targets without warpgroup MMA: as they are).
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elemType, int64_t n,
+               mlir::Value descA, mlir::Value descB, mlir::ValueRange acc) const;
+  virtual void warpgroupFence(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void warpgroupCommit(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual llvm::SmallVector<mlir::Value> warpgroupWait(mlir::OpBuilder &b, mlir::Location loc,
+                                                       unsigned pending,
+                                                       mlir::ValueRange acc) const;
+
   /// NVLS multimem instructions exist (NVPTX); elsewhere multimem ops are
   /// always the unicast loop over peers.
   /// Asynchronous global-to-shared copies (cp.async on sm_90): asyncCopy
   /// starts copying `bytes` (4, 8 or 16, aligned) from global `src` to
-  /// shared `dst`; asyncCommit closes the group of copies started since the
+  /// shared `dst`, of which only the first `srcBytes` (an i32, when given)
+  /// are read and the rest are zeros; asyncCommit closes the group of copies started since the
   /// last; asyncWait waits until at most `pending` groups are incomplete.
   /// Without them weft.async_copy copies at once.
   virtual bool hasAsyncCopy() const { return false; }
   virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
-                         mlir::Value src, unsigned bytes) const;
+                         mlir::Value src, unsigned bytes,
+                         mlir::Value srcBytes = {}) const;
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const {}
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, unsigned pending) const {}
 

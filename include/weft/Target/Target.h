@@ -19,7 +19,7 @@ enum class TargetKind { NVPTX, AMDGPU, Host };
 
 struct TargetSpec {
   TargetKind kind = TargetKind::Host;
-  /// "sm_90", "gfx942", or the host CPU name ("x86-64").
+  /// "sm_90a", "gfx942", or the host CPU name ("x86-64").
   std::string arch = "x86-64";
   /// Warps per program on GPU targets; the host runs a program in one thread.
   unsigned numWarps = 4;

@@ -286,7 +286,8 @@ def test_dot_vs_numpy(m, n, k, dtype):
     ab = buffer(a), buffer(b)
     c = local(np.full((m, n), -1.0, np.float32))
     # weft.ops.matmul: wl.dot in a K loop, blocks of 64x64x32 on GPUs
-    # (several mma tiles per warp), 16 on the host.
+    # (wgmma on sm_90), 16 on the host, where 130 rows are two groups of
+    # block rows (GROUP_M = 8), the second of one.
     assert weft.ops.matmul(*ab, c) is c
     np.testing.assert_array_equal(host(c), a @ b)
     for buf in ab:

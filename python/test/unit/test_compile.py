@@ -37,17 +37,22 @@ def test_cuda():
 
 
 def test_pipelined_dot_asks_for_dynamic_shared_memory():
-    """weft.ops.matmul's K loop on sm_90: three cp.async stages of its
-    64x32 and 32x64 bf16 operands (rows padded by 16 bytes) in dynamic
-    shared memory, which the "kernels" artifact reports and launches set;
-    no such artifact where nothing is dynamic."""
+    """weft.ops.matmul's K loop on sm_90: cp.async rings of its 64x32 and
+    32x64 bf16 operands in wgmma's swizzled layouts (unpadded), three
+    stages and a spare buffer (each step's products overlap the next's),
+    aligned to 1024 bytes, in dynamic shared memory, which the "kernels"
+    artifact reports and launches set; no such artifact where nothing is
+    dynamic."""
     from weft.ops._gemm import matmul_kernel
     sig = {"a": "*bf16", "b": "*bf16", "c": "*fp32", "M": "i32:16", "N": "i32:16",
            "K": "i32:16", "k_steps": "i32"}
     k = weft.compile(matmul_kernel, signature=sig, constexprs={"BM": 64, "BN": 64, "BK": 32},
                      target="cuda:90")
-    assert "cp.async.cg.shared.global" in k.asm["ptx"].decode()
-    stages = 3 * (64 * (32 + 8) + 32 * (64 + 8)) * 2
+    ptx = k.asm["ptx"].decode()
+    assert "cp.async.cg.shared.global" in ptx and "wgmma.mma_async" in ptx
+    buffers = (64 * 32 + 32 * 64) * 2
+    alignment = 1024 - 16
+    stages = (3 + 1) * buffers + alignment
     assert json.loads(k.asm["kernels"]) == {"matmul_kernel": {"dynamic_shared_bytes": stages}}
     plain = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="cuda:90")
     assert "kernels" not in plain.asm
@@ -55,7 +60,7 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
     deeper = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=4,
                           constexprs={"BM": 64, "BN": 64, "BK": 32})
     assert json.loads(deeper.asm["kernels"])["matmul_kernel"]["dynamic_shared_bytes"] == \
-        stages // 3 * 4
+        (4 + 1) * buffers + alignment
     off = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=1,
                        constexprs={"BM": 64, "BN": 64, "BK": 32})
     assert "kernels" not in off.asm and "cp.async" not in off.asm["ptx"].decode()

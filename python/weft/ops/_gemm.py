@@ -37,13 +37,23 @@ def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.const
 
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
-                  BK: wl.constexpr):
+                  BK: wl.constexpr, GROUP_M: wl.constexpr = 8):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
-    keep their offsets provably multiples of BK (aligned vector loads)."""
-    rm = wl.program_id(0) * BM + wl.arange(0, BM)
-    rn = wl.program_id(1) * BN + wl.arange(0, BN)
+    keep their offsets provably multiples of BK (aligned vector loads).
+    Programs launched together take GROUP_M block rows by as many columns
+    (grid axes 0 and 1 renumbered), so the blocks of a and b they read
+    stay in L2 while they last."""
+    blocks_m = (M + BM - 1) // BM
+    blocks_n = (N + BN - 1) // BN
+    pid = wl.program_id(1) * blocks_m + wl.program_id(0)
+    group = pid // (GROUP_M * blocks_n)
+    first_m = group * GROUP_M
+    rows = wl.minimum(blocks_m - first_m, GROUP_M)
+    in_group = pid % (GROUP_M * blocks_n)
+    rm = (first_m + in_group % rows) * BM + wl.arange(0, BM)
+    rn = (in_group // rows) * BN + wl.arange(0, BN)
     k_chunk = k_steps * BK
     k_lo = wl.program_id(2) * k_chunk
     k_hi = wl.minimum(K, k_lo + k_chunk)
@@ -89,11 +99,13 @@ def _programs(num_programs, work):
 
 
 def _split_k(blocks, k, bk):
-    """Pieces of K for a grid of `blocks` output blocks: enough programs
-    for about two waves on a large GPU, each piece at least 4 K steps long;
-    one where the blocks alone are that many. The same rule on every
+    """Pieces of K for a grid of `blocks` output blocks: about K / 16
+    programs in all (512 at K = 8192; decode shapes stream b, and the more
+    programs the more of it is in flight: the best count at every decode
+    shape of bench/gemm.py on an H200), each piece at least 4 K steps
+    long; one where the blocks alone are that many. The same rule on every
     backend, so a host run launches what a GPU run will (cache warming)."""
-    return max(1, min(16, 256 // max(1, blocks), k // (4 * bk)))
+    return max(1, min(16, k // 16 // max(1, blocks), k // (4 * bk)))
 
 
 @jit
@@ -106,18 +118,23 @@ def zero_kernel(c, n, BLOCK: wl.constexpr):
 ZERO_BLOCK = PerBackend(host=64, default=1024)
 
 
-# Large products take 128x128 blocks (four warps, 64x64 each): on an H200
-# they double the 64x64 blocks' speed once the operands are pipelined
-# (bench/README.md, "GEMM"); the rest keep BM x BN x BK. Host programs
-# keep 16x16x16.
-_LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128), BK=BK)
+# Large products take 128x256x32 blocks on eight warps (two warpgroups of
+# wgmma m64n256k16 on sm_90) with four stages: the fastest of the
+# configurations swept on an H200 (bench/README.md, "GEMM"); the rest keep
+# BM x BN x BK and three stages. Host programs keep 16x16x16.
+_LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
+              BK=BK)
+_LARGE_WARPS, _LARGE_STAGES = 8, 4
 
 
 def _config_for(m, n, k, backend):
-    """(constexprs, num_warps, (BM, BN, BK) on `backend`) for an m x n x k
-    product."""
-    constexprs = _LARGE if m >= 128 and m * n * k >= 1 << 33 else BLOCKS
-    return constexprs, 4, tuple(constexprs[name][backend] for name in ("BM", "BN", "BK"))
+    """(constexprs, num_warps, num_stages, (BM, BN, BK) on `backend`) for an
+    m x n x k product."""
+    # Large blocks only where they still fill an H200 (132 SMs) at least once.
+    large = m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132
+    constexprs = _LARGE if large else BLOCKS
+    return (constexprs, _LARGE_WARPS if large else 4, _LARGE_STAGES if large else 3,
+            tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")))
 
 
 def _pieces(blocks, k, bk, split_k=None):
@@ -135,12 +152,11 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None):
     """How matmul launches an m x n x k product on `backend`: (grid,
     k_steps, constexprs, launch options); config = (BM, BN, BK, num_warps[,
     num_stages]) overrides what the shape picks."""
-    stages = 3
     if config is None:
-        constexprs, warps, (bm, bn, bk) = _config_for(m, n, k, backend)
+        constexprs, warps, stages, (bm, bn, bk) = _config_for(m, n, k, backend)
     else:
         bm, bn, bk, warps, *rest = (int(v) for v in config)
-        stages = rest[0] if rest else stages
+        stages = rest[0] if rest else 3
         constexprs = dict(BM=bm, BN=bn, BK=bk)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, split_k)

@@ -136,6 +136,13 @@ BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult SwizzledSharedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                         unsigned bytes, unsigned warps) {
+  if (bytes != 32 && bytes != 64 && bytes != 128)
+    return emitError() << "swizzled blocks are 32, 64 or 128 bytes wide, not " << bytes;
+  return success();
+}
+
 LogicalResult BlockedEncodingAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type,
     function_ref<InFlightDiagnostic()> emitError) const {

@@ -41,21 +41,48 @@ void PtrType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-// !weft.shared<64x32xbf16>
+// !weft.shared<64x32xbf16> or !weft.shared<64x32xbf16, #weft.swizzled<...>>
 Type SharedType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
+  SwizzledSharedAttr layout;
   if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
-      parser.parseType(elementType) || parser.parseGreater())
+      parser.parseType(elementType))
     return {};
-  return SharedType::get(parser.getContext(), shape, elementType);
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(layout))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedType>(parser.getContext(), shape, elementType, layout);
 }
 
 void SharedType::print(AsmPrinter &printer) const {
   printer << "<";
   for (int64_t size : getShape())
     printer << size << "x";
-  printer << getElementType() << ">";
+  printer << getElementType();
+  if (getLayout())
+    printer << ", " << getLayout();
+  printer << ">";
+}
+
+LogicalResult SharedType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, Type elementType,
+                                 SwizzledSharedAttr layout) {
+  if (shape.size() != 2 || llvm::any_of(shape, [](int64_t size) { return size <= 0; }))
+    return emitError() << "a shared buffer holds one 2-D tile";
+  if (!layout)
+    return success();
+  unsigned elementBits = elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 0;
+  if (!elementBits || elementBits % 8 ||
+      (shape[1] * elementBits / 8) % layout.getBytes() || shape[0] % 8)
+    return emitError() << "a swizzled buffer's rows must be whole " << layout.getBytes()
+                       << "-byte blocks and its row count a multiple of 8";
+  if (unsigned warps = layout.getWarps(); warps && (warps % 4 || shape[0] % (16 * warps)))
+    return emitError() << "rows interleaved for " << warps
+                       << " warps need whole warpgroups and a multiple of " << 16 * warps
+                       << " rows";
+  return success();
 }
 
 Type weft::getPointeeType(Type ptrLike) {

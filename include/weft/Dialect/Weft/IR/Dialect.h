@@ -17,11 +17,12 @@
 #include "weft/Dialect/Weft/IR/WeftDialect.h.inc"
 #include "weft/Dialect/Weft/IR/WeftEnums.h.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "weft/Dialect/Weft/IR/WeftTypes.h.inc"
-
+// Attributes first: !weft.shared carries a #weft.swizzled layout.
 #define GET_ATTRDEF_CLASSES
 #include "weft/Dialect/Weft/IR/WeftAttrDefs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "weft/Dialect/Weft/IR/WeftTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.h.inc"

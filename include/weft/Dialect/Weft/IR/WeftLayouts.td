@@ -67,4 +67,34 @@ def Weft_SliceEncodingAttr : Weft_Attr<"SliceEncoding", "slice"> {
   let genVerifyDecl = 1;
 }
 
+def Weft_SwizzledSharedAttr : AttrDef<Weft_Dialect, "SwizzledShared"> {
+  let mnemonic = "swizzled";
+  let summary = "a shared-memory tile laid out for warpgroup matrix multiplies";
+  let description = [{
+    The layout of a `!weft.shared` buffer that sm_90's `wgmma` reads in
+    place (the "canonical" swizzled layouts of the PTX ISA). The tile's
+    columns are cut into blocks of `bytes` bytes (32, 64 or 128); each block
+    is stored whole, one row of `bytes` bytes after another, and within a
+    row the 16-byte chunk c of row r sits at chunk
+    `c xor ((r * bytes / 128) mod (bytes / 16))`, so that eight consecutive
+    rows read one chunk each from distinct banks.
+
+    With `warps` = W > 0 the rows are also stored in the order that
+    warpgroup MMA hands them to the warps of an accumulator whose layout is
+    `#weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4],
+    warpsPerProgram = [W, 1], order = [1, 0]}>`: there warp i holds rows
+    8i..8i+7 of every 8W, while wgmma gives warp w of each warpgroup 16
+    consecutive rows. Row `8W t + 8 i + g` (g < 8, i < W) is stored at
+    row `64 (R (i / 4) + t / 2) + 16 (i mod 4) + 8 (t mod 2) + g`, with
+    R = rows / (16 W) instructions per warpgroup.
+
+    ```mlir
+    !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$bytes, "unsigned":$warps);
+  let assemblyFormat = "`<` `bytes` `=` $bytes `,` `warps` `=` $warps `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // WEFT_LAYOUTS_TD

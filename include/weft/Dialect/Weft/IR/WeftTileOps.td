@@ -211,6 +211,28 @@ def Weft_AsyncWaitOp : Weft_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
   let assemblyFormat = "$pending attr-dict";
 }
 
+def Weft_DotWaitOp : Weft_Op<"dot_wait", [MemoryEffects<[MemRead]>,
+    AllTypesMatch<["src", "result"]>]> {
+  let summary = "wait for the products of asynchronous weft.dot ops";
+  let description = [{
+    Where tile products run asynchronously (sm_90's warpgroup MMA), a
+    `weft.dot` whose only user is a `weft.dot_wait` leaves the waiting to
+    it: `result` is `src` once at most `pending` of the program's dots are
+    still in flight, so the dot's sums may be used. With pending = 1 a K
+    loop overlaps each step's products with the next step's (its operand
+    buffers must outlive them: weft-pipeline-dot-operands inserts these,
+    with a spare buffer per ring); after the loop a `weft.dot_wait` with
+    pending = 0 completes them. Elsewhere it is `src`.
+
+    ```mlir
+    %s = weft.dot_wait %d, 1 : tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$src, ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$src `,` $pending attr-dict `:` type($src)";
+}
+
 def Weft_ReduceReturnOp : Weft_Op<"reduce.return", [Pure, Terminator,
     ReturnLike, HasParent<"ReduceOp">]> {
   let summary = "the combined element of a weft.reduce region";

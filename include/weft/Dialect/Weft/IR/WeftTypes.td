@@ -32,18 +32,30 @@ def Weft_SharedType : TypeDef<Weft_Dialect, "Shared", [ShapedTypeInterface]> {
   let description = [{
     `!weft.shared<64x32xbf16>` holds one 64x32 tile in the program's shared
     memory (LDS; on the host, where a program is one thread, its stack),
-    row-major with rows padded as `weft.dot` reads them. The compiler makes
-    them (weft-pipeline-dot-operands): `weft.alloc_shared` gives one,
+    row-major with rows padded as `weft.dot` reads them by `ldmatrix`;
+    `!weft.shared<64x32xbf16, #weft.swizzled<...>>` holds it in the layout
+    warpgroup MMA reads (`#weft.swizzled`). The compiler makes them
+    (weft-pipeline-dot-operands): `weft.alloc_shared` gives one,
     `weft.async_copy` fills it from global memory and `weft.dot` reads its
     operands from it.
   }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType);
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType,
+                        "SwizzledSharedAttr":$layout);
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType,
+                     CArg<"SwizzledSharedAttr", "{}">:$layout), [{
+      return $_get($_ctxt, shape, elementType, layout);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
   let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     bool hasRank() const { return true; }
     ::mlir::ShapedType cloneWith(std::optional<::llvm::ArrayRef<int64_t>> shape,
                                  ::mlir::Type elementType) const {
-      return SharedType::get(getContext(), shape ? *shape : getShape(), elementType);
+      return SharedType::get(getContext(), shape ? *shape : getShape(), elementType,
+                             getLayout());
     }
   }];
 }
