@@ -344,31 +344,52 @@ def main():
     weft.init()
     run = Run(args)
     env = environment()
-    rows = []
+    log = CsvLog(args.csv, run.rank)
     for op in args.ops.split(","):
         for dname in args.dtypes.split(","):
             for nbytes in sizes:
                 for r in run.measure(op, dname, nbytes):
-                    rows.append(dict(env, **r))
+                    log.add(dict(env, **r))
                     if run.rank == 0:
                         print(f"{op:15s} {dname:5s} {fmt_size(nbytes):>5s} {r['system']:20s} "
                               f"median {r['median_us']:10.2f} us  min {r['min_us']:10.2f} us  "
                               f"busbw {r['busbw_GBps']:8.2f} GB/s  "
                               f"{'ok' if r['correct'] else 'WRONG ' + r['error']}", flush=True)
-    finish(run, args, rows)
+    finish(run, log)
 
 
-def finish(run, args, rows):
-    """The end of a benchmark run (here and bench/fused.py): rank 0 writes
-    the CSV, every rank leaves NCCL and weft, and a rank that saw a wrong
+class CsvLog:
+    """A sweep's rows (here and bench/fused.py); rank 0 writes each to the
+    CSV as it comes, so that a run cut short keeps what it measured."""
+
+    def __init__(self, path, rank):
+        self.path = path if rank == 0 else None
+        self.rows = []
+        self.file = self.writer = None
+
+    def add(self, row):
+        self.rows.append(row)
+        if not self.path:
+            return
+        if self.writer is None:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            self.file = open(self.path, "w", newline="")
+            self.writer = csv.DictWriter(self.file, fieldnames=list(row))
+            self.writer.writeheader()
+        self.writer.writerow(row)
+        self.file.flush()
+
+    def close(self):
+        if self.file:
+            self.file.close()
+
+
+def finish(run, log):
+    """The end of a benchmark run (here and bench/fused.py): the CSV is
+    closed, every rank leaves NCCL and weft, and a rank that saw a wrong
     result (one not explained by an error) exits 1."""
-    bad = [r for r in rows if not r["correct"] and not r["error"]]
-    if run.rank == 0 and args.csv and rows:
-        os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+    bad = [r for r in log.rows if not r["correct"] and not r["error"]]
+    log.close()
     if run.gpu:
         run.dist.destroy_process_group()
     weft.finalize()

@@ -420,14 +420,14 @@ def main():
     weft.init()
     run = Bench(args)
     env = CB.environment()
-    rows = []
+    log = CB.CsvLog(args.csv, run.rank)
     for op in args.ops.split(","):
         for tokens, hidden in shapes(args, op):
             if op in ("ag_gemm", "gemm_rs") and tokens % run.ranks:
                 continue
             t0 = time.perf_counter()
             for r in run.measure(op, tokens, hidden):
-                rows.append(dict(env, **r))
+                log.add(dict(env, **r))
                 if run.rank == 0:
                     print(f"{op:10s} M={tokens:5d} H={hidden:5d} {r['system']:11s} "
                           f"median {r['median_us']:11.2f} us  min {r['min_us']:11.2f} us  "
@@ -435,7 +435,7 @@ def main():
                           f"{'ok' if r['correct'] else 'WRONG ' + r['error']}", flush=True)
             if run.rank == 0 and not run.gpu:
                 print(f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
-    CB.finish(run, args, rows)
+    CB.finish(run, log)
 
 
 if __name__ == "__main__":

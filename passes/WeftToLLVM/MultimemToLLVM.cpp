@@ -136,8 +136,10 @@ struct StoreLowering : WeftPattern<MultimemStoreOp> {
   LogicalResult matchAndRewrite(MultimemStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getOrder() == MemOrder::release)
-      lowering.joinProgram(rewriter, loc);
+    // As a scalar store: after the program joins, so that no thread
+    // overwrites a copy another has yet to read (an in-place all-reduce
+    // reads every copy with ld_reduce, then stores to every copy).
+    lowering.joinProgram(rewriter, loc);
     auto fallback = [&]() -> SmallVector<Value> {
       if (op.getOrder() == MemOrder::release)
         lowering.target.fence(rewriter, loc, MemOrder::release, MemScope::sys);

@@ -61,6 +61,23 @@ func.func @ld_reduce_store(%p: !weft.ptr<bf16>) attributes {weft.kernel} {
   return
 }
 
+// Every store joins the program first, relaxed too: in place (an
+// all-reduce storing back into the copies it reduced) a warp running ahead
+// would overwrite a copy that a slower warp has yet to read.
+// NVPTX-LABEL:    llvm.func @in_place(
+// FALLBACK-LABEL: @{{(__weft_impl_)?}}in_place(
+// NVPTX:            multimem.ld_reduce.relaxed.sys.global.add.f32
+// CHECK:            llvm.load volatile
+// NVPTX:            nvvm.barrier0
+// NVPTX:            multimem.st.relaxed.sys.global.f32
+// CHECK:            llvm.store volatile
+func.func @in_place(%p: !weft.ptr<f32>) attributes {weft.kernel} {
+  %m = weft.multicast %p : !weft.ptr<f32>
+  %r = weft.multimem_ld_reduce add relaxed sys %m : !weft.ptr<f32, multicast> -> f32
+  weft.multimem_store relaxed sys %m, %r : !weft.ptr<f32, multicast>, f32
+  return
+}
+
 // A release store: the program joins and the fallback fences (release, sys)
 // before its stores.
 // NVPTX-LABEL:    llvm.func @store_release(
