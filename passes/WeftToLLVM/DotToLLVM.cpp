@@ -129,9 +129,6 @@ private:
   Value add(OpBuilder &b, Location loc, Value x, Value y) const {
     return LLVM::AddOp::create(b, loc, x, y);
   }
-  Value mul(OpBuilder &b, Location loc, Value x, int64_t c) const {
-    return LLVM::MulOp::create(b, loc, x, i32Const(b, loc, c));
-  }
   /// The portable path: per result element, c + sum over k in f32.
   SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
                                  Value bBase, ArrayRef<Value> acc) const {
@@ -176,9 +173,7 @@ private:
     TileLayout layout(op.getC().getType());
     Type i64 = b.getI64Type();
     Value warpgroup = LLVM::ZExtOp::create(
-        b, loc, i64,
-        LLVM::UDivOp::create(b, loc, target.threadId(b, loc),
-                             i32Const(b, loc, 4 * target.getSpec().warpSize())));
+        b, loc, i64, divConst(b, loc, target.threadId(b, loc), 4 * target.getSpec().warpSize()));
     Value aStart = LLVM::AddOp::create(
         b, loc, LLVM::PtrToIntOp::create(b, loc, i64, aBase),
         LLVM::MulOp::create(b, loc, warpgroup, i64Const(b, loc, 64 * perWarpgroup * aBytes)));
@@ -238,10 +233,10 @@ private:
   Fragments fragments(OpBuilder &b, Location loc) const {
     int64_t warpSize = tiles.target.getSpec().warpSize();
     Value tid = tiles.target.threadId(b, loc);
-    Value lane = LLVM::URemOp::create(b, loc, tid, i32Const(b, loc, warpSize));
-    return {LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, warpSize)), lane,
-            LLVM::UDivOp::create(b, loc, lane, i32Const(b, loc, 4)),
-            mul(b, loc, LLVM::URemOp::create(b, loc, lane, i32Const(b, loc, 4)), 2)};
+    Value lane = remConst(b, loc, tid, warpSize);
+    return {divConst(b, loc, tid, warpSize), lane,
+            divConst(b, loc, lane, 4),
+            mulConst(b, loc, remConst(b, loc, lane, 4), 2)};
   }
   /// a's four registers for columns k0..k0+15 of the fragment's rows 0-7
   /// (a's rows row0..row0+7) and 8-15 (rows row0+half..row0+half+7; half
@@ -250,16 +245,12 @@ private:
   /// of columns 8-15; lane l gives row l % 8 of quarter l / 8.
   SmallVector<Value> aFragment(OpBuilder &b, Location loc, Type in, Value a, int64_t pitch,
                                const Fragments &f, Value row0, int64_t half, Value k0) const {
-    Value quarter = LLVM::UDivOp::create(b, loc, f.lane, i32Const(b, loc, 8));
-    Value row = add(b, loc, add(b, loc, row0, LLVM::URemOp::create(b, loc, f.lane,
-                                                                   i32Const(b, loc, 8))),
-                    mul(b, loc, LLVM::URemOp::create(b, loc, quarter, i32Const(b, loc, 2)),
-                        half));
-    Value col = add(b, loc, k0, mul(b, loc, LLVM::UDivOp::create(b, loc, quarter,
-                                                                i32Const(b, loc, 2)),
-                                    8));
+    Value quarter = divConst(b, loc, f.lane, 8);
+    Value row = add(b, loc, add(b, loc, row0, remConst(b, loc, f.lane, 8)),
+                    mulConst(b, loc, remConst(b, loc, quarter, 2), half));
+    Value col = add(b, loc, k0, mulConst(b, loc, divConst(b, loc, quarter, 2), 8));
     return tiles.target.loadMatrices(
-        b, loc, elementPtr(b, loc, a, in, add(b, loc, mul(b, loc, row, pitch), col)), 4,
+        b, loc, elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, row, pitch), col)), 4,
         /*transpose=*/false);
   }
   /// b's two registers for rows k0..k0+15 and columns col0..col0+7 (b's
@@ -267,9 +258,9 @@ private:
   /// fragments; lane l gives row l % 16.
   SmallVector<Value> bFragment(OpBuilder &b, Location loc, Type in, Value bBase, int64_t pitch,
                                const Fragments &f, Value col0, Value k0) const {
-    Value row = add(b, loc, k0, LLVM::URemOp::create(b, loc, f.lane, i32Const(b, loc, 16)));
+    Value row = add(b, loc, k0, remConst(b, loc, f.lane, 16));
     return tiles.target.loadMatrices(
-        b, loc, elementPtr(b, loc, bBase, in, add(b, loc, mul(b, loc, row, pitch), col0)), 2,
+        b, loc, elementPtr(b, loc, bBase, in, add(b, loc, mulConst(b, loc, row, pitch), col0)), 2,
         /*transpose=*/true);
   }
 
@@ -297,12 +288,12 @@ private:
     };
     Fragments f = fragments(b, loc);
     // Warps are numbered along columns first (the layout's order).
-    Value warpRow = mul(b, loc, LLVM::UDivOp::create(b, loc, f.warp, i32Const(b, loc, wn)), 8);
-    Value warpCol = mul(b, loc, LLVM::URemOp::create(b, loc, f.warp, i32Const(b, loc, wn)), 8);
+    Value warpRow = mulConst(b, loc, divConst(b, loc, f.warp, wn), 8);
+    Value warpCol = mulConst(b, loc, remConst(b, loc, f.warp, wn), 8);
     return tiles.lowering.forEach(
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
-          Value k0 = mul(b, loc, step, 16);
+          Value k0 = mulConst(b, loc, step, 16);
           SmallVector<SmallVector<Value>> bRegs;
           for (int64_t s = 0; s < nTiles; ++s)
             bRegs.push_back(bFragment(b, loc, in, bBase, bPitch, f,
@@ -347,12 +338,12 @@ private:
     // skips the warps past the last tile.
     int64_t rounds = llvm::divideCeil(numTiles, warps);
     tiles.lowering.forEach(b, loc, i32Const(b, loc, rounds), [&](Value round) {
-      Value tile = add(b, loc, f.warp, mul(b, loc, round, warps));
+      Value tile = add(b, loc, f.warp, mulConst(b, loc, round, warps));
       Value inRange = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, tile,
                                            i32Const(b, loc, numTiles));
       emitIf(b, loc, inRange, {}, [&] {
-        Value tileRow = mul(b, loc, LLVM::UDivOp::create(b, loc, tile, i32Const(b, loc, tilesN)), tm);
-        Value tileCol = mul(b, loc, LLVM::URemOp::create(b, loc, tile, i32Const(b, loc, tilesN)), tn);
+        Value tileRow = mulConst(b, loc, divConst(b, loc, tile, tilesN), tm);
+        Value tileCol = mulConst(b, loc, remConst(b, loc, tile, tilesN), tn);
         Value row = add(b, loc, tileRow, f.group);
         Value row8 = add(b, loc, row, i32Const(b, loc, 8));
         Value col = add(b, loc, tileCol, f.pair);
@@ -360,7 +351,7 @@ private:
         SmallVector<Value> sums = tiles.lowering.forEach(
             b, loc, i32Const(b, loc, k / tk), SmallVector<Value>(4, zero),
             [&](Value step, ValueRange c) {
-              Value k0 = mul(b, loc, step, tk);
+              Value k0 = mulConst(b, loc, step, tk);
               SmallVector<Value> aRegs = aFragment(b, loc, in, a, aPitch, f, tileRow, 8, k0);
               SmallVector<Value> bRegs = bFragment(b, loc, in, bBase, bPitch, f, tileCol, k0);
               return target.mma(b, loc, in, aRegs, bRegs, c);
@@ -370,7 +361,7 @@ private:
         for (int i = 0; i < 4; ++i)
           LLVM::StoreOp::create(
               b, loc, sums[i],
-              elementPtr(b, loc, d, f32, add(b, loc, mul(b, loc, at[i][0], n), at[i][1])));
+              elementPtr(b, loc, d, f32, add(b, loc, mulConst(b, loc, at[i][0], n), at[i][1])));
         return SmallVector<Value>{};
       }, {});
     });

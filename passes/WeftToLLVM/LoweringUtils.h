@@ -16,6 +16,20 @@ inline mlir::Value i64Const(mlir::OpBuilder &b, mlir::Location loc,
                             int64_t v) {
   return mlir::LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
 }
+/// i32 `x * c`, `x / c` and `x % c` (unsigned) for a constant c: the
+/// index arithmetic of tile and shared-memory layouts.
+inline mlir::Value mulConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                            int64_t c) {
+  return mlir::LLVM::MulOp::create(b, loc, x, i32Const(b, loc, c));
+}
+inline mlir::Value divConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                            int64_t c) {
+  return mlir::LLVM::UDivOp::create(b, loc, x, i32Const(b, loc, c));
+}
+inline mlir::Value remConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                            int64_t c) {
+  return mlir::LLVM::URemOp::create(b, loc, x, i32Const(b, loc, c));
+}
 
 /// The natural alignment in bytes of a scalar or vector access of `type`
 /// (an LLVM-compatible type): its size, 8 for pointers (global pointers are

@@ -143,10 +143,8 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
                                       i32Const(b, loc, target.getSpec().warpSize()));
     unsigned warpStride =
         strideOf(blocked.getWarpsPerProgram(), blocked.getOrder(), axis);
-    Value along = LLVM::AndOp::create(
-        b, loc,
-        LLVM::UDivOp::create(b, loc, warp, i32Const(b, loc, warpStride)),
-        i32Const(b, loc, warps - 1));
+    Value along = LLVM::AndOp::create(b, loc, divConst(b, loc, warp, warpStride),
+                                      i32Const(b, loc, warps - 1));
 
     SmallVector<Value> rows;
     auto slot = [&](Value buffer, Value row, Value w) {
@@ -161,8 +159,7 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
         Value position = outShape.empty()
                              ? i32Const(b, loc, 0)
                              : linearize(b, loc, outCoords, outShape);
-        rows.push_back(
-            LLVM::MulOp::create(b, loc, position, i32Const(b, loc, warps)));
+        rows.push_back(mulConst(b, loc, position, warps));
       }
       for (auto [value, row] : llvm::zip(acc, rows))
         LLVM::StoreOp::create(b, loc, value, slot(buffer, row, along));

@@ -22,15 +22,6 @@ SwizzledSharedAttr swizzleOf(ShapedType tile) {
   return shared ? shared.getLayout() : SwizzledSharedAttr();
 }
 
-Value mulConst(OpBuilder &b, Location loc, Value x, int64_t c) {
-  return LLVM::MulOp::create(b, loc, x, i32Const(b, loc, c));
-}
-Value divConst(OpBuilder &b, Location loc, Value x, int64_t c) {
-  return LLVM::UDivOp::create(b, loc, x, i32Const(b, loc, c));
-}
-Value remConst(OpBuilder &b, Location loc, Value x, int64_t c) {
-  return LLVM::URemOp::create(b, loc, x, i32Const(b, loc, c));
-}
 Value sum(OpBuilder &b, Location loc, ArrayRef<Value> terms) {
   Value total = terms.front();
   for (Value term : terms.drop_front())

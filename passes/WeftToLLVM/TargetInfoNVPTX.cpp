@@ -121,6 +121,17 @@ SmallVector<Value> emitAsmResults(OpBuilder &b, Location loc, ArrayRef<Type> typ
   return out;
 }
 
+/// Constraints of `n` f32 results that are also inputs (accumulators
+/// passed through inline PTX): "=f" each, then inputs tied to them.
+std::string tiedF32Constraints(unsigned n) {
+  std::string constraints;
+  for (unsigned i = 0; i < n; ++i)
+    constraints += "=f,";
+  for (unsigned i = 0; i < n; ++i)
+    constraints += llvm::formatv("{0}{1}", i ? "," : "", i).str();
+  return constraints;
+}
+
 class NVPTXTargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -318,14 +329,10 @@ public:
     // Operands: the accumulators (outputs, tied inputs), the descriptors,
     // and scale-d = 1 as a register (setp wants one).
     unsigned regs = acc.size();
-    std::string list, constraints;
-    for (unsigned i = 0; i < regs; ++i) {
-      list += llvm::formatv("{0}${1}", i ? "," : "", i).str();
-      constraints += "=f,";
-    }
+    std::string list;
     for (unsigned i = 0; i < regs; ++i)
-      constraints += llvm::formatv("{0},", i).str();
-    constraints += "l,l,r";
+      list += llvm::formatv("{0}${1}", i ? "," : "", i).str();
+    std::string constraints = tiedF32Constraints(regs) + ",l,l,r";
     const char *type = elemType.isBF16() ? "bf16" : "f16";
     std::string text = llvm::formatv(
         "{{ .reg .pred p; setp.ne.b32 p, ${0}, 0; "
@@ -352,15 +359,10 @@ public:
     SmallVector<Value> out;
     for (unsigned first = 0; first < acc.size(); first += kChunk) {
       ValueRange chunk = acc.slice(first, std::min<size_t>(kChunk, acc.size() - first));
-      std::string constraints;
-      for (unsigned i = 0; i < chunk.size(); ++i)
-        constraints += "=f,";
-      for (unsigned i = 0; i < chunk.size(); ++i)
-        constraints += llvm::formatv("{0}{1}", i ? "," : "", i).str();
       llvm::append_range(
           out, emitAsmResults(b, loc, SmallVector<Type>(chunk.size(), b.getF32Type()), chunk,
                               llvm::formatv("wgmma.wait_group.sync.aligned {0};", pending).str(),
-                              constraints, /*hasSideEffects=*/true));
+                              tiedF32Constraints(chunk.size()), /*hasSideEffects=*/true));
     }
     return out;
   }

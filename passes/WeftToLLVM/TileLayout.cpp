@@ -77,8 +77,8 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                       ArrayRef<unsigned> order) {
   SmallVector<Value> out(counts.size());
   for (unsigned d : order) {
-    out[d] = LLVM::URemOp::create(b, loc, linear, i32Const(b, loc, counts[d]));
-    linear = LLVM::UDivOp::create(b, loc, linear, i32Const(b, loc, counts[d]));
+    out[d] = remConst(b, loc, linear, counts[d]);
+    linear = divConst(b, loc, linear, counts[d]);
   }
   return out;
 }
@@ -213,9 +213,7 @@ Value linearize(OpBuilder &b, Location loc, ValueRange coords,
                 ArrayRef<int64_t> shape) {
   Value index = i32Const(b, loc, 0);
   for (auto [coord, size] : llvm::zip(coords, shape))
-    index = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, index, i32Const(b, loc, size)),
-        coord);
+    index = LLVM::AddOp::create(b, loc, mulConst(b, loc, index, size), coord);
   return index;
 }
 

@@ -79,17 +79,25 @@ struct TileAccess {
   /// decides for the group.
   bool wholeMasks;
 
+  /// Accesses of `elemType` through the tile of pointers `ptrs`, masked
+  /// by `mask` (or not).
+  static TileAccess make(const TileLowering &tiles, Location loc, Value ptrs, Value mask,
+                         Type elemType, bool ordered, MemScope scope) {
+    auto ptrType = cast<RankedTensorType>(ptrs.getType());
+    unsigned width = vectorWidth(tiles, ptrs, TileLayout(ptrType), elemType);
+    return {tiles, loc,   elemType, width, ordered,
+            scope, wholeGroupMasks(tiles, ptrs, mask, width)};
+  }
   template <typename Op>
   static TileAccess of(const TileLowering &tiles, Op op, Type elemType) {
-    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
-    unsigned width = vectorWidth(tiles, op.getPtr(), TileLayout(ptrType), elemType);
-    return {tiles,
-            op.getLoc(),
-            elemType,
-            width,
-            op.getOrder() != MemOrder::weak,
-            op.getScope(),
-            wholeGroupMasks(tiles, op.getPtr(), op.getMask(), width)};
+    return make(tiles, op.getLoc(), op.getPtr(), op.getMask(), elemType,
+                op.getOrder() != MemOrder::weak, op.getScope());
+  }
+
+  /// Whether the group of `width` elements from `first` is all there:
+  /// its first mask bit where they are all equal, else all of them.
+  Value groupMask(OpBuilder &b, ArrayRef<Value> masks, unsigned first) const {
+    return wholeMasks ? masks[first] : allOf(b, loc, masks.slice(first, width));
   }
 
   unsigned alignment() const {
@@ -169,12 +177,9 @@ struct TileAccess {
         llvm::append_range(out, vector());
       else if (width == 1)
         llvm::append_range(out, tail());
-      else if (wholeMasks)
-        llvm::append_range(out, emitIfElse(b, loc, masks[first], groupTypes, vector, absent));
       else
-        llvm::append_range(
-            out, emitIfElse(b, loc, allOf(b, loc, masks.slice(first, width)),
-                            groupTypes, vector, tail));
+        llvm::append_range(out, emitIfElse(b, loc, groupMask(b, masks, first), groupTypes, vector,
+                                           [&] { return wholeMasks ? absent() : tail(); }));
     }
     return out;
   }
@@ -496,9 +501,8 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
     SharedType dstType = op.getDst().getType();
     Type elemType = getTypeConverter()->convertType(dstType.getElementType());
     TileLayout layout(ptrType);
-    unsigned width = vectorWidth(tiles, op.getPtr(), layout, elemType);
-    TileAccess access{tiles,           loc, elemType, width, /*ordered=*/false, MemScope::sys,
-                      wholeGroupMasks(tiles, op.getPtr(), op.getMask(), width)};
+    auto access = TileAccess::make(tiles, loc, op.getPtr(), op.getMask(), elemType,
+                                   /*ordered=*/false, MemScope::sys);
     SmallVector<Value> ptrs = unpackTile(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks;
     if (adaptor.getMask())
@@ -533,9 +537,9 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
       // A group that is whole or absent: a copy of all its bytes or none
       // (which writes zeros), with no branch.
       if (async && !masks.empty() && access.wholeMasks) {
-        Value srcBytes = LLVM::SelectOp::create(rewriter, loc, masks[first],
-                                                i32Const(rewriter, loc, bytes),
-                                                i32Const(rewriter, loc, 0));
+        Value srcBytes = LLVM::SelectOp::create(
+            rewriter, loc, access.groupMask(rewriter, masks, first),
+            i32Const(rewriter, loc, bytes), i32Const(rewriter, loc, 0));
         tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes, srcBytes);
         continue;
       }
@@ -551,10 +555,7 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
       if (masks.empty())
         whole();
       else
-        emitIfElse(rewriter, loc,
-                   access.wholeMasks ? masks[first]
-                                     : allOf(rewriter, loc, ArrayRef(masks).slice(first, access.width)),
-                   {}, whole, each);
+        emitIfElse(rewriter, loc, access.groupMask(rewriter, masks, first), {}, whole, each);
     }
     rewriter.eraseOp(op);
     return success();
