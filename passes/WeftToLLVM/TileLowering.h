@@ -145,8 +145,8 @@ int64_t sharedTileAlignment(mlir::ShapedType tile);
 mlir::Value sharedElementOffset(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::ShapedType tile, mlir::Value row,
                                 mlir::Value col);
-/// The accumulator layout that warpgroup MMA fills from a operands whose
-/// rows are interleaved for `warps` warps (#weft.swizzled).
+/// The accumulator layout that warpgroup MMA fills when the rows of a are
+/// interleaved for `warps` warps (#weft.swizzled).
 BlockedEncodingAttr warpgroupAccumulatorLayout(mlir::MLIRContext *ctx,
                                                unsigned warps);
 /// The layout `dot`'s accumulator should have so that its sums stay in
