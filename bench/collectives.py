@@ -16,6 +16,7 @@ only Weft runs, timed on the host clock, at the sizes given.
 import argparse
 import csv
 import datetime
+import functools
 import os
 import platform
 import subprocess
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
 from weft import collectives as C  # noqa: E402
+from weft.collectives import _kernels as K  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
@@ -72,7 +74,8 @@ class Run:
             dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{args.port}",
                                     rank=self.rank, world_size=self.ranks,
                                     device_id=self.device)
-            self.cuda_kernels = self._load_cuda_kernels() if "cuda" in args.systems else None
+            self.cuda_kernels = (self._load_cuda_kernels()
+                                 if {"cuda", "cuda_graph"} & set(args.systems) else None)
 
     # -- timing ---------------------------------------------------------
     def time(self, fn, graph):
@@ -119,10 +122,14 @@ class Run:
         return float(np.median(times)), float(np.min(times))
 
     # -- data -----------------------------------------------------------
-    def pattern(self, n, rank, salt=0):
-        """Rank `rank`'s input: small integers, exact in bf16 sums."""
-        return (np.arange(n, dtype=np.int64) * 7 + 3 * rank + salt) % 13 - 6
+    # Memoised: a (size, dtype) row checks every system against the same
+    # arrays, which take seconds to build at 1 GiB per rank.
+    @functools.lru_cache(maxsize=16)
+    def pattern(self, n, rank):
+        """Rank `rank`'s input: small integers (float32), exact in bf16 sums."""
+        return ((np.arange(n, dtype=np.int32) % 13 * 7 + 3 * rank) % 13 - 6).astype(np.float32)
 
+    @functools.lru_cache(maxsize=1)
     def expected(self, op, n, root=0):
         xs = [self.pattern(n, p) for p in range(self.ranks)]
         if op == "all_reduce":
@@ -188,22 +195,26 @@ class Run:
         from weft._jit import CompiledKernel
         ptr, i64 = ("*", "u8", 16), ("", "i64", 0)
         spec = [ptr, ptr, ptr, ptr, i64]
+        names = [f"{kind}_v{v}" for v in (1, 2, 8, 16)
+                 for kind in ("one_shot_all_reduce_f32", "one_shot_all_reduce_bf16", "all_gather")]
         kernels = {name: CompiledKernel(name, "cuda:90", None, {"cubin": image}, 4, spec)
-                   for name in ("one_shot_all_reduce_f32", "one_shot_all_reduce_bf16",
-                                "all_gather")}
-        self.cuda_flags = weft.zeros((3 * 64 * self.ranks,), wl.int64)
-        self.cuda_epochs = weft.zeros((64,), wl.int64)
+                   for name in names}
+        self.cuda_flags = weft.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * self.ranks,), wl.int64)
+        self.cuda_epochs = weft.zeros((K.MAX_PROGRAMS,), wl.int64)
         weft.barrier()
         return kernels
 
     def cuda_call(self, op, dtype, x, out, n):
-        grid = C._programs(n, None)  # the Weft kernels' grid for the same work
+        grid = C._programs(n, dtype, None)  # the Weft kernels' grid for the same work
+        # 16-byte vectors per thread per block (bench/cuda/collectives.cu).
+        vecs = grid.block["cuda"] * dtype.bits // 8 // (16 * 128)
         flags, epochs = self.cuda_flags, self.cuda_epochs
         if op == "all_reduce":
-            k = self.cuda_kernels["one_shot_all_reduce_" + ("bf16" if dtype is wl.bfloat16 else "f32")]
+            k = self.cuda_kernels[f"one_shot_all_reduce_{'bf16' if dtype is wl.bfloat16 else 'f32'}"
+                                  f"_v{vecs}"]
             args = [x, out, flags, epochs, n]
         else:
-            k = self.cuda_kernels["all_gather"]
+            k = self.cuda_kernels[f"all_gather_v{vecs}"]
             args = [x, out, flags, epochs, x.nbytes]
         return lambda: k.launch(grid, args)  # weft.stream's stream, like the others
 
@@ -227,8 +238,7 @@ class Run:
         results = []
 
         def check(read):
-            got = self.from_bits(read(), dtype).astype(np.float64)
-            return bool(np.array_equal(got, self.expected(op, n)))
+            return bool(np.array_equal(self.from_bits(read(), dtype), self.expected(op, n)))
 
         def reset():
             x.copy_from(self.to_bits(self.pattern(n, self.rank), dtype))
@@ -280,13 +290,13 @@ class Run:
     def _nccl(self, op, dtype, n, out_n):
         torch = self.torch
         tdtype = torch.bfloat16 if dtype is wl.bfloat16 else torch.float32
-        values = torch.from_numpy(self.pattern(n, self.rank).astype(np.float32))
+        values = torch.from_numpy(self.pattern(n, self.rank))
         t_in = values.to(self.device, tdtype)
         t_out = torch.empty(out_n, dtype=tdtype, device=self.device)
         fn = self.nccl_call(op, t_in, t_out)
         fn()
         got = (t_in if op in ("all_reduce", "broadcast") else t_out).float().cpu().numpy()
-        ok = bool(np.array_equal(got.astype(np.float64), self.expected(op, n)))
+        ok = bool(np.array_equal(got, self.expected(op, n)))
         return fn, ok
 
     def _symm(self, algorithm, dtype, n):
@@ -295,12 +305,12 @@ class Run:
         tdtype = torch.bfloat16 if dtype is wl.bfloat16 else torch.float32
         t = symm.empty(n, dtype=tdtype, device=self.device)
         symm.rendezvous(t, self.dist.group.WORLD.group_name)
-        t.copy_(torch.from_numpy(self.pattern(n, self.rank).astype(np.float32)))
+        t.copy_(torch.from_numpy(self.pattern(n, self.rank)))
         fn = self.symm_call(algorithm, t)
         res = fn()
         torch.cuda.synchronize()
         got = (t if res is None or algorithm == "two_shot" else res).float().cpu().numpy()
-        ok = bool(np.array_equal(got.astype(np.float64), self.expected("all_reduce", n)))
+        ok = bool(np.array_equal(got, self.expected("all_reduce", n)))
         return fn, ok
 
 
@@ -332,7 +342,8 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="replays of a graph of --iters calls")
     p.add_argument("--systems", default="weft,weft_graph,weft_one_shot,weft_one_shot_graph,"
-                   "cuda,cuda_graph,nccl,nccl_graph,symm_one_shot,symm_two_shot")
+                   "cuda,cuda_graph,nccl,nccl_graph,symm_one_shot,symm_one_shot_graph,"
+                   "symm_two_shot,symm_two_shot_graph")
     p.add_argument("--port", type=int, default=29517)
     p.add_argument("--csv", default=None)
     args = p.parse_args()

@@ -29,9 +29,12 @@ done
 # asks for the kernels a 10^6-iteration run does.
 "${run[@]}" /usr/bin/python3 test/litmus/litmus.py --iterations 100 > /dev/null
 # The benchmark's Weft kernels: its sizes share these specialisations
-# (element counts divisible by 16; one-shot and two-shot all-reduce).
-"${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,1M --iters 1 --warmup 0 \
+# (element counts divisible by 16; one-shot and two-shot all-reduce; the
+# small- and the large-message grid).
+"${run[@]}" /usr/bin/python3 bench/collectives.py --sizes 4K,4M --iters 1 --warmup 0 \
   --systems weft,weft_one_shot > /dev/null
+# The grid sweep's kernels (every block size and warp count it tries).
+"${run[@]}" /usr/bin/python3 bench/tune_collectives.py --size 64K --iters 1 > /dev/null
 # The fused-kernel benchmark's Weft kernels: small tokens and hidden size
 # with the GPU sweep's divisibilities ask for its specialisations.
 "${run[@]}" /usr/bin/python3 bench/fused.py --tokens 16,64 --hidden 256 --iters 1 \

@@ -14,11 +14,11 @@
 // stores. The translate costs one heap-base pair for the whole tile.
 // NV-LABEL: .entry ordered(
 // NV:       ld.relaxed.sys.global.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
-// NV:       fence.acq_rel.sys;
+// NV:       fence.acquire.sys;
 // NV-NEXT:  bar.sync 0;
 // NV-COUNT-2: ld.param.b64 {{.*}}+40];
 // NV:       bar.sync 0;
-// NV-NEXT:  fence.acq_rel.sys;
+// NV-NEXT:  fence.release.sys;
 // NV:       st.relaxed.sys.global.v4.b32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 // NV-NOT:   ld.param.b64
 // NV:       ret;

@@ -24,10 +24,13 @@ using namespace weft;
 
 namespace {
 
-// PTX ISA 8.2 is the first with the `.acc::f32` qualifier of
-// multimem.ld_reduce that the NVLS lowering emits; ptxas 13 accepts it, and
-// the lowest version that works keeps the PTX loadable by older drivers.
-constexpr llvm::StringLiteral kNvptxFeatures = "+ptx82";
+// PTX ISA 8.6: the first with `fence.acquire` and `fence.release`. On
+// sm_90 `fence.acq_rel.sys` is a MEMBAR.ALL.SYS (about 1400 cycles with a
+// store in flight) where `fence.acquire.sys` is an L1 invalidate (about 350,
+// as cheap as `ld.acquire`): the acquire after every wait pays that
+// (docs/memory-model.md). Weft ships cubins assembled by ptxas, so the PTX
+// version does not limit the driver.
+constexpr llvm::StringLiteral kNvptxFeatures = "+ptx86";
 
 /// Only the three targets weft compiles for, registered once per process.
 void initializeLLVMTargets() {

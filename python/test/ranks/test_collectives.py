@@ -13,6 +13,7 @@ import pytest
 import weft
 import weft.language as wl
 from weft import collectives as C
+from weft.collectives._kernels import MAX_PROGRAMS
 from devices import BACKEND, host, local, to_bits
 
 SIZES = [1, 7, 1000, 4099, 65537]
@@ -246,8 +247,8 @@ def test_bad_inputs():
         C.all_reduce(weft.zeros((4,), wl.float16), algorithm="multimem")
     with pytest.raises(ValueError, match="multimem all_reduce only sums"):
         C.all_reduce(x, op="min", algorithm="multimem")
-    with pytest.raises(ValueError, match="num_programs must be in 1..64"):
-        C.all_reduce(x, num_programs=65)
+    with pytest.raises(ValueError, match=f"num_programs must be in 1..{MAX_PROGRAMS}"):
+        C.all_reduce(x, num_programs=MAX_PROGRAMS + 1)
     with pytest.raises(ValueError, match=rf"all_gather: out has {10 * ranks + 1} elements; "
                                          rf"it needs num_ranks \* x.size = {10 * ranks}"):
         C.all_gather(x, weft.empty((10 * ranks + 1,), wl.float32))
@@ -292,3 +293,41 @@ def test_mixed_sequence_without_host_barriers():
         np.testing.assert_array_equal(host(gathered), np.concatenate(xs))
         C.broadcast(x, i % ranks, num_programs=progs)
         np.testing.assert_array_equal(x.to_numpy(), xs[i % ranks])
+
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_large_message_grid(monkeypatch, dtype):
+    """The wide-block grid that messages from LARGE_MIN_BYTES take (on GPUs:
+    LARGE_BLOCK elements on LARGE_PROGRAMS programs), with a ragged tail;
+    all_to_all's fp32 output is local, so its pushes land in a symmetric
+    scratch buffer that is then copied out."""
+    monkeypatch.setattr(C, "LARGE_MIN_BYTES", 0)
+    me, ranks = weft.rank(), weft.num_ranks()
+    n = ranks * (3 * 8192 + 5)
+    xs = inputs(n, 30)
+    x, out = buffer(xs[me], dtype), weft.empty((n,), dtype)
+    for algorithm in ("one_shot", "two_shot"):
+        C.all_reduce(x, out, algorithm=algorithm)
+        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), sum(xs))
+    chunk = n // ranks
+    scattered = weft.empty((chunk,), dtype)
+    C.reduce_scatter(x, scattered)
+    np.testing.assert_array_equal(from_bits(scattered.to_numpy(), dtype),
+                                  sum(xs)[me * chunk:(me + 1) * chunk])
+    gathered = weft.empty((ranks * n,), dtype)
+    C.all_gather(x, gathered)
+    np.testing.assert_array_equal(from_bits(gathered.to_numpy(), dtype), np.concatenate(xs))
+    # numpy and torch have no bf16 array that to_bits fills: fp32 goes local.
+    local_out = local(np.zeros(n, np.float32)) if dtype is wl.float32 else weft.empty((n,), dtype)
+    C.all_to_all(x, local_out)
+    expect = np.concatenate([xs[p][me * chunk:(me + 1) * chunk] for p in range(ranks)])
+    np.testing.assert_array_equal(from_bits(host(local_out), dtype), expect)
+    C.broadcast(x, ranks - 1)
+    np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[ranks - 1])
+    C.all_reduce(x, algorithm="two_shot")  # in place
+    np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), ranks * xs[ranks - 1])
+    weft.barrier()  # nobody reads these any more
+    for buf in (x, out, scattered, gathered, local_out):
+        if isinstance(buf, weft.Buffer):
+            buf.free()

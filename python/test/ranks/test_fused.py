@@ -6,6 +6,7 @@ import weft
 import weft.language as wl
 from devices import host, local, to_bits
 from weft import ops
+from weft.collectives._kernels import MAX_PROGRAMS
 
 
 def _inputs(rows, k, n, seed):
@@ -150,8 +151,8 @@ def test_matmul_reduce_errors():
         ops.matmul_reduce_scatter(a, weft.zeros((8, 4), wl.bfloat16))
     with pytest.raises(ValueError, match=f"out must hold {ranks + 1} x 4 fp32 elements"):
         ops.matmul_all_reduce(a, b, weft.zeros((3,), wl.float32))
-    with pytest.raises(ValueError, match="num_programs must be in 1..64"):
-        ops.matmul_all_reduce(a, b, num_programs=65)
+    with pytest.raises(ValueError, match=f"num_programs must be in 1..{MAX_PROGRAMS}"):
+        ops.matmul_all_reduce(a, b, num_programs=MAX_PROGRAMS + 1)
     weft.barrier()
     a.free()
     b.free()

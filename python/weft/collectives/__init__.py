@@ -28,13 +28,19 @@ __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcas
 # all_reduce uses one-shot when x has at most this many bytes per rank, else
 # two-shot (reduce-scatter + all-gather).
 ONE_SHOT_MAX_BYTES = 256 * 1024
-# Elements per block (the BLOCK constexpr, resolved for the target each
-# kernel is compiled for): host tiles are vectors of one thread, and LLVM's
-# time on them grows faster than linearly with the width (1024: minutes).
+# The grid: elements per block (the BLOCK constexpr, resolved for the
+# target each kernel is compiled for) and programs per launch, unless a call
+# passes num_programs. Host tiles are vectors of one thread, and LLVM's time
+# on them grows faster than linearly with the width (1024: minutes); host
+# programs are threads (few cores, waits that yield). GPU programs are CTAs:
+# small messages are latency-bound and take few, narrow blocks; from
+# LARGE_MIN_BYTES of work per rank, wide blocks on many programs keep enough
+# bytes in flight to fill NVLink (bench/README.md, "Collectives: the grid").
 BLOCK = PerBackend(host=64, cuda=1024, hip=1024)
-# Programs per launch unless a call passes num_programs: host programs are
-# threads (few cores, waits that yield), GPU programs are CTAs.
+LARGE_BLOCK = PerBackend(host=64, cuda=8192, hip=8192)
 DEFAULT_PROGRAMS = {"host": 4, "cuda": 32, "hip": 32}
+LARGE_PROGRAMS = {"host": 4, "cuda": 128, "hip": 128}
+LARGE_MIN_BYTES = 1 << 20
 
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
@@ -145,16 +151,41 @@ def _symmetric(comm, x, n, dtype, grid):
     if isinstance(x, rt.Buffer):
         return x
     stage = comm.buffer("stage", n, dtype)
-    K.copy_kernel[grid](x, stage, n, BLOCK=BLOCK)
+    K.copy_kernel[grid](x, stage, n, BLOCK=grid.block)
     return stage
 
 
-def _programs(work, num_programs):
+def _symmetric_out(comm, out, n, dtype):
+    """Where peers push a result meant for out: out itself when it is a
+    symmetric weft.Buffer, else a symmetric scratch buffer that _deliver
+    copies into out."""
+    return out if isinstance(out, rt.Buffer) else comm.buffer("out", n, dtype)
+
+
+def _deliver(target, out, n, grid):
+    if target is not out:
+        K.copy_kernel[grid](target, out, n, BLOCK=grid.block)
+
+
+class _Grid(tuple):
+    """A launch grid of programs, with the BLOCK its kernels take."""
+
+    def __new__(cls, num_programs, block):
+        grid = super().__new__(cls, (num_programs,))
+        grid.block = block
+        return grid
+
+
+def _programs(work, dtype, num_programs):
+    """The grid for `work` elements per program split: the block width from
+    the bytes of work, the programs from it unless num_programs is given."""
+    backend = rt.backend()
+    large = work * dtype.bits // 8 >= LARGE_MIN_BYTES
+    block = LARGE_BLOCK if large else BLOCK
     if num_programs is None:
-        backend = rt.backend()
-        num_programs = DEFAULT_PROGRAMS.get(backend, 4)
-        num_programs = max(1, min(num_programs, math.ceil(work / BLOCK[backend])))
-    return _grid_of(num_programs)
+        num_programs = (LARGE_PROGRAMS if large else DEFAULT_PROGRAMS).get(backend, 4)
+        num_programs = max(1, min(num_programs, math.ceil(work / block[backend])))
+    return _Grid(_grid_of(num_programs)[0], block)
 
 
 def _grid_of(num_programs):
@@ -203,7 +234,7 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
         raise ValueError(f"the multimem all_reduce only sums (multimem has no fp32 "
                          f"{op}), not op={op!r}")
     chunk = math.ceil(n / ranks)
-    grid = _programs(n if algorithm == "one_shot" else chunk, num_programs)
+    grid = _programs(n if algorithm == "one_shot" else chunk, dtype, num_programs)
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
@@ -212,17 +243,16 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
         inplace = out is xs
         tmp = comm.buffer("red", n, dtype) if inplace else out
         K.one_shot_all_reduce[grid](xs, out, tmp, comm.flags, n, comm.epochs,
-                                    OP=code, INPLACE=inplace, BLOCK=BLOCK)
-    elif algorithm == "two_shot":
-        red = comm.buffer("red", n, dtype)
-        K.two_shot_all_reduce[grid](xs, out, red, comm.flags, n, chunk, comm.epochs,
-                                    OP=code, BLOCK=BLOCK)
+                                    OP=code, INPLACE=inplace, BLOCK=grid.block)
+        return out
+    # two-shot and multimem write every rank's copy of out.
+    target = xs if out is x else _symmetric_out(comm, out, n, dtype)
+    if algorithm == "two_shot":
+        K.two_shot_all_reduce[grid](xs, target, comm.flags, n, chunk, comm.epochs,
+                                    OP=code, BLOCK=grid.block)
     else:
-        # out must be symmetric (multimem.st writes every rank's copy).
-        target = out if isinstance(out, rt.Buffer) else comm.buffer("red", n, dtype)
         K.multimem_all_reduce[grid](xs, target, comm.flags, n, chunk, comm.epochs)
-        if target is not out:
-            K.copy_kernel[grid](target, out, n, BLOCK=BLOCK)
+    _deliver(target, out, n, grid)
     return out
 
 
@@ -241,12 +271,12 @@ def reduce_scatter(x, out, op="sum", num_programs=None):
     if out is x:
         raise ValueError("reduce_scatter: out must not be x")
     comm = _get_comm()
-    grid = _programs(chunk, num_programs)
+    grid = _programs(chunk, dtype, num_programs)
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
     K.reduce_scatter_kernel[grid](xs, out, comm.flags, n, chunk, comm.epochs,
-                                  OP=code, BLOCK=BLOCK)
+                                  OP=code, BLOCK=grid.block)
     return out
 
 
@@ -261,11 +291,12 @@ def all_gather(x, out, num_programs=None):
     if out is x and ranks > 1:
         raise ValueError("all_gather: out must not be x")
     comm = _get_comm()
-    grid = _programs(n, num_programs)
+    grid = _programs(n, dtype, num_programs)
     if n == 0:
         return out
-    xs = _symmetric(comm, x, n, dtype, grid)
-    K.all_gather_kernel[grid](xs, out, comm.flags, n, comm.epochs, BLOCK=BLOCK)
+    target = _symmetric_out(comm, out, ranks * n, dtype)
+    K.all_gather_kernel[grid](x, target, comm.flags, n, comm.epochs, BLOCK=grid.block)
+    _deliver(target, out, ranks * n, grid)
     return out
 
 
@@ -283,11 +314,12 @@ def all_to_all(x, out, num_programs=None):
         raise ValueError("all_to_all: out must not be x")
     m = n // ranks
     comm = _get_comm()
-    grid = _programs(m, num_programs)
+    grid = _programs(m, dtype, num_programs)
     if n == 0:
         return out
-    xs = _symmetric(comm, x, n, dtype, grid)
-    K.all_to_all_kernel[grid](xs, out, comm.flags, m, comm.epochs, BLOCK=BLOCK)
+    target = _symmetric_out(comm, out, n, dtype)
+    K.all_to_all_kernel[grid](x, target, comm.flags, m, comm.epochs, BLOCK=grid.block)
+    _deliver(target, out, n, grid)
     return out
 
 
@@ -302,10 +334,10 @@ def broadcast(x, root=0, num_programs=None):
         raise ValueError(f"broadcast: root must be a rank in 0..{ranks - 1}, got {root!r}")
     n = x.size
     comm = _get_comm()
-    grid = _programs(n, num_programs)
+    grid = _programs(n, dtype, num_programs)
     if n == 0:
         return x
-    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.epochs, BLOCK=BLOCK)
+    K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.epochs, BLOCK=grid.block)
     return x
 
 
@@ -329,7 +361,9 @@ def all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs=None
     if out is x or residual is x:
         raise ValueError("out and residual must not be x")
     comm = _get_comm()
-    grid = _programs(rows * BLOCK[rt.backend()], num_programs)
+    if num_programs is None:
+        num_programs = max(1, min(DEFAULT_PROGRAMS.get(rt.backend(), 4), rows))
+    grid = _Grid(_grid_of(num_programs)[0], BLOCK)
     if rows * hidden == 0:
         return out
     xs = _symmetric(comm, x, rows * hidden, dtype, grid)

@@ -2,8 +2,9 @@
 
 Synchronisation is pairwise per program: program i of every rank pairs with
 program i of every other rank. A phase is `_sync`: program i sets its slot
-in every rank's flag row to the call's epoch (a release signal: everything
-the program wrote or read before is ordered before it), then waits until
+in every rank's flag row to the call's epoch (one release fence, then
+relaxed signals: everything the program wrote or read before is ordered
+before them), then waits until
 every rank's slot in its own row is >= the epoch (an acquire wait). The
 epoch grows by one per call in which the program takes part, so the flags
 only grow and never need re-zeroing. It is kept on the device (`epochs`,
@@ -20,8 +21,8 @@ same blocks and the pairwise phases are enough.
 from .. import language as wl
 from .._jit import jit
 
-MAX_PROGRAMS = 64   # flag rows per phase
-NUM_PHASES = 3      # 0: entry, 1: middle (two-shot), 2: exit
+MAX_PROGRAMS = 256  # flag rows per phase
+NUM_PHASES = 3      # 0: entry, 1: middle (ops._tp), 2: exit
 
 
 @jit
@@ -29,8 +30,11 @@ def _sync(flags, phase, epoch):
     me = wl.rank()
     ranks = wl.num_ranks()
     row = flags + (phase * MAX_PROGRAMS + wl.program_id(0)) * ranks
+    # One release for all peers: the signals need no order among themselves,
+    # and a release per signal would be a system-scope fence each.
+    wl.fence(order="release", scope="sys")
     for p in range(ranks):
-        wl.signal(row + me, epoch, peer=p)          # set, release, sys
+        wl.signal(row + me, epoch, peer=p, order="relaxed")
     for p in range(ranks):
         wl.wait(row + p, epoch, cmp="ge")           # acquire, sys
 
@@ -66,6 +70,16 @@ def _reduce_block(x, offs, mask, OP: wl.constexpr):
         v = wl.load(x + offs, mask=mask, other=0.0, peer=p).to(wl.float32)
         acc = _combine(acc, v, OP)
     return acc
+
+
+@jit
+def _push(ptr, v, mask, first):
+    """Stores v at ptr on every rank, starting with the one after `first`
+    (so that ranks pushing at once spread over the links). Pushing beats
+    pulling on NVLink: a store is one posted write, a load a round trip
+    (bench/README.md, "Collectives: the grid")."""
+    for i in range(wl.num_ranks()):
+        wl.store(ptr, v, mask=mask, peer=(first + 1 + i) % wl.num_ranks())
 
 
 @jit
@@ -107,31 +121,24 @@ def one_shot_all_reduce(x, out, tmp, flags, n, epochs, OP: wl.constexpr,
 
 
 @jit
-def two_shot_all_reduce(x, out, red, flags, n, chunk, epochs, OP: wl.constexpr,
+def two_shot_all_reduce(x, out, flags, n, chunk, epochs, OP: wl.constexpr,
                         BLOCK: wl.constexpr):
-    """Reduce-scatter then all-gather. Rank r owns x[r*chunk:(r+1)*chunk]
-    (clipped to n): it reduces that chunk of every rank's x into its red
-    (symmetric scratch), then every rank pulls every chunk from its owner's
-    red into its own out."""
+    """Reduce-scatter then all-gather in one pass. Rank r owns
+    x[r*chunk:(r+1)*chunk] (clipped to n): it pulls that chunk of every
+    rank's x, reduces it and pushes the result into every rank's out (out
+    symmetric). In place (out is x) is safe: chunk r of any rank's x is read
+    only by rank r, block by block, before rank r writes that block."""
     pid = wl.program_id(0)
     me = wl.rank()
-    step = wl.num_programs(0) * BLOCK
     epoch = _begin(epochs)
     _sync(flags, 0, epoch)                      # every rank's x is ready
     lo = me * chunk
-    for start in range(pid * BLOCK, chunk, step):
+    for start in range(pid * BLOCK, chunk, wl.num_programs(0) * BLOCK):
         offs = lo + start + wl.arange(0, BLOCK)
         mask = (offs < n) & (offs < lo + chunk)
         acc = _reduce_block(x, offs, mask, OP)
-        wl.store(red + offs, acc, mask=mask)
-    _sync(flags, 1, epoch)                      # every chunk reduced; x no longer read
-    for p in range(wl.num_ranks()):
-        plo = p * chunk
-        for start in range(pid * BLOCK, chunk, step):
-            offs = plo + start + wl.arange(0, BLOCK)
-            mask = (offs < n) & (offs < plo + chunk)
-            wl.store(out + offs, wl.load(red + offs, mask=mask, peer=p), mask=mask)
-    _sync(flags, 2, epoch)                      # nobody reads my red any more
+        _push(out + offs, acc, mask, me)
+    _sync(flags, 2, epoch)                      # every chunk landed everywhere
     _end(epochs, epoch)
 
 
@@ -175,48 +182,53 @@ def reduce_scatter_kernel(x, out, flags, n, chunk, epochs, OP: wl.constexpr,
 
 @jit
 def all_gather_kernel(x, out, flags, n, epochs, BLOCK: wl.constexpr):
-    """out[p*n:(p+1)*n] = rank p's x (pulled)."""
+    """out[me*n:(me+1)*n] of every rank = my x (pushed; out symmetric)."""
     pid = wl.program_id(0)
+    me = wl.rank()
     epoch = _begin(epochs)
-    _sync(flags, 0, epoch)
-    for p in range(wl.num_ranks()):
-        for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
-            offs = start + wl.arange(0, BLOCK)
-            mask = offs < n
-            wl.store(out + p * n + offs, wl.load(x + offs, mask=mask, peer=p), mask=mask)
-    _sync(flags, 2, epoch)
+    _sync(flags, 0, epoch)                      # every rank's out is free
+    for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
+        offs = start + wl.arange(0, BLOCK)
+        mask = offs < n
+        _push(out + me * n + offs, wl.load(x + offs, mask=mask), mask, me)
+    _sync(flags, 2, epoch)                      # every block landed everywhere
     _end(epochs, epoch)
 
 
 @jit
 def all_to_all_kernel(x, out, flags, m, epochs, BLOCK: wl.constexpr):
-    """out[p*m:(p+1)*m] = rank p's x[me*m:(me+1)*m] (pulled)."""
+    """Rank p's out[me*m:(me+1)*m] = my x[p*m:(p+1)*m] (pushed; out
+    symmetric)."""
     pid = wl.program_id(0)
     me = wl.rank()
+    ranks = wl.num_ranks()
     epoch = _begin(epochs)
-    _sync(flags, 0, epoch)
-    for p in range(wl.num_ranks()):
-        for start in range(pid * BLOCK, m, wl.num_programs(0) * BLOCK):
-            offs = start + wl.arange(0, BLOCK)
-            mask = offs < m
-            v = wl.load(x + me * m + offs, mask=mask, peer=p)
-            wl.store(out + p * m + offs, v, mask=mask)
-    _sync(flags, 2, epoch)
+    _sync(flags, 0, epoch)                      # every rank's out is free
+    for start in range(pid * BLOCK, m, wl.num_programs(0) * BLOCK):
+        offs = start + wl.arange(0, BLOCK)
+        mask = offs < m
+        for i in range(ranks):
+            p = (me + 1 + i) % ranks
+            v = wl.load(x + p * m + offs, mask=mask)
+            wl.store(out + me * m + offs, v, mask=mask, peer=p)
+    _sync(flags, 2, epoch)                      # every block landed everywhere
     _end(epochs, epoch)
 
 
 @jit
 def broadcast_kernel(x, root, flags, n, epochs, BLOCK: wl.constexpr):
-    """Every rank but root pulls root's x into its own x."""
+    """Root pushes its x into every other rank's x."""
     pid = wl.program_id(0)
     epoch = _begin(epochs)
-    _sync(flags, 0, epoch)
-    if wl.rank() != root:
+    _sync(flags, 0, epoch)                      # every rank's x is free
+    if wl.rank() == root:
         for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
             offs = start + wl.arange(0, BLOCK)
             mask = offs < n
-            wl.store(x + offs, wl.load(x + offs, mask=mask, peer=root), mask=mask)
-    _sync(flags, 2, epoch)
+            v = wl.load(x + offs, mask=mask)
+            for i in range(1, wl.num_ranks()):
+                wl.store(x + offs, v, mask=mask, peer=(root + i) % wl.num_ranks())
+    _sync(flags, 2, epoch)                      # root's x landed everywhere
     _end(epochs, epoch)
 
 

@@ -8,8 +8,9 @@ piece of K, like weft.ops.matmul), and the communication is in the GEMM
 itself: the first layer loads its peers' A tiles straight into wl.dot
 (peer=owner); the second pushes each partial block into the symmetric
 scratch of the rank that needs it (wl.store(..., peer=dest)). Only the
-synchronisation uses the collectives' flags, whose rows bound a launch to
-64 programs, so it runs in small launches of its own around the GEMM, on
+synchronisation uses the collectives' flags, and a phase's waits need every
+program of its launch resident at once (a GEMM grid is not), so it runs in
+small launches of its own around the GEMM, on
 the same stream: when a phase launch (program i of every rank meets
 program i of every other rank) has finished on a rank, every rank's phase
 launch has started, so everything each rank launched before it is

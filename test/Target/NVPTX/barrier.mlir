@@ -24,11 +24,11 @@
 // CHECK-DAG:   st.relaxed.gpu.global.b32 [[[COUNT]]], 0;
 // CHECK-DAG:   atom.release.sys.global.add.u64 {{%rd[0-9]+}}, [{{%rd[0-9]+}}], {{%rd[0-9]+}};
 // CHECK-DAG:   ld.relaxed.sys.global.b64 {{%rd[0-9]+}}, [{{%rd[0-9]+}}+192];
-// CHECK-DAG:   fence.acq_rel.sys;
+// CHECK-DAG:   fence.acquire.sys;
 // CHECK-DAG:   st.release.gpu.global.b32 [[[GEN]]], {{%r[0-9]+}};
 // Followers: wait for the generation to move.
 // CHECK-DAG:   ld.relaxed.gpu.global.b32 {{%r[0-9]+}}, [[[GEN]]];
-// CHECK-DAG:   fence.acq_rel.gpu;
+// CHECK-DAG:   fence.acquire.gpu;
 // CHECK:       bar.sync 0;
 // CHECK-NEXT:  ret;
 func.func @barrier() attributes {weft.kernel} {

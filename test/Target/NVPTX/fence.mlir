@@ -1,7 +1,7 @@
-// weft.fence, every order x scope. PTX ISA 8.2 (what weft emits) has
-// fence.sc and fence.acq_rel: acquire, release and acq_rel fences are all
-// `fence.acq_rel.<scope>` (the weakest PTX fence that covers them), seq_cst is
-// `fence.sc.<scope>`. LLVM carries order and syncscope to the backend.
+// weft.fence, every order x scope. PTX ISA 8.6 (what weft emits) has
+// `fence.acquire`, `fence.release`, `fence.acq_rel` and `fence.sc`: each
+// order is its own fence (on sm_90 an acquire is an L1 invalidate, not a
+// MEMBAR). LLVM carries order and syncscope to the backend.
 // A fence orders the whole program's accesses (docs/design.md): every
 // thread fences, the CTA joins (bar.sync) before a fence that releases and
 // after one that acquires.
@@ -12,7 +12,7 @@
 
 // CHECK-LABEL: .entry fence_acquire_cta(
 // CHECK-NOT:   bar.sync
-// CHECK:       fence.acq_rel.cta;
+// CHECK:       fence.acquire.cta;
 // CHECK-NEXT:  bar.sync 0;
 // CHECK-NEXT:  ret;
 func.func @fence_acquire_cta() attributes {weft.kernel} {
@@ -22,7 +22,7 @@ func.func @fence_acquire_cta() attributes {weft.kernel} {
 
 // CHECK-LABEL: .entry fence_acquire_gpu(
 // CHECK-NOT:   bar.sync
-// CHECK:       fence.acq_rel.gpu;
+// CHECK:       fence.acquire.gpu;
 // CHECK-NEXT:  bar.sync 0;
 // CHECK-NEXT:  ret;
 func.func @fence_acquire_gpu() attributes {weft.kernel} {
@@ -32,7 +32,7 @@ func.func @fence_acquire_gpu() attributes {weft.kernel} {
 
 // CHECK-LABEL: .entry fence_acquire_sys(
 // CHECK-NOT:   bar.sync
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK-NEXT:  bar.sync 0;
 // CHECK-NEXT:  ret;
 func.func @fence_acquire_sys() attributes {weft.kernel} {
@@ -42,7 +42,7 @@ func.func @fence_acquire_sys() attributes {weft.kernel} {
 
 // CHECK-LABEL: .entry fence_release_cta(
 // CHECK:       bar.sync 0;
-// CHECK-NEXT:  fence.acq_rel.cta;
+// CHECK-NEXT:  fence.release.cta;
 // CHECK-NEXT:  ret;
 func.func @fence_release_cta() attributes {weft.kernel} {
   weft.fence release cta
@@ -51,7 +51,7 @@ func.func @fence_release_cta() attributes {weft.kernel} {
 
 // CHECK-LABEL: .entry fence_release_gpu(
 // CHECK:       bar.sync 0;
-// CHECK-NEXT:  fence.acq_rel.gpu;
+// CHECK-NEXT:  fence.release.gpu;
 // CHECK-NEXT:  ret;
 func.func @fence_release_gpu() attributes {weft.kernel} {
   weft.fence release gpu
@@ -60,7 +60,7 @@ func.func @fence_release_gpu() attributes {weft.kernel} {
 
 // CHECK-LABEL: .entry fence_release_sys(
 // CHECK:       bar.sync 0;
-// CHECK-NEXT:  fence.acq_rel.sys;
+// CHECK-NEXT:  fence.release.sys;
 // CHECK-NEXT:  ret;
 func.func @fence_release_sys() attributes {weft.kernel} {
   weft.fence release sys

@@ -454,7 +454,7 @@ func.func @red_i64(%p: !weft.ptr<i64>, %v1: i64) attributes {weft.kernel} {
 // CHECK-DAG:   cvt.rn.bf16x2.f32
 // CHECK-DAG:   multimem.ld_reduce.relaxed.sys.global.add.acc::f32.v4.bf16x2 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [[[MADDR]]];
 // CHECK-DAG:   bar.sync 0;
-// CHECK-DAG:   fence.acq_rel.sys;
+// CHECK-DAG:   fence.release.sys;
 // CHECK-DAG:   st.volatile.global.v4.b32 [{{%rd[0-9]+}}], {{.*}};
 // CHECK-DAG:   multimem.st.release.sys.global.v4.bf16x2 [[[MADDR]]], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 func.func @nvls_or_unicast(%p: !weft.ptr<bf16>) attributes {weft.kernel} {

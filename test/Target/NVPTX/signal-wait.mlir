@@ -2,7 +2,7 @@
 // waits"). A signal runs once per program: a release signal first joins the
 // CTA (bar.sync) so thread 0's `st.release` / `atom.release` covers every
 // thread's writes. A wait is thread 0 polling with `ld.relaxed.<scope>`;
-// an acquiring wait then issues one `fence.acq_rel.<scope>` (the acquire
+// an acquiring wait then issues one `fence.acquire.<scope>` (the acquire
 // pattern of the PTX memory model), and the CTA joins so every thread sees
 // what was acquired. Comparisons are unsigned.
 //
@@ -203,7 +203,7 @@ func.func @wait_eq_relaxed(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_eq_acquire(
 // CHECK:       ld.relaxed.sys.global.b64 [[SEEN:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{eq|ne}}.b64 %p{{[0-9]+}}, [[SEEN]], %rd{{[0-9]+}};
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK:       bar.sync 0;
 func.func @wait_eq_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
     attributes {weft.kernel} {
@@ -228,7 +228,7 @@ func.func @wait_ne_relaxed(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_ne_acquire(
 // CHECK:       ld.relaxed.sys.global.b64 [[SEEN:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{ne|eq}}.b64 %p{{[0-9]+}}, [[SEEN]], %rd{{[0-9]+}};
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK:       bar.sync 0;
 func.func @wait_ne_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
     attributes {weft.kernel} {
@@ -253,7 +253,7 @@ func.func @wait_ge_relaxed(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_ge_acquire(
 // CHECK:       ld.relaxed.sys.global.b64 [[SEEN:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{ge|lt}}.u64 %p{{[0-9]+}}, [[SEEN]], %rd{{[0-9]+}};
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK:       bar.sync 0;
 func.func @wait_ge_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
     attributes {weft.kernel} {
@@ -278,7 +278,7 @@ func.func @wait_gt_relaxed(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_gt_acquire(
 // CHECK:       ld.relaxed.sys.global.b64 [[SEEN:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{gt|le}}.u64 %p{{[0-9]+}}, [[SEEN]], %rd{{[0-9]+}};
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK:       bar.sync 0;
 func.func @wait_gt_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
     attributes {weft.kernel} {
@@ -303,7 +303,7 @@ func.func @wait_le_relaxed(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_le_acquire(
 // CHECK:       ld.relaxed.sys.global.b64 [[SEEN:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{le|gt}}.u64 %p{{[0-9]+}}, [[SEEN]], %rd{{[0-9]+}};
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK:       bar.sync 0;
 func.func @wait_le_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
     attributes {weft.kernel} {
@@ -328,7 +328,7 @@ func.func @wait_lt_relaxed(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_lt_acquire(
 // CHECK:       ld.relaxed.sys.global.b64 [[SEEN:%rd[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{lt|ge}}.u64 %p{{[0-9]+}}, [[SEEN]], %rd{{[0-9]+}};
-// CHECK:       fence.acq_rel.sys;
+// CHECK:       fence.acquire.sys;
 // CHECK:       bar.sync 0;
 func.func @wait_lt_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
     attributes {weft.kernel} {
@@ -340,7 +340,7 @@ func.func @wait_lt_acquire(%flag: !weft.ptr<i64>, %v: i64, %out: !weft.ptr<i64>)
 // CHECK-LABEL: .entry wait_acquire_cta(
 // CHECK:       ld.relaxed.cta.global.b32 [[SEEN:%r[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{ge|lt}}.u32 %p{{[0-9]+}}, [[SEEN]], %r{{[0-9]+}};
-// CHECK:       fence.acq_rel.cta;
+// CHECK:       fence.acquire.cta;
 // CHECK:       bar.sync 0;
 func.func @wait_acquire_cta(%flag: !weft.ptr<i32>, %v: i32, %out: !weft.ptr<i32>)
     attributes {weft.kernel} {
@@ -352,7 +352,7 @@ func.func @wait_acquire_cta(%flag: !weft.ptr<i32>, %v: i32, %out: !weft.ptr<i32>
 // CHECK-LABEL: .entry wait_acquire_gpu(
 // CHECK:       ld.relaxed.gpu.global.b32 [[SEEN:%r[0-9]+]], [%rd{{[0-9]+}}];
 // CHECK-NEXT:  setp.{{ge|lt}}.u32 %p{{[0-9]+}}, [[SEEN]], %r{{[0-9]+}};
-// CHECK:       fence.acq_rel.gpu;
+// CHECK:       fence.acquire.gpu;
 // CHECK:       bar.sync 0;
 func.func @wait_acquire_gpu(%flag: !weft.ptr<i32>, %v: i32, %out: !weft.ptr<i32>)
     attributes {weft.kernel} {

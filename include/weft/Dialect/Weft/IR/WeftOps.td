@@ -190,8 +190,9 @@ def Weft_AtomicCASOp : Weft_Op<"atomic_cas", [
 def Weft_FenceOp : Weft_Op<"fence"> {
   let summary = "memory fence";
   let description = [{
-    Orders acquire, release, acq_rel, seq_cst. On NVPTX (PTX ISA 8.2) the
-    first three are `fence.acq_rel.<scope>`, seq_cst is `fence.sc.<scope>`.
+    Orders acquire, release, acq_rel, seq_cst. On NVPTX (PTX ISA 8.6):
+    `fence.acquire`, `fence.release`, `fence.acq_rel` and `fence.sc` at the
+    scope.
 
     Like every weft op, a fence acts for the whole program: a releasing
     fence orders the earlier accesses of all the program's threads before
