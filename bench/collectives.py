@@ -205,7 +205,7 @@ class Run:
         return kernels
 
     def cuda_call(self, op, dtype, x, out, n):
-        grid = C._programs(n, dtype, None)  # the Weft kernels' grid for the same work
+        grid = C._programs(n, None)  # the Weft kernels' grid for the same work
         # 16-byte vectors per thread per block (bench/cuda/collectives.cu).
         vecs = grid.block["cuda"] * dtype.bits // 8 // (16 * 128)
         flags, epochs = self.cuda_flags, self.cuda_epochs

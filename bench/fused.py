@@ -101,11 +101,12 @@ class Bench(CB.Run):
         w = self.buffer(pattern((h, h // R), r, 2), bf)
         out = weft.empty((m, h // R), wl.float32)
         bufs = [x, w, out]
-        systems = {"weft": lambda: ops.all_gather_matmul(x, w, out)}
+        systems = {"weft": lambda: ops.all_gather_matmul(x, w, out),
+                   "weft_pull": lambda: ops.all_gather_matmul(x, w, out, algorithm="pull")}
         if not self.gpu:
             want = np.concatenate([pattern((m // R, h), p, 1) for p in range(R)]) @ \
                 pattern((h, h // R), r, 2)
-            return systems, {"weft": lambda: self.check(out, want)}, bufs
+            return systems, {s: lambda: self.check(out, want) for s in systems}, bufs
         torch, dist = self.torch, self.dist
         tx, tw = self.tensor(x), self.tensor(w)
         full = torch.empty(m, h, dtype=torch.bfloat16, device=self.device)
@@ -117,8 +118,8 @@ class Bench(CB.Run):
             dist.all_gather_into_tensor(full, tx)
             torch.matmul(full, tw, out=tout)
         systems["torch"] = nccl
-        checks = {"weft": lambda: self.check(out, want), "torch": lambda: self.check(
-            tout, want, exact=False)}
+        checks = {"weft": lambda: self.check(out, want), "weft_pull": lambda: self.check(
+            out, want), "torch": lambda: self.check(tout, want, exact=False)}
         symm = self.symm_ops()
         if symm:
             res = {}
@@ -289,8 +290,8 @@ class Bench(CB.Run):
         for system, fn in systems.items():
             if system not in self.args.systems:
                 continue
-            for graph in (False, True) if system == "weft" and "weft_graph" in \
-                    self.args.systems and self.gpu else (False,):
+            for graph in (False, True) if system.startswith("weft") and \
+                    system + "_graph" in self.args.systems and self.gpu else (False,):
                 try:
                     with self.on_stream():
                         fn()
@@ -299,7 +300,7 @@ class Bench(CB.Run):
                     median, best = self.time(fn, graph)
                     error = ""
                 except Exception as e:  # noqa: BLE001 - in the CSV; Weft's own failures stop
-                    if system == "weft":
+                    if system.startswith("weft"):
                         raise
                     median = best = float("nan")
                     ok, error = False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
@@ -411,7 +412,7 @@ def main():
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="replays of a graph of --iters calls")
-    p.add_argument("--systems", default="weft,weft_graph,torch,symm")
+    p.add_argument("--systems", default="weft,weft_graph,weft_pull,weft_pull_graph,torch,symm")
     p.add_argument("--port", type=int, default=29519)
     p.add_argument("--csv", default=None)
     args = p.parse_args()

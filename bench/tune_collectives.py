@@ -1,6 +1,6 @@
 """Grid sweep for the collectives' bandwidth-bound kernels: elements per
 block (BLOCK), programs and warps per program, at one large size. The
-defaults in python/weft/collectives (LARGE_BLOCK, LARGE_PROGRAMS) come from
+defaults in python/weft/collectives (LARGE_BLOCK, PROGRAMS) come from
 this sweep (bench/README.md, "Collectives: the grid").
 
     build-gpu/bin/weft-run -n 2 --backend cuda -- python3 bench/tune_collectives.py \

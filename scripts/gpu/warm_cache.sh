@@ -39,6 +39,24 @@ done
 # with the GPU sweep's divisibilities ask for its specialisations.
 "${run[@]}" /usr/bin/python3 bench/fused.py --tokens 16,64 --hidden 256 --iters 1 \
   --warmup 0 > /dev/null
+# The GEMMs that all_gather_matmul runs at the fused sweep's prefill shapes,
+# too large to run on host ranks: compiled from matmul's plan for them.
+/usr/bin/python3 - <<'PY'
+import os, weft
+from weft.ops import _gemm as G
+target = os.environ["WEFT_WARM_TARGET"]
+backend = target.split(":")[0]
+ptr, ints = "*bf16:16", "i32:16"
+for hidden in (4096, 8192):
+    for tokens in (16, 64, 256, 1024, 4096, 8192):  # bench/fused.py's defaults, 2 ranks
+        m, n, k = tokens, hidden // 2, hidden
+        grid, _, constexprs, options = G.matmul_plan(m, n, k, backend)
+        sig = dict(a=ptr, b=ptr, c="*fp32:16", M=ints, N=ints, K=ints, k_steps="i32")
+        weft.compile(G.matmul_kernel, sig, constexprs, target=target, **options)
+        if grid[2] > 1:
+            weft.compile(G.zero_kernel, dict(c="*fp32:16", n=ints),
+                         dict(BLOCK=G.ZERO_BLOCK), target=target)
+PY
 # The GEMM benchmark's kernel (one rank: it has no communication).
 build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py > /dev/null
 # Requests GPU runs saved (arguments) are kept in build/gpu-misses and

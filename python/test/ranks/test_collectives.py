@@ -298,11 +298,12 @@ def test_mixed_sequence_without_host_barriers():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_large_message_grid(monkeypatch, dtype):
-    """The wide-block grid that messages from LARGE_MIN_BYTES take (on GPUs:
-    LARGE_BLOCK elements on LARGE_PROGRAMS programs), with a ragged tail;
+    """The wide-block grid that messages more than PROGRAMS narrow blocks
+    long take (on GPUs LARGE_BLOCK elements; here on at most 4 programs, so
+    each takes several), with a ragged tail;
     all_to_all's fp32 output is local, so its pushes land in a symmetric
     scratch buffer that is then copied out."""
-    monkeypatch.setattr(C, "LARGE_MIN_BYTES", 0)
+    monkeypatch.setattr(C, "PROGRAMS", {"host": 2, "cuda": 4, "hip": 4})
     me, ranks = weft.rank(), weft.num_ranks()
     n = ranks * (3 * 8192 + 5)
     xs = inputs(n, 30)

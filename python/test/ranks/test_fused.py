@@ -16,16 +16,17 @@ def _inputs(rows, k, n, seed):
     return a, rng.integers(-3, 4, (k, n)).astype(np.float32)
 
 
+@pytest.mark.parametrize("algorithm", ["gather", "pull"])
 @pytest.mark.parametrize("dtype", [wl.float32, wl.float16, wl.bfloat16])
 @pytest.mark.parametrize("rows,k,n", [(1, 1, 1), (5, 33, 7), (40, 24, 70), (2, 300, 9)])
-def test_all_gather_matmul(rows, k, n, dtype):
+def test_all_gather_matmul(rows, k, n, dtype, algorithm):
     me = weft.rank()
     a, b = weft.empty((rows, k), dtype), weft.empty((k, n), dtype)
     for seed in (1, 2):  # repeated calls: the flags' epochs carry on
         xs, w = _inputs(rows, k, n, seed)
         a.copy_from(to_bits(xs[me], dtype))
         b.copy_from(to_bits(w, dtype))
-        out = ops.all_gather_matmul(a, b)
+        out = ops.all_gather_matmul(a, b, algorithm=algorithm)
         np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
         out.free()
     weft.barrier()
@@ -33,13 +34,14 @@ def test_all_gather_matmul(rows, k, n, dtype):
     b.free()
 
 
-def test_all_gather_matmul_local_b_and_out_one_program():
+@pytest.mark.parametrize("algorithm", ["gather", "pull"])
+def test_all_gather_matmul_local_b_and_out_one_program(algorithm):
     me, ranks = weft.rank(), weft.num_ranks()
     xs, w = _inputs(20, 16, 24, 3)
     a = weft.empty((20, 16), wl.float32)
     a.copy_from(xs[me])
     out = local(np.zeros((ranks * 20, 24), np.float32))  # local b and out
-    assert ops.all_gather_matmul(a, local(w), out, num_programs=1) is out
+    assert ops.all_gather_matmul(a, local(w), out, num_programs=1, algorithm=algorithm) is out
     np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
     weft.barrier()
     a.free()
@@ -55,6 +57,8 @@ def test_all_gather_matmul_errors():
         ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float16))
     with pytest.raises(ValueError, match="out must hold"):
         ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float32), weft.zeros((3,), wl.float32))
+    with pytest.raises(ValueError, match="algorithm must be 'gather' or 'pull'"):
+        ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float32), algorithm="push")
     weft.barrier()
     a.free()
 

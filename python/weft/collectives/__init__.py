@@ -26,21 +26,21 @@ __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcas
            "all_reduce_residual_rmsnorm", "multicast_enabled", "ONE_SHOT_MAX_BYTES"]
 
 # all_reduce uses one-shot when x has at most this many bytes per rank, else
-# two-shot (reduce-scatter + all-gather).
-ONE_SHOT_MAX_BYTES = 256 * 1024
+# two-shot (reduce-scatter + all-gather): two-shot already wins at 256 KiB
+# on two H200s (bench/README.md).
+ONE_SHOT_MAX_BYTES = 128 * 1024
 # The grid: elements per block (the BLOCK constexpr, resolved for the
 # target each kernel is compiled for) and programs per launch, unless a call
 # passes num_programs. Host tiles are vectors of one thread, and LLVM's time
 # on them grows faster than linearly with the width (1024: minutes); host
 # programs are threads (few cores, waits that yield). GPU programs are CTAs:
-# small messages are latency-bound and take few, narrow blocks; from
-# LARGE_MIN_BYTES of work per rank, wide blocks on many programs keep enough
-# bytes in flight to fill NVLink (bench/README.md, "Collectives: the grid").
+# a message takes one narrow block per program while PROGRAMS of them cover
+# it (latency-bound: every program has one step), and wide blocks on
+# PROGRAMS programs beyond (bandwidth-bound: enough bytes in flight to fill
+# NVLink; bench/README.md, "Collectives: the grid").
 BLOCK = PerBackend(host=64, cuda=1024, hip=1024)
 LARGE_BLOCK = PerBackend(host=64, cuda=8192, hip=8192)
-DEFAULT_PROGRAMS = {"host": 4, "cuda": 32, "hip": 32}
-LARGE_PROGRAMS = {"host": 4, "cuda": 128, "hip": 128}
-LARGE_MIN_BYTES = 1 << 20
+PROGRAMS = {"host": 4, "cuda": 128, "hip": 128}
 
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
@@ -176,15 +176,16 @@ class _Grid(tuple):
         return grid
 
 
-def _programs(work, dtype, num_programs):
-    """The grid for `work` elements per program split: the block width from
-    the bytes of work, the programs from it unless num_programs is given."""
+def _programs(work, num_programs):
+    """The grid for `work` elements split between programs: narrow blocks
+    while PROGRAMS programs cover the work with one each, else wide ones;
+    as many programs as blocks, at most PROGRAMS, unless num_programs is
+    given."""
     backend = rt.backend()
-    large = work * dtype.bits // 8 >= LARGE_MIN_BYTES
-    block = LARGE_BLOCK if large else BLOCK
+    cap = PROGRAMS.get(backend, 4)
+    block = BLOCK if work <= cap * BLOCK[backend] else LARGE_BLOCK
     if num_programs is None:
-        num_programs = (LARGE_PROGRAMS if large else DEFAULT_PROGRAMS).get(backend, 4)
-        num_programs = max(1, min(num_programs, math.ceil(work / block[backend])))
+        num_programs = max(1, min(cap, math.ceil(work / block[backend])))
     return _Grid(_grid_of(num_programs)[0], block)
 
 
@@ -234,7 +235,7 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
         raise ValueError(f"the multimem all_reduce only sums (multimem has no fp32 "
                          f"{op}), not op={op!r}")
     chunk = math.ceil(n / ranks)
-    grid = _programs(n if algorithm == "one_shot" else chunk, dtype, num_programs)
+    grid = _programs(n if algorithm == "one_shot" else chunk, num_programs)
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
@@ -271,7 +272,7 @@ def reduce_scatter(x, out, op="sum", num_programs=None):
     if out is x:
         raise ValueError("reduce_scatter: out must not be x")
     comm = _get_comm()
-    grid = _programs(chunk, dtype, num_programs)
+    grid = _programs(chunk, num_programs)
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
@@ -291,7 +292,7 @@ def all_gather(x, out, num_programs=None):
     if out is x and ranks > 1:
         raise ValueError("all_gather: out must not be x")
     comm = _get_comm()
-    grid = _programs(n, dtype, num_programs)
+    grid = _programs(n, num_programs)
     if n == 0:
         return out
     target = _symmetric_out(comm, out, ranks * n, dtype)
@@ -314,7 +315,7 @@ def all_to_all(x, out, num_programs=None):
         raise ValueError("all_to_all: out must not be x")
     m = n // ranks
     comm = _get_comm()
-    grid = _programs(m, dtype, num_programs)
+    grid = _programs(m, num_programs)
     if n == 0:
         return out
     target = _symmetric_out(comm, out, n, dtype)
@@ -334,7 +335,7 @@ def broadcast(x, root=0, num_programs=None):
         raise ValueError(f"broadcast: root must be a rank in 0..{ranks - 1}, got {root!r}")
     n = x.size
     comm = _get_comm()
-    grid = _programs(n, dtype, num_programs)
+    grid = _programs(n, num_programs)
     if n == 0:
         return x
     K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.epochs, BLOCK=grid.block)
@@ -362,7 +363,7 @@ def all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs=None
         raise ValueError("out and residual must not be x")
     comm = _get_comm()
     if num_programs is None:
-        num_programs = max(1, min(DEFAULT_PROGRAMS.get(rt.backend(), 4), rows))
+        num_programs = max(1, min(PROGRAMS.get(rt.backend(), 4), rows))
     grid = _Grid(_grid_of(num_programs)[0], BLOCK)
     if rows * hidden == 0:
         return out

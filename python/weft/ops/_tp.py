@@ -3,18 +3,25 @@ weft.ops.all_gather_matmul (the first, column-parallel layer) and
 weft.ops.matmul_reduce_scatter / weft.ops.matmul_all_reduce (the second,
 row-parallel layer, whose K dimension is split over the ranks).
 
-Structure. The GEMM runs on a full grid (a program per output block and
-piece of K, like weft.ops.matmul), and the communication is in the GEMM
-itself: the first layer loads its peers' A tiles straight into wl.dot
-(peer=owner); the second pushes each partial block into the symmetric
-scratch of the rank that needs it (wl.store(..., peer=dest)). Only the
-synchronisation uses the collectives' flags, and a phase's waits need every
-program of its launch resident at once (a GEMM grid is not), so it runs in
-small launches of its own around the GEMM, on
-the same stream: when a phase launch (program i of every rank meets
-program i of every other rank) has finished on a rank, every rank's phase
-launch has started, so everything each rank launched before it is
-complete, and its release covers those earlier launches' writes.
+First layer. By default the all-gather and the GEMM are two launches: the
+ranks push their A into a symmetric scratch of every rank at NVLink speed
+(weft.collectives.all_gather), then weft.ops.matmul runs with the blocks
+it picks for the shape, so every A tile crosses NVLink once. The "pull"
+algorithm keeps the communication in the GEMM instead: its programs load
+their A tiles from the owner straight into wl.dot (peer=owner), which
+costs a crossing per column block of the output.
+
+Second layer. The GEMM runs on a full grid (a program per output block and
+piece of K, like weft.ops.matmul) and pushes each partial block into the
+symmetric scratch of the rank that needs it (wl.store(..., peer=dest)).
+
+Only the synchronisation uses the collectives' flags, and a phase's waits
+need every program of its launch resident at once (a GEMM grid is not), so
+it runs in small launches of its own around the GEMM, on the same stream:
+when a phase launch (program i of every rank meets program i of every
+other rank) has finished on a rank, every rank's phase launch has started,
+so everything each rank launched before it is complete, and its release
+covers those earlier launches' writes.
 
 Second layer, deterministic: slots is (num_ranks * pieces) x rows x N f32
 on every rank; slot (p, piece) holds rank p's partial product over that
@@ -27,9 +34,9 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import BLOCK, _get_comm
+from ..collectives import BLOCK, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, ZERO_BLOCK, _block_product, _check_operands, _output,
-                    _pieces, _programs, zero_kernel)
+                    _pieces, _programs, matmul, zero_kernel)
 
 # The GEMMs here use matmul's default BLOCKS at every shape: its larger
 # blocks for large products would be a second specialisation, which the
@@ -71,27 +78,43 @@ def all_gather_matmul_kernel(a, b, c, rows, N, K, k_steps, BM: wl.constexpr,
         wl.store(offs, acc, mask=mask)
 
 
-def all_gather_matmul(a, b, out=None, num_programs=None):
+def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
     """out = all_gather(a) @ b, in f32: a is this rank's rows x K (a
     symmetric weft.Buffer, f16, bf16 or f32), b is K x N (local or
     symmetric, a's dtype), out (num_ranks * rows) x N f32 (local or
-    symmetric; allocated as a weft.Buffer when None). num_programs: of the
-    two phase launches around the GEMM (default 1: one program meeting
-    every rank is a full barrier). Returns out. With split-K (small grids)
-    the sum's rounding order varies, as in weft.ops.matmul."""
+    symmetric; allocated as a weft.Buffer when None). Returns out.
+
+    algorithm "gather" (default): every rank pushes its a into a symmetric
+    scratch of every rank (weft.collectives.all_gather), then weft.ops.matmul
+    multiplies the gathered rows with the blocks it picks for the shape:
+    each A tile crosses NVLink once. "pull": one GEMM whose programs load
+    their A tiles from the owner straight into wl.dot, so a remote tile
+    crosses once per column block of out (fine while A is a few rows). With
+    split-K (small grids) the sum's rounding order varies, as in
+    weft.ops.matmul. num_programs: the all-gather's programs ("gather"), or
+    those of the two phase launches around the GEMM ("pull", default 1:
+    one program meeting every rank is a full barrier)."""
     if not isinstance(a, rt.Buffer) or len(a.shape) != 2:
         raise ValueError("all_gather_matmul: a must be a 2-D symmetric weft.Buffer "
                          "(peers read it)")
+    if algorithm not in ("gather", "pull"):
+        raise ValueError(f"all_gather_matmul: algorithm must be 'gather' or 'pull', "
+                         f"not {algorithm!r}")
     rows, k, n = _check_operands("all_gather_matmul", a, b)
     ranks = rt.num_ranks()
     out = _output("all_gather_matmul", out, ranks * rows, n)
     phases = _programs(num_programs, 1)
     if rows * n == 0:
         return out
+    comm = _get_comm()
+    if algorithm == "gather":
+        gathered = comm.buffer("gathered", ranks * rows * k, a.dtype)
+        all_gather(a, gathered, num_programs=num_programs)
+        gathered.shape = (ranks * rows, k)
+        return matmul(gathered, b, out)
     backend = rt.backend()
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
     pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend])
-    comm = _get_comm()
     if pieces > 1:
         zero_kernel[(-(-ranks * rows * n // ZERO_BLOCK[backend]),)](
             out, ranks * rows * n, BLOCK=ZERO_BLOCK)
