@@ -17,9 +17,12 @@
 //    region, join, and every thread adds the products at its elements of
 //    c's layout. The fragments come from padded rows by ldmatrix
 //    (TargetInfo::loadMatrices);
-//  - elsewhere (f32, other shapes, AMDGPU, the host) every thread computes
-//    its result elements in f32 with one loop over k (the portable path).
-// MFMA is later work.
+//    On AMDGPU the instruction is MFMA 16x16x16, whose fragments are runs
+//    of four elements per lane (TargetInfo::MmaFragments::LaneBlocks),
+//    loaded with plain shared-memory loads; only with c in the accumulator
+//    layout;
+//  - elsewhere (f32, other shapes, the host) every thread computes its
+//    result elements in f32 with one loop over k (the portable path).
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -71,6 +74,9 @@ std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target)
   auto shape = target.mmaShape(typeOfA(op).getElementType());
   if (!shape || m % (*shape)[0] || n % (*shape)[1] || k % (*shape)[2])
     return std::nullopt;
+  if (target.mmaFragments() == TargetInfo::MmaFragments::LaneBlocks &&
+      !accumulatesInRegisters(op, target))
+    return std::nullopt;
   return shape;
 }
 
@@ -95,6 +101,9 @@ struct DotOpLowering : TileResultPattern<DotOp> {
     // The product from operands at aBase and bBase; `scratch` (after the
     // operands) holds the warp-level path's products.
     auto product = [&](Value aBase, Value bBase, Value scratch) {
+      if (inRegisters && shape &&
+          tiles.target.mmaFragments() == TargetInfo::MmaFragments::LaneBlocks)
+        return laneBlockProduct(rewriter, loc, op, in, aBase, bBase, acc);
       if (inRegisters && shape)
         return mmaInRegisters(rewriter, loc, op, in, aBase, bBase, acc);
       if (shape)
@@ -302,6 +311,66 @@ private:
             SmallVector<Value> aRegs =
                 aFragment(b, loc, in, a, aPitch, f,
                           add(b, loc, warpRow, i32Const(b, loc, 16 * wm * tm)), 8 * wm, k0);
+            for (int64_t s = 0; s < nTiles; ++s) {
+              SmallVector<Value> c;
+              for (int e = 0; e < 4; ++e)
+                c.push_back(next[index(tm, s, e)]);
+              SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[s], c);
+              for (int e = 0; e < 4; ++e)
+                next[index(tm, s, e)] = d[e];
+            }
+          }
+          return next;
+        });
+  }
+
+  /// MMA with LaneBlocks fragments (MFMA 16x16x16), c in the accumulator
+  /// layout: warp (i, j) of the wm x wn grid owns the 16x16 tiles at rows
+  /// 16 (i + wm tm) and columns 16 (j + wn s); lane l loads a's row l % 16
+  /// at k0 + 4 (l / 16) as one 8-byte vector and b's column l % 16 at the
+  /// same four k; its results are its elements (4 tm + e, s) of c's layout.
+  SmallVector<Value> laneBlockProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
+                                      Value bBase, ArrayRef<Value> acc) const {
+    auto [m, n, k] = shapeOf(op);
+    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
+    TileLayout layout(op.getC().getType());
+    ArrayRef<unsigned> grid = layout.getBlocked().getWarpsPerProgram();
+    int64_t wm = grid[0], wn = grid[1];
+    int64_t mTiles = m / (16 * wm), nTiles = n / (16 * wn);
+    int64_t warpSize = tiles.target.getSpec().warpSize();
+    Value tid = tiles.target.threadId(b, loc);
+    Value warp = divConst(b, loc, tid, warpSize), lane = remConst(b, loc, tid, warpSize);
+    Value line = remConst(b, loc, lane, 16);
+    Value quad = mulConst(b, loc, divConst(b, loc, lane, 16), 4);
+    Value row = add(b, loc, mulConst(b, loc, divConst(b, loc, warp, wn), 16), line);
+    Value col = add(b, loc, mulConst(b, loc, remConst(b, loc, warp, wn), 16), line);
+    auto vector4 = VectorType::get({4}, in);
+    int64_t elementBytes = naturalAlignment(in);
+    auto index = [&](int64_t tm, int64_t s, int e) {
+      return layout.linearIndex({unsigned(4 * tm + e), unsigned(s)});
+    };
+    return tiles.lowering.forEach(
+        b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
+          SmallVector<Value> next(sums.begin(), sums.end());
+          Value k0 = add(b, loc, mulConst(b, loc, step, 16), quad);
+          SmallVector<Value> bRegs;
+          for (int64_t s = 0; s < nTiles; ++s) {
+            Value column = add(b, loc, col, i32Const(b, loc, 16 * wn * s));
+            Value v = LLVM::PoisonOp::create(b, loc, vector4);
+            for (int64_t j = 0; j < 4; ++j) {
+              Value at = add(b, loc, mulConst(b, loc, add(b, loc, k0, i32Const(b, loc, j)), bPitch),
+                             column);
+              Value x = LLVM::LoadOp::create(b, loc, in, elementPtr(b, loc, bBase, in, at));
+              v = LLVM::InsertElementOp::create(b, loc, v, x, i32Const(b, loc, j));
+            }
+            bRegs.push_back(v);
+          }
+          for (int64_t tm = 0; tm < mTiles; ++tm) {
+            Value r = add(b, loc, row, i32Const(b, loc, 16 * wm * tm));
+            Value aRegs = LLVM::LoadOp::create(
+                b, loc, vector4,
+                elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, r, aPitch), k0)),
+                4 * elementBytes);
             for (int64_t s = 0; s < nTiles; ++s) {
               SmallVector<Value> c;
               for (int e = 0; e < 4; ++e)

@@ -2,6 +2,7 @@
 #include "weft/Conversion/TargetInfo.h"
 
 #include "TargetInfos.h"
+#include <cmath>
 
 using namespace mlir;
 
@@ -106,6 +107,21 @@ void TargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
 
 Value TargetInfo::shuffleXor(OpBuilder &, Location, Value, unsigned) const {
   llvm_unreachable("a program of one thread has no lanes to shuffle with");
+}
+
+unsigned mmaWarpRows(unsigned warps, std::array<int64_t, 3> mnk, int64_t tileM,
+                     int64_t tileN) {
+  unsigned best = 0;
+  double bestSkew = 0;
+  for (unsigned wm = 1; wm <= warps; wm *= 2) {
+    unsigned wn = warps / wm;
+    if (mnk[0] % (tileM * wm) || mnk[1] % (tileN * wn))
+      continue;
+    double skew = std::abs(std::log2(double(mnk[0]) / wm) - std::log2(double(mnk[1]) / wn));
+    if (!best || skew < bestSkew)
+      std::tie(best, bestSkew) = std::make_pair(wm, skew);
+  }
+  return best;
 }
 
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange,

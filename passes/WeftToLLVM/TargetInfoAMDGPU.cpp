@@ -122,6 +122,50 @@ public:
     Value address = LLVM::ShlOp::create(b, loc, source, i32Const(b, loc, 2));
     return ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), address, value);
   }
+
+  std::optional<std::array<int64_t, 3>> mmaShape(Type elemType) const override {
+    if (elemType.isF16() || elemType.isBF16())
+      return std::array<int64_t, 3>{16, 16, 16};
+    return std::nullopt;
+  }
+  MmaFragments mmaFragments() const override { return MmaFragments::LaneBlocks; }
+
+  // Lane l holds rows 4 (l / 16) .. + 3 of column l % 16 of a 16x16 tile:
+  // sizePerThread [4, 1] over threadsPerWarp [4, 16]; warps in a wm x wn
+  // grid, warp (i, j) owning the tiles (i + wm s, j + wn t).
+  BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
+                                           std::array<int64_t, 3> mnk) const override {
+    if (!mmaShape(elemType) || mnk[2] % 16)
+      return {};
+    unsigned warps = spec.numWarps, wm = mmaWarpRows(warps, mnk, 16, 16);
+    if (!wm)
+      return {};
+    return BlockedEncodingAttr::get(ctx, {4, 1}, {4, 16}, {wm, warps / wm}, {1, 0});
+  }
+
+  /// v_mfma_f32_16x16x16_{bf16,f16}: a and b one vector<4 x elem> each
+  /// (bf16 goes as the i16 bits, as the intrinsic takes it), c 4 f32.
+  SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,
+                         ValueRange bRegs, ValueRange c) const override {
+    Type f32 = b.getF32Type(), acc = VectorType::get({4}, f32);
+    auto operand = [&](Value v) -> Value {
+      return elemType.isBF16()
+                 ? LLVM::BitcastOp::create(b, loc, VectorType::get({4}, b.getI16Type()), v)
+                 : v;
+    };
+    Value sums = LLVM::PoisonOp::create(b, loc, acc);
+    for (auto [i, value] : llvm::enumerate(c))
+      sums = LLVM::InsertElementOp::create(b, loc, sums, value, i32Const(b, loc, i));
+    SmallVector<Value> args{operand(a.front()), operand(bRegs.front()), sums,
+                            i32Const(b, loc, 0), i32Const(b, loc, 0), i32Const(b, loc, 0)};
+    Value d = elemType.isBF16()
+                  ? ROCDL::mfma_f32_16x16x16bf16_1k::create(b, loc, acc, args).getResult()
+                  : ROCDL::mfma_f32_16x16x16f16::create(b, loc, acc, args).getResult();
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractElementOp::create(b, loc, d, i32Const(b, loc, i)));
+    return out;
+  }
 };
 
 } // namespace

@@ -241,22 +241,10 @@ public:
                                            std::array<int64_t, 3> mnk) const override {
     if (!mmaShape(elemType) || mnk[2] % 16)
       return {};
-    // The warps form a wm x wn grid, each warp owning (M / wm) x (N / wn)
-    // in m16n8 tiles; the squarest block loads the fewest fragments per
-    // mma (a warp reads M / wm rows of a and N / wn columns of b per k).
-    unsigned warps = spec.numWarps, best = 0;
-    double bestSkew = 0;
-    for (unsigned wm = 1; wm <= warps; wm *= 2) {
-      unsigned wn = warps / wm;
-      if (mnk[0] % (16 * wm) || mnk[1] % (8 * wn))
-        continue;
-      double skew = std::abs(std::log2(double(mnk[0]) / wm) - std::log2(double(mnk[1]) / wn));
-      if (!best || skew < bestSkew)
-        std::tie(best, bestSkew) = std::make_pair(wm, skew);
-    }
-    if (!best)
+    unsigned warps = spec.numWarps, wm = mmaWarpRows(warps, mnk, 16, 8);
+    if (!wm)
       return {};
-    return BlockedEncodingAttr::get(ctx, {1, 2}, {8, 4}, {best, warps / best}, {1, 0});
+    return BlockedEncodingAttr::get(ctx, {1, 2}, {8, 4}, {wm, warps / wm}, {1, 0});
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,

@@ -12,6 +12,12 @@ std::unique_ptr<TargetInfo> createHostTargetInfo(const TargetSpec &spec);
 
 mlir::LLVM::AtomicOrdering toLLVMOrdering(MemOrder order);
 
+/// The rows wm of the wm x (warps / wm) grid of warps that shares an MxN
+/// accumulator in tileM x tileN instruction tiles (mnk = {M, N, K}), each
+/// warp owning (M / wm) x (N / wn): the squarest block, which loads the
+/// fewest fragments per instruction; 0 when no grid divides it.
+unsigned mmaWarpRows(unsigned warps, std::array<int64_t, 3> mnk, int64_t tileM, int64_t tileN);
+
 /// The i32 special register for `axis`: one of the NVVM or ROCDL ops `X`,
 /// `Y`, `Z` (block ids, grid dimensions).
 template <typename X, typename Y, typename Z>

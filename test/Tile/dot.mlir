@@ -5,8 +5,10 @@
 // accumulating mma.sync m16n8k16 over k from fragments ldmatrix reads out
 // of shared memory, write the products to a second region, join, and
 // every thread adds its c elements (@matmul); where c is in the mma
-// accumulator layout the sums stay in registers (@accumulate). Elsewhere (@matmul_f32, AMDGPU, the host) every
-// thread runs one loop over k carrying the f32 sums of its result elements
+// accumulator layout the sums stay in registers (@accumulate). On gfx942
+// such a dot lowers to MFMA 16x16x16 (@accumulate; test/Tile/mfma.mlir).
+// Elsewhere (@matmul_f32, AMDGPU without the accumulator layout, the host)
+// every thread runs one loop over k carrying the f32 sums of its result elements
 // (fmuladd of widened elements). The layouts: the result takes the
 // store's, c follows it, a and b keep the loads'. python/test/ranks runs
 // both paths.
@@ -46,6 +48,10 @@
 // NVVM:       llvm.br
 // PTX-LABEL: .entry accumulate(
 // PTX:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// GCN-LABEL: accumulate:
+// GCN:       s_barrier
+// GCN:       ds_read_b64
+// GCN:       v_mfma_f32_16x16x16_bf16
 
 // IR-LABEL: func.func @matmul
 // IR:       %[[D:.*]] = weft.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64xbf16, #{{.*}}>, tensor<64x8xbf16, #{{.*}}>, tensor<32x8xf32, #[[L:weft.blocked<.*>]]> -> tensor<32x8xf32, #[[L]]>

@@ -96,10 +96,23 @@ public:
 
   /// The warp-level matrix multiply-accumulate (tensor cores) for inputs of
   /// `elemType`: its {M, N, K}, or none. NVPTX: mma.sync m16n8k16 for f16
-  /// and bf16 with f32 accumulators.
+  /// and bf16 with f32 accumulators; AMDGPU: MFMA 16x16x16.
   virtual std::optional<std::array<int64_t, 3>> mmaShape(mlir::Type elemType) const {
     return std::nullopt;
   }
+  /// Which lanes hold which elements of mma()'s operands and result.
+  enum class MmaFragments {
+    /// PTX's m16n8k16 fragments, read from shared memory by loadMatrices()
+    /// (ldmatrix); products also without the accumulator layout.
+    Ldmatrix,
+    /// MFMA's 16x16x16 (CDNA3 ISA, "Matrix fused multiply-add"): lane l
+    /// holds a's row l % 16 at k = 4 (l / 16) .. + 3, b's column l % 16 at
+    /// the same k, and the result's rows 4 (l / 16) .. + 3 of column l % 16;
+    /// a and b are one vector of 4 elements each. Only with c in the
+    /// accumulator layout (elsewhere the portable loop).
+    LaneBlocks,
+  };
+  virtual MmaFragments mmaFragments() const { return MmaFragments::Ldmatrix; }
   /// The blocked layout of an MxN accumulator (for a dot of `elemType`
   /// inputs and shape {M, N, K}) whose elements in every thread are exactly
   /// the mma() fragments of the tiles its warp owns, so that the result of
@@ -111,8 +124,9 @@ public:
     return {};
   }
   /// d = a * b + c for one warp, in the instruction's fragment layout: a
-  /// and b as packed i32 registers (4 and 2 for m16n8k16), c and the
-  /// result 4 f32 per lane. Only called when mmaShape(elemType).
+  /// and b as packed i32 registers (4 and 2 for m16n8k16) or vectors of 4
+  /// elements (LaneBlocks), c and the result 4 f32 per lane. Only called
+  /// when mmaShape(elemType).
   virtual llvm::SmallVector<mlir::Value> mma(mlir::OpBuilder &b, mlir::Location loc,
                                              mlir::Type elemType, mlir::ValueRange a,
                                              mlir::ValueRange bRegs,
