@@ -273,6 +273,30 @@ private:
         /*transpose=*/true);
   }
 
+  /// One step of K of a warp's in-register MMA over mTiles x nTiles
+  /// instruction tiles: b's registers for every n-tile (bOf), then per
+  /// m-tile a's (aOf) and one mma() per n-tile on accumulator elements
+  /// index(tm, s, 0..3) of `sums`, updated in place.
+  void mmaTiles(OpBuilder &b, Location loc, Type in, int64_t mTiles, int64_t nTiles,
+                function_ref<unsigned(int64_t, int64_t, int)> index, SmallVector<Value> &sums,
+                function_ref<SmallVector<Value>(int64_t)> aOf,
+                function_ref<SmallVector<Value>(int64_t)> bOf) const {
+    SmallVector<SmallVector<Value>> bRegs;
+    for (int64_t s = 0; s < nTiles; ++s)
+      bRegs.push_back(bOf(s));
+    for (int64_t tm = 0; tm < mTiles; ++tm) {
+      SmallVector<Value> aRegs = aOf(tm);
+      for (int64_t s = 0; s < nTiles; ++s) {
+        SmallVector<Value> c;
+        for (int e = 0; e < 4; ++e)
+          c.push_back(sums[index(tm, s, e)]);
+        SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[s], c);
+        for (int e = 0; e < 4; ++e)
+          sums[index(tm, s, e)] = d[e];
+      }
+    }
+  }
+
   /// c in mmaAccumulatorLayout: every thread's elements are the fragments
   /// of its warp's tiles, so the sums stay in registers, c is the first
   /// accumulator and the result needs no exchange. The layout's warps form
@@ -303,23 +327,13 @@ private:
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
           Value k0 = mulConst(b, loc, step, 16);
-          SmallVector<SmallVector<Value>> bRegs;
-          for (int64_t s = 0; s < nTiles; ++s)
-            bRegs.push_back(bFragment(b, loc, in, bBase, bPitch, f,
-                                      add(b, loc, warpCol, i32Const(b, loc, 8 * wn * s)), k0));
-          for (int64_t tm = 0; tm < mTiles; ++tm) {
-            SmallVector<Value> aRegs =
-                aFragment(b, loc, in, a, aPitch, f,
-                          add(b, loc, warpRow, i32Const(b, loc, 16 * wm * tm)), 8 * wm, k0);
-            for (int64_t s = 0; s < nTiles; ++s) {
-              SmallVector<Value> c;
-              for (int e = 0; e < 4; ++e)
-                c.push_back(next[index(tm, s, e)]);
-              SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[s], c);
-              for (int e = 0; e < 4; ++e)
-                next[index(tm, s, e)] = d[e];
-            }
-          }
+          mmaTiles(b, loc, in, mTiles, nTiles, index, next, [&](int64_t tm) {
+            return aFragment(b, loc, in, a, aPitch, f,
+                             add(b, loc, warpRow, i32Const(b, loc, 16 * wm * tm)), 8 * wm, k0);
+          }, [&](int64_t s) {
+            return bFragment(b, loc, in, bBase, bPitch, f,
+                             add(b, loc, warpCol, i32Const(b, loc, 8 * wn * s)), k0);
+          });
           return next;
         });
   }
@@ -353,8 +367,13 @@ private:
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
           Value k0 = add(b, loc, mulConst(b, loc, step, 16), quad);
-          SmallVector<Value> bRegs;
-          for (int64_t s = 0; s < nTiles; ++s) {
+          mmaTiles(b, loc, in, mTiles, nTiles, index, next, [&](int64_t tm) {
+            Value r = add(b, loc, row, i32Const(b, loc, 16 * wm * tm));
+            return SmallVector<Value>{LLVM::LoadOp::create(
+                b, loc, vector4,
+                elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, r, aPitch), k0)),
+                4 * elementBytes)};
+          }, [&](int64_t s) {
             Value column = add(b, loc, col, i32Const(b, loc, 16 * wn * s));
             Value v = LLVM::PoisonOp::create(b, loc, vector4);
             for (int64_t j = 0; j < 4; ++j) {
@@ -363,23 +382,8 @@ private:
               Value x = LLVM::LoadOp::create(b, loc, in, elementPtr(b, loc, bBase, in, at));
               v = LLVM::InsertElementOp::create(b, loc, v, x, i32Const(b, loc, j));
             }
-            bRegs.push_back(v);
-          }
-          for (int64_t tm = 0; tm < mTiles; ++tm) {
-            Value r = add(b, loc, row, i32Const(b, loc, 16 * wm * tm));
-            Value aRegs = LLVM::LoadOp::create(
-                b, loc, vector4,
-                elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, r, aPitch), k0)),
-                4 * elementBytes);
-            for (int64_t s = 0; s < nTiles; ++s) {
-              SmallVector<Value> c;
-              for (int e = 0; e < 4; ++e)
-                c.push_back(next[index(tm, s, e)]);
-              SmallVector<Value> d = tiles.target.mma(b, loc, in, aRegs, bRegs[s], c);
-              for (int e = 0; e < 4; ++e)
-                next[index(tm, s, e)] = d[e];
-            }
-          }
+            return SmallVector<Value>{v};
+          });
           return next;
         });
   }
