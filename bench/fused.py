@@ -42,6 +42,8 @@ import weft.language as wl  # noqa: E402
 from weft import ops  # noqa: E402
 
 OPS = ("ag_gemm", "gemm_rs", "gemm_ar", "fd_combine", "moe")
+TOKENS = (16, 64, 256, 1024, 4096, 8192)  # the sweep's defaults
+HIDDEN = (4096, 8192)
 HEAD_DIM = 128
 
 
@@ -399,10 +401,10 @@ def main():
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ops", default=",".join(OPS))
-    p.add_argument("--tokens", default="16,64,256,1024,4096,8192",
+    p.add_argument("--tokens", default=",".join(map(str, TOKENS)),
                    help="M: tokens over all ranks (GEMMs), sequences (fd_combine), "
                         "tokens per rank (moe)")
-    p.add_argument("--hidden", default="4096,8192")
+    p.add_argument("--hidden", default=",".join(map(str, HIDDEN)))
     p.add_argument("--max-ar-tokens", type=int, default=1024,
                    help="gemm_ar only up to this M (it is the decode kernel)")
     p.add_argument("--max-fd-tokens", type=int, default=256)

@@ -101,11 +101,10 @@ struct DotOpLowering : TileResultPattern<DotOp> {
     // The product from operands at aBase and bBase; `scratch` (after the
     // operands) holds the warp-level path's products.
     auto product = [&](Value aBase, Value bBase, Value scratch) {
-      if (inRegisters && shape &&
-          tiles.target.mmaFragments() == TargetInfo::MmaFragments::LaneBlocks)
-        return laneBlockProduct(rewriter, loc, op, in, aBase, bBase, acc);
       if (inRegisters && shape)
-        return mmaInRegisters(rewriter, loc, op, in, aBase, bBase, acc);
+        return tiles.target.mmaFragments() == TargetInfo::MmaFragments::LaneBlocks
+                   ? laneBlockProduct(rewriter, loc, op, in, aBase, bBase, acc)
+                   : mmaInRegisters(rewriter, loc, op, in, aBase, bBase, acc);
       if (shape)
         return mmaProduct(rewriter, loc, op, *shape, in, aBase, bBase, scratch, acc);
       return loopProduct(rewriter, loc, op, in, aBase, bBase, acc);

@@ -109,19 +109,25 @@ Value TargetInfo::shuffleXor(OpBuilder &, Location, Value, unsigned) const {
   llvm_unreachable("a program of one thread has no lanes to shuffle with");
 }
 
-unsigned mmaWarpRows(unsigned warps, std::array<int64_t, 3> mnk, int64_t tileM,
-                     int64_t tileN) {
+BlockedEncodingAttr mmaGridLayout(MLIRContext *ctx, std::array<int64_t, 3> mnk,
+                                  std::array<int64_t, 3> shape, ArrayRef<unsigned> sizePerThread,
+                                  ArrayRef<unsigned> threadsPerWarp, unsigned warps) {
+  if (mnk[2] % shape[2])
+    return {};
   unsigned best = 0;
   double bestSkew = 0;
   for (unsigned wm = 1; wm <= warps; wm *= 2) {
     unsigned wn = warps / wm;
-    if (mnk[0] % (tileM * wm) || mnk[1] % (tileN * wn))
+    if (mnk[0] % (shape[0] * wm) || mnk[1] % (shape[1] * wn))
       continue;
     double skew = std::abs(std::log2(double(mnk[0]) / wm) - std::log2(double(mnk[1]) / wn));
     if (!best || skew < bestSkew)
       std::tie(best, bestSkew) = std::make_pair(wm, skew);
   }
-  return best;
+  if (!best)
+    return {};
+  return BlockedEncodingAttr::get(ctx, sizePerThread, threadsPerWarp, {best, warps / best},
+                                  {1, 0});
 }
 
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange,

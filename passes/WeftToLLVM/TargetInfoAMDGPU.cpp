@@ -135,12 +135,9 @@ public:
   // grid, warp (i, j) owning the tiles (i + wm s, j + wn t).
   BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
                                            std::array<int64_t, 3> mnk) const override {
-    if (!mmaShape(elemType) || mnk[2] % 16)
-      return {};
-    unsigned warps = spec.numWarps, wm = mmaWarpRows(warps, mnk, 16, 16);
-    if (!wm)
-      return {};
-    return BlockedEncodingAttr::get(ctx, {4, 1}, {4, 16}, {wm, warps / wm}, {1, 0});
+    auto shape = mmaShape(elemType);
+    return shape ? mmaGridLayout(ctx, mnk, *shape, {4, 1}, {4, 16}, spec.numWarps)
+                 : BlockedEncodingAttr();
   }
 
   /// v_mfma_f32_16x16x16_{bf16,f16}: a and b one vector<4 x elem> each

@@ -235,16 +235,12 @@ public:
 
   // Lane 4 * group + t holds rows group and group + 8 of a 16x8 tile,
   // columns 2t and 2t + 1: sizePerThread [1, 2] over threadsPerWarp [8, 4]
-  // with rows repeating every 8. Warps side by side along N, so warp w owns
-  // the n-tiles w, w + warps, ... and every m-tile.
+  // with rows repeating every 8; warps in a wm x wn grid.
   BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
                                            std::array<int64_t, 3> mnk) const override {
-    if (!mmaShape(elemType) || mnk[2] % 16)
-      return {};
-    unsigned warps = spec.numWarps, wm = mmaWarpRows(warps, mnk, 16, 8);
-    if (!wm)
-      return {};
-    return BlockedEncodingAttr::get(ctx, {1, 2}, {8, 4}, {wm, warps / wm}, {1, 0});
+    auto shape = mmaShape(elemType);
+    return shape ? mmaGridLayout(ctx, mnk, *shape, {1, 2}, {8, 4}, spec.numWarps)
+                 : BlockedEncodingAttr();
   }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,

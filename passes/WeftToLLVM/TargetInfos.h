@@ -12,11 +12,16 @@ std::unique_ptr<TargetInfo> createHostTargetInfo(const TargetSpec &spec);
 
 mlir::LLVM::AtomicOrdering toLLVMOrdering(MemOrder order);
 
-/// The rows wm of the wm x (warps / wm) grid of warps that shares an MxN
-/// accumulator in tileM x tileN instruction tiles (mnk = {M, N, K}), each
-/// warp owning (M / wm) x (N / wn): the squarest block, which loads the
-/// fewest fragments per instruction; 0 when no grid divides it.
-unsigned mmaWarpRows(unsigned warps, std::array<int64_t, 3> mnk, int64_t tileM, int64_t tileN);
+/// The accumulator layout of a dot of shape mnk = {M, N, K} in `shape`
+/// instruction tiles (mmaShape()), whose lanes hold the instruction's
+/// result fragment (sizePerThread over threadsPerWarp): the warps form the
+/// wm x wn grid whose (M / wm) x (N / wn) blocks are squarest, which loads
+/// the fewest fragments per instruction. Null when K is not a multiple of
+/// the instruction's or no grid divides M x N.
+BlockedEncodingAttr mmaGridLayout(mlir::MLIRContext *ctx, std::array<int64_t, 3> mnk,
+                                  std::array<int64_t, 3> shape,
+                                  llvm::ArrayRef<unsigned> sizePerThread,
+                                  llvm::ArrayRef<unsigned> threadsPerWarp, unsigned warps);
 
 /// The i32 special register for `axis`: one of the NVVM or ROCDL ops `X`,
 /// `Y`, `Z` (block ids, grid dimensions).

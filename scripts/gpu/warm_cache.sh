@@ -41,15 +41,17 @@ done
   --warmup 0 > /dev/null
 # The GEMMs that all_gather_matmul runs at the fused sweep's prefill shapes,
 # too large to run on host ranks: compiled from matmul's plan for them.
-/usr/bin/python3 - <<'PY'
-import os, weft
+PYTHONPATH=$PYTHONPATH:$PWD/bench /usr/bin/python3 - "$ranks" <<'PY'
+import os, sys, weft
 from weft.ops import _gemm as G
+from fused import HIDDEN, TOKENS
 target = os.environ["WEFT_WARM_TARGET"]
 backend = target.split(":")[0]
+ranks = int(sys.argv[1])
 ptr, ints = "*bf16:16", "i32:16"
-for hidden in (4096, 8192):
-    for tokens in (16, 64, 256, 1024, 4096, 8192):  # bench/fused.py's defaults, 2 ranks
-        m, n, k = tokens, hidden // 2, hidden
+for hidden in HIDDEN:
+    for tokens in TOKENS:
+        m, n, k = tokens, hidden // ranks, hidden
         grid, _, constexprs, options = G.matmul_plan(m, n, k, backend)
         sig = dict(a=ptr, b=ptr, c="*fp32:16", M=ints, N=ints, K=ints, k_steps="i32")
         weft.compile(G.matmul_kernel, sig, constexprs, target=target, **options)
