@@ -169,6 +169,20 @@ private:
   }
   Attribute wished(Value value) const { return desired.lookup(value); }
 
+  /// The layout wished for `value`, or for the tile that a chain of
+  /// one-operand element-wise ops (casts) computes it from.
+  Attribute wishedSource(Value value) const {
+    while (value) {
+      if (Attribute layout = wished(value))
+        return layout;
+      Operation *def = value.getDefiningOp();
+      if (!def || !def->hasTrait<OpTrait::Elementwise>() || def->getNumOperands() != 1)
+        return {};
+      value = def->getOperand(0);
+    }
+    return {};
+  }
+
   /// Also wishes it for the initial value and the loop's result when
   /// `value` is a loop-carried argument (an accumulator), so the loop
   /// carries it in that layout and its users see it.
@@ -202,13 +216,14 @@ private:
       if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op) ||
           !isTile(op->getOperand(0).getType()))
         return;
-      // Storing a dot's result: the addresses follow its layout, which
-      // costs nothing, rather than the result going through shared memory
-      // (an mma accumulator's rows are still whole 32-byte sectors).
+      // Storing a dot's result (or its rounding to the pointer's type):
+      // the addresses follow its layout, which costs nothing, rather than
+      // the result going through shared memory (an mma accumulator's rows
+      // are still whole 32-byte sectors).
       if (auto store = dyn_cast<StoreOp>(op))
-        wish(store.getPtr(), wished(store.getValue()));
+        wish(store.getPtr(), wishedSource(store.getValue()));
       if (auto rmw = dyn_cast<AtomicRMWOp>(op))
-        wish(rmw.getPtr(), wished(rmw.getValue()));
+        wish(rmw.getPtr(), wishedSource(rmw.getValue()));
       wish(op->getOperand(0),
            chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
     });

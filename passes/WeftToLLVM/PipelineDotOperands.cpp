@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -177,7 +178,7 @@ std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
 /// limit); returns the bytes its rings take (0: left alone).
 int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget,
-                 const TargetInfo &target) {
+                 bool unrollRings, const TargetInfo &target) {
   if (!onlyReads(loop))
     return 0;
   SmallVector<DotOp> dots;
@@ -279,6 +280,20 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   }
   rewriter.setInsertionPointAfter(pipelined);
   AsyncWaitOp::create(rewriter, loc, 0);
+  // Unrolled by the ring's size, the loop's rotations compose to the
+  // identity: every copy and dot addresses a fixed buffer, and the moves
+  // that rotated the rings each step go (a third of the K loop's
+  // instructions with 128x256 blocks on sm_90). The remainder loop still
+  // rotates. Where copies complete at once it would only grow the code.
+  if (unrollRings && target.hasAsyncCopy()) {
+    // The unrolled bounds assume lb <= ub (a loop that runs no steps could
+    // otherwise get a remainder that does); max(lb, ub) keeps the steps.
+    rewriter.setInsertionPoint(pipelined);
+    Value lb = pipelined.getLowerBound(), ub = pipelined.getUpperBound();
+    pipelined.setUpperBound(unsignedCmp ? Value(arith::MaxUIOp::create(rewriter, loc, lb, ub))
+                                        : Value(arith::MaxSIOp::create(rewriter, loc, lb, ub)));
+    (void)loopUnrollByFactor(pipelined, ringSize);
+  }
   return bytes;
 }
 
@@ -308,7 +323,7 @@ struct WeftPipelineDotOperands
         if (limit)
           budget = *limit - buffers -
                    (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *info));
-        buffers += pipeline(loop, numStages, budget, *info);
+        buffers += pipeline(loop, numStages, budget, unrollRings, *info);
       }
     }
   }

@@ -200,6 +200,14 @@ public:
     return emitAsm(b, loc, type, {ptr, value}, asmText, constraints);
   }
 
+  // red.global.add.v2/v4.f32 (sm_90, PTX ISA 8.1): one L2 reduction for
+  // up to 16 bytes (split-K's partial products).
+  unsigned reductionWidth(RMWKind kind, Type elemType) const override {
+    return kind == RMWKind::fadd && elemType.isF32() ? 4 : 1;
+  }
+  void reduceVector(OpBuilder &b, Location loc, RMWKind kind, Value ptr, ValueRange values,
+                    MemScope scope) const override;
+
   std::optional<int64_t> staticSharedMemoryBytes() const override {
     // sm_90 allows more only as dynamic shared memory, after an opt-in.
     return 48 * 1024;
@@ -590,6 +598,18 @@ void NVPTXTargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
   SmallVector<Value> operands{ptr};
   llvm::append_range(operands, toRegs(b, loc, value, regs));
   emitAsm(b, loc, Type(), operands, text, storeConstraints(regs));
+}
+
+void NVPTXTargetInfo::reduceVector(OpBuilder &b, Location loc, RMWKind, Value ptr,
+                                   ValueRange values, MemScope scope) const {
+  std::string text = llvm::formatv("red.relaxed.{0}.global.add.v{1}.f32 [$0], {2};",
+                                   ptxScope(scope), values.size(), regList(1, values.size()));
+  std::string constraints = "l";
+  for (size_t i = 0; i < values.size(); ++i)
+    constraints += ",f";
+  SmallVector<Value> operands{ptr};
+  llvm::append_range(operands, values);
+  emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
 }
 
 std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const TargetSpec &spec) {

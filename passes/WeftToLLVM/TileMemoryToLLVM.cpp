@@ -397,6 +397,51 @@ struct TileAtomicLowering : TileResultPattern<Op> {
 
 struct TileAtomicRMWLowering : TileAtomicLowering<AtomicRMWOp> {
   using TileAtomicLowering::TileAtomicLowering;
+
+  SmallVector<Value> lowerTile(AtomicRMWOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const override {
+    if (auto reduced = reduceInVectors(op, adaptor, rewriter))
+      return *reduced;
+    return TileAtomicLowering::lowerTile(op, adaptor, rewriter);
+  }
+
+  /// A relaxed atomic whose old values nobody reads, on a tile whose
+  /// threads each own runs of consecutive elements, as one vector
+  /// reduction per run where the target has them (f32 adds on sm_90:
+  /// split-K's partial products). None where it does not apply.
+  std::optional<SmallVector<Value>> reduceInVectors(AtomicRMWOp op, OpAdaptor adaptor,
+                                                    OpBuilder &b) const {
+    Location loc = op.getLoc();
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    Type elemType = getTypeConverter()->convertType(
+        cast<RankedTensorType>(op.getType()).getElementType());
+    TileLayout layout(ptrType);
+    if (!op->use_empty() || op.getOrder() != MemOrder::relaxed || layout.isReplicated())
+      return std::nullopt;
+    unsigned width = std::min(vectorWidth(tiles, op.getPtr(), layout, elemType),
+                              tiles.target.reductionWidth(op.getKind(), elemType));
+    if (width < 2 || !wholeGroupMasks(tiles, op.getPtr(), op.getMask(), width))
+      return std::nullopt;
+    SmallVector<Value> ptrs = unpackTile(b, loc, adaptor.getPtr());
+    SmallVector<Value> values = unpackTile(b, loc, adaptor.getValue());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackTile(b, loc, adaptor.getMask());
+    for (unsigned first = 0; first < ptrs.size(); first += width) {
+      auto reduce = [&] {
+        tiles.target.reduceVector(b, loc, op.getKind(), ptrs[first],
+                                  ArrayRef<Value>(values).slice(first, width), op.getScope());
+        return SmallVector<Value>();
+      };
+      if (masks.empty())
+        reduce();
+      else
+        emitIf(b, loc, masks[first], {}, reduce, {});
+    }
+    // The old values, which nobody reads.
+    return SmallVector<Value>(ptrs.size(), LLVM::PoisonOp::create(b, loc, elemType));
+  }
+
   Value emitOne(OpBuilder &b, AtomicRMWOp op, OpAdaptor adaptor,
                 ArrayRef<Value> ptrs, unsigned i) const override {
     Value value = LLVM::ExtractValueOp::create(b, op.getLoc(),

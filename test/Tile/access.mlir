@@ -201,3 +201,48 @@ func.func @tail_mask_unaligned(%x: !weft.ptr<f32>, %y: !weft.ptr<f32>, %n: i32) 
   weft.store %yp, %v : tensor<512x!weft.ptr<f32>>
   return
 }
+
+// Relaxed f32 additions whose old values nobody reads are reductions: on
+// sm_90 a thread's aligned run of four is one red.global.add.v4.f32 (under
+// one branch where the mask bits of each run are equal), where it cannot
+// prove the run (the unaligned bound) or reads the old values, one atomic
+// per element. gfx942 has no vector form: one atomic per element.
+// NV-LABEL: .entry partial_sums(
+// NV-NOT:   atom.
+// NV:       @%p{{[0-9]+}} bra
+// NV:       red.relaxed.gpu.global.add.v4.f32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// NV-NOT:   atom.
+// NV:       ret;
+// NV-LABEL: .entry partial_sums_scalar(
+// NV-NOT:   red.relaxed
+// NV:       atom.relaxed.gpu.global.add.f32
+// NV-NOT:   red.relaxed
+// NV:       ret;
+// AMD-LABEL: partial_sums:
+// AMD-NOT:   global_atomic_pk
+// AMD:       global_atomic_add_f32
+func.func @partial_sums(%sums: !weft.ptr<f32>, %x: !weft.ptr<f32>,
+                        %n: i32 {weft.divisibility = 16 : i32}) attributes {weft.kernel} {
+  %r = weft.make_range 0, 512 : tensor<512xi32>
+  %ns = weft.splat %n : i32 -> tensor<512xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32>
+  %xs = weft.splat %x : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %xp = weft.addptr %xs, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  %v = weft.load %xp : tensor<512x!weft.ptr<f32>>
+  %ss = weft.splat %sums : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %sp = weft.addptr %ss, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  %old = weft.atomic_rmw fadd relaxed gpu %sp, %v, mask %m : tensor<512x!weft.ptr<f32>>
+  return
+}
+func.func @partial_sums_scalar(%sums: !weft.ptr<f32>, %x: !weft.ptr<f32>, %n: i32) attributes {weft.kernel} {
+  %r = weft.make_range 0, 512 : tensor<512xi32>
+  %ns = weft.splat %n : i32 -> tensor<512xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32>
+  %xs = weft.splat %x : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %xp = weft.addptr %xs, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  %v = weft.load %xp : tensor<512x!weft.ptr<f32>>
+  %ss = weft.splat %sums : !weft.ptr<f32> -> tensor<512x!weft.ptr<f32>>
+  %sp = weft.addptr %ss, %r : tensor<512x!weft.ptr<f32>>, tensor<512xi32>
+  %old = weft.atomic_rmw fadd relaxed gpu %sp, %v, mask %m : tensor<512x!weft.ptr<f32>>
+  return
+}

@@ -8,7 +8,9 @@
 // three-stage shared-memory rings: two groups start before the loop, each
 // step waits for its own, fences it for the async proxy, joins once,
 // starts the copies two steps ahead and multiplies in place, with no other
-// shared-memory store and no other join. The copies' masks (the loop's
+// shared-memory store and no other join. The loop is unrolled by the
+// rings' size (four buffers with wgmma, three with mma.sync), so every step
+// addresses fixed buffers; a remainder loop runs the steps left over. The copies' masks (the loop's
 // bound) are whole per 16-byte group, so each is one cp.async that reads
 // 16 bytes or none (zeros), with no branch. With four warps (one warpgroup)
 // the rings are #weft.swizzled and the product is wgmma m64n64k16 from
@@ -73,6 +75,27 @@
 // PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 // PTX-NEXT:  // end inline asm
 // PTX-NEXT:  wgmma.commit_group.sync.aligned;
+// PTX:       wgmma.wait_group.sync.aligned 1;
+// The three other unrolled steps and the remainder loop's, one join each.
+// PTX-NOT:   bar.sync
+// PTX:       cp.async.wait_group 1;
+// PTX:       bar.sync 0;
+// PTX-NOT:   bar.sync
+// PTX:       wgmma.wait_group.sync.aligned 1;
+// PTX-NOT:   bar.sync
+// PTX:       cp.async.wait_group 1;
+// PTX:       bar.sync 0;
+// PTX-NOT:   bar.sync
+// PTX:       wgmma.wait_group.sync.aligned 1;
+// PTX-NOT:   bar.sync
+// PTX:       cp.async.wait_group 1;
+// PTX:       bar.sync 0;
+// PTX-NOT:   bar.sync
+// PTX:       wgmma.wait_group.sync.aligned 1;
+// PTX-NOT:   bar.sync
+// PTX:       cp.async.wait_group 1;
+// PTX:       bar.sync 0;
+// PTX-NOT:   bar.sync
 // PTX:       wgmma.wait_group.sync.aligned 1;
 // PTX-NOT:   bar.sync
 // PTX:       cp.async.wait_group 0;

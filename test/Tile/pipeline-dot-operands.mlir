@@ -5,7 +5,8 @@
 // static shared memory are left alone. The host and gfx942 lower the same
 // IR with copies that complete at once.
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s
+// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 unroll-rings=false" | FileCheck %s
+// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s --check-prefix=UNROLL
 // RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-stages=2" | FileCheck %s --check-prefix=TWO
 // RUN: weft-opt %s --weft-pipeline-dot-operands="target=host" | FileCheck %s --check-prefix=HOST
 // RUN: weft-compile %s --target=host --emit=so -o %t.so
@@ -38,6 +39,24 @@
 // CHECK:         %[[D:.*]] = weft.dot %[[A0]], %[[B0]], %[[ACC]] : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32>
 // CHECK-NEXT:    scf.yield %[[D]], %[[A1]], %[[A2]], %[[A0]], %[[B1]], %[[B2]], %[[B0]]
 // CHECK:       weft.async_wait 0
+// With cp.async the loop is unrolled by the ring's size: each of the three
+// steps copies into and multiplies from fixed buffers, and the rings pass
+// through unrotated; the steps left over run in a loop that rotates. The
+// bounds are those of the steps that run (lb to max(lb, ub)).
+// UNROLL-LABEL:  func.func @k_loop
+// UNROLL:        %[[UB:.*]] = arith.maxsi %[[LB:.*]], %{{.*}} : i32
+// UNROLL:        scf.for %{{.*}} = %[[LB]] to %[[MID:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}, %[[B0:.*]] = %{{.*}}, %[[B1:.*]] = %{{.*}}, %[[B2:.*]] = %{{.*}})
+// UNROLL:          weft.async_copy %{{.*}}, %[[A2]], mask
+// UNROLL:          %[[D0:.*]] = weft.dot %[[A0]], %[[B0]], %[[ACC]]
+// UNROLL:          weft.async_copy %{{.*}}, %[[A0]], mask
+// UNROLL:          %[[D1:.*]] = weft.dot %[[A1]], %[[B1]], %[[D0]]
+// UNROLL:          weft.async_copy %{{.*}}, %[[A1]], mask
+// UNROLL:          %[[D2:.*]] = weft.dot %[[A2]], %[[B2]], %[[D1]]
+// UNROLL-NEXT:     scf.yield %[[D2]], %[[A0]], %[[A1]], %[[A2]], %[[B0]], %[[B1]], %[[B2]]
+// UNROLL:        scf.for %{{.*}} = %[[MID]] to %[[UB]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R0:.*]] = %{{.*}}, %[[R1:.*]] = %{{.*}}, %[[R2:.*]] = %{{.*}}, %[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}, %[[S2:.*]] = %{{.*}})
+// UNROLL:          weft.dot %[[R0]], %[[S0]]
+// UNROLL-NEXT:     scf.yield %{{.*}}, %[[R1]], %[[R2]], %[[R0]], %[[S1]], %[[S2]], %[[S0]]
+// UNROLL:        weft.async_wait 0
 // TWO-LABEL:   func.func @k_loop
 // TWO-COUNT-2: weft.alloc_shared : !weft.shared<16x32xbf16>
 // TWO-NOT:     weft.alloc_shared : !weft.shared<16x32xbf16>

@@ -25,21 +25,43 @@
 // Descriptor constants: leading offset 16384 / 16 = 1024 (a) or 8192 / 16
 // = 512 (b) at bit 16, stride 1024 / 16 = 64 at bit 32, mode 1 at bit 62;
 // the k16 steps advance the start by 32 bytes within a's rows (2) and by
-// 16 rows of b (2048 bytes: 128).
+// 16 rows of b (2048 bytes: 128). The loop is unrolled by the rings' four
+// buffers, so their descriptors are computed once, in front of it; each
+// of its four steps and the remainder loop's issues a warpgroup's four.
 // The second warpgroup's a starts 8 KiB further: (tid << 6) & 8192.
 // W8-LABEL: .entry wide_loop(
 // W8:       shl.b32 [[SHIFTED:%r[0-9]+]], %r{{[0-9]+}}, 6;
-// W8-NEXT:  and.b32 %r{{[0-9]+}}, [[SHIFTED]], 8192;
+// W8:       and.b32 %r{{[0-9]+}}, [[SHIFTED]], 8192;
 // W8:       or.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 4611686293372403712;
 // W8:       or.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 4611686293338849280;
-// W8:       wgmma.fence.sync.aligned;
-// W8:       wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // W8:       add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 4611686293338849408;
 // W8:       add.s64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 4611686293372403714;
-// W8-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W8:       wgmma.fence.sync.aligned;
+// W8-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // W8-NOT:   wgmma.mma_async
 // W8:       wgmma.commit_group.sync.aligned;
 // W8:       wgmma.wait_group.sync.aligned 1;
+// W8:       wgmma.fence.sync.aligned;
+// W8-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W8-NOT:   wgmma.mma_async
+// W8:       wgmma.commit_group.sync.aligned;
+// W8:       wgmma.wait_group.sync.aligned 1;
+// W8:       wgmma.fence.sync.aligned;
+// W8-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W8-NOT:   wgmma.mma_async
+// W8:       wgmma.commit_group.sync.aligned;
+// W8:       wgmma.wait_group.sync.aligned 1;
+// W8:       wgmma.fence.sync.aligned;
+// W8-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W8-NOT:   wgmma.mma_async
+// W8:       wgmma.commit_group.sync.aligned;
+// W8:       wgmma.wait_group.sync.aligned 1;
+// W8:       wgmma.fence.sync.aligned;
+// W8-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W8-NOT:   wgmma.mma_async
+// W8:       wgmma.commit_group.sync.aligned;
+// W8:       wgmma.wait_group.sync.aligned 1;
+// W8-NOT:   wgmma.mma_async
 // W8:       cp.async.wait_group 0;
 // W8:       wgmma.wait_group.sync.aligned 0;
 // W8:       ret;
@@ -50,6 +72,23 @@
 // W4-NOT:   wgmma.mma_async
 // W4:       wgmma.commit_group.sync.aligned;
 // W4-COUNT-2: wgmma.wait_group.sync.aligned 1;
+// W4-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W4-NOT:   wgmma.mma_async
+// W4:       wgmma.commit_group.sync.aligned;
+// W4-COUNT-2: wgmma.wait_group.sync.aligned 1;
+// W4-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W4-NOT:   wgmma.mma_async
+// W4:       wgmma.commit_group.sync.aligned;
+// W4-COUNT-2: wgmma.wait_group.sync.aligned 1;
+// W4-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W4-NOT:   wgmma.mma_async
+// W4:       wgmma.commit_group.sync.aligned;
+// W4-COUNT-2: wgmma.wait_group.sync.aligned 1;
+// W4-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// W4-NOT:   wgmma.mma_async
+// W4:       wgmma.commit_group.sync.aligned;
+// W4-COUNT-2: wgmma.wait_group.sync.aligned 1;
+// W4-NOT:   wgmma.mma_async
 // W4:       cp.async.wait_group 0;
 // W4-COUNT-2: wgmma.wait_group.sync.aligned 0;
 // W4:       ret;

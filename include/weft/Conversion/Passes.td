@@ -67,7 +67,10 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     step's products run while the next step starts (`weft.dot_wait 0`
     after the loop), and every ring gets one spare buffer, so that the
     copies go to the buffer read two steps back, which every warpgroup
-    is done with.
+    is done with. Where the copies are asynchronous (sm_90) the loop is
+    then unrolled by the ring's size (`unroll-rings`), so that every
+    unrolled step addresses fixed buffers instead of rotating the rings
+    through the loop's arguments; a remainder loop takes the last steps.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
@@ -76,6 +79,8 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
            "Warps per program (GPU targets)">,
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
            "Buffers per operand: copies run num-stages - 1 iterations ahead">,
+    Option<"unrollRings", "unroll-rings", "bool", /*default=*/"true",
+           "Unroll pipelined loops by their rings' size where copies are asynchronous">,
   ];
   let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
 }

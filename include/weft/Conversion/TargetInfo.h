@@ -65,6 +65,14 @@ public:
                                 MemOrder order, MemScope scope) const;
   virtual void fence(mlir::OpBuilder &b, mlir::Location loc, MemOrder order,
                      MemScope scope) const;
+  /// The most consecutive elements of `elemType` that one relaxed
+  /// reduction (an atomic whose old values nobody reads) may update: 1
+  /// where the target has no vector form of `kind`.
+  virtual unsigned reductionWidth(RMWKind kind, mlir::Type elemType) const { return 1; }
+  /// That reduction: `values` (at most reductionWidth of them) into the
+  /// consecutive elements from `ptr`, each a relaxed atomic at `scope`.
+  virtual void reduceVector(mlir::OpBuilder &b, mlir::Location loc, RMWKind kind,
+                            mlir::Value ptr, mlir::ValueRange values, MemScope scope) const {}
 
   /// A tile access: a load or store of a vector (or scalar) `type` whose
   /// every element is a relaxed access at `scope`, with no order between the
