@@ -641,8 +641,10 @@ class CodeGenerator(ast.NodeVisitor):
         params = list(fn.signature.parameters)
         bound = dict(zip(params, args))
         bound.update(kwargs)
+        for name, value in fn.defaults.items():
+            bound.setdefault(name, value)
         missing = [p for p in params if p not in bound]
-        if missing or len(bound) != len(params):
+        if missing or len(args) > len(params) or len(bound) != len(params):
             raise self.error(f"{fn.__name__}() got the wrong arguments")
         saved = (self.scope, self.globals, self.filename, self.line_offset)
         self.scope, self.globals = bound, fn.fn.__globals__

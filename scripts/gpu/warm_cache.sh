@@ -39,11 +39,12 @@ done
 # with the GPU sweep's divisibilities ask for its specialisations.
 "${run[@]}" /usr/bin/python3 bench/fused.py --tokens 16,64 --hidden 256 --iters 1 \
   --warmup 0 > /dev/null
-# The GEMMs that all_gather_matmul runs at the fused sweep's prefill shapes,
-# too large to run on host ranks: compiled from matmul's plan for them.
+# The GEMMs that all_gather_matmul, matmul_reduce_scatter and
+# matmul_all_reduce run at the fused sweep's prefill shapes, too large to
+# run on host ranks: compiled from the blocks matmul picks for them.
 PYTHONPATH=$PYTHONPATH:$PWD/bench /usr/bin/python3 - "$ranks" <<'PY'
 import os, sys, weft
-from weft.ops import _gemm as G
+from weft.ops import _gemm as G, _tp as T
 from fused import HIDDEN, TOKENS
 target = os.environ["WEFT_WARM_TARGET"]
 backend = target.split(":")[0]
@@ -58,6 +59,16 @@ for hidden in HIDDEN:
         if grid[2] > 1:
             weft.compile(G.zero_kernel, dict(c="*fp32:16", n=ints),
                          dict(BLOCK=G.ZERO_BLOCK), target=target)
+        # The push GEMMs: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
+        for scatter in (True, False):
+            rows, n, k = (tokens // ranks if scatter else tokens), hidden, hidden // ranks
+            constexprs, warps, stages, _ = G._config_for(rows, n, k, backend)
+            sig = dict(a=ptr, b=ptr, slots="*fp32:16", rows=ints, N=ints, K=ints,
+                       k_steps="i32")
+            weft.compile(T.matmul_push_kernel, sig,
+                         dict(constexprs, SCATTER=scatter,
+                              EVEN=G.even_blocks(rows, n, k, constexprs)),
+                         target=target, num_warps=warps, num_stages=stages)
 PY
 # The GEMM benchmark's kernel (one rank: it has no communication).
 build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py > /dev/null
@@ -71,7 +82,9 @@ if compgen -G "build/gpu-misses/*.json" > /dev/null; then
   /usr/bin/python3 -m weft fill-cache build/gpu-misses
 fi
 # Only this compiler's entries: a machine without the compiler picks the
-# cache's one version directory.
+# cache's one version directory. The LLVM IR stays here (three quarters of
+# the bytes; nothing on a GPU machine reads it), so the cache fits what a
+# run carries.
 /usr/bin/python3 - "$WEFT_CACHE_DIR" "$out" "$WEFT_WARM_TARGET" <<'PY'
 import json, os, shutil, sys
 from weft import _cache
@@ -90,7 +103,12 @@ for key in os.listdir(os.path.join(src, version)):
             continue
     there = os.path.join(dst, version, key)
     if not os.path.isdir(there):
-        shutil.copytree(entry, there)
+        shutil.copytree(entry, there, ignore=shutil.ignore_patterns("llir"))
+        with open(os.path.join(there, "index.json")) as f:
+            index = json.load(f)
+        index["artifacts"] = [a for a in index["artifacts"] if a != "llir"]
+        with open(os.path.join(there, "index.json"), "w") as f:
+            json.dump(index, f)
     copied += 1
 print(f"warm_cache: {copied} {target} kernels of {version} in {dst}")
 PY

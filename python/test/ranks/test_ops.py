@@ -271,9 +271,13 @@ def test_local_arrays_must_be_reachable():
 
 
 @pytest.mark.parametrize("dtype", [wl.float32, wl.float16, wl.bfloat16])
-@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 9, 33), (40, 24, 70), (130, 70, 100)])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (17, 9, 33), (40, 24, 70), (130, 70, 100),
+                                   (32, 48, 64), (128, 128, 128), (70, 40, 700)])
 def test_dot_vs_numpy(m, n, k, dtype):
-    """wl.dot with masked odd shapes, through weft.ops.matmul."""
+    """wl.dot with masked odd shapes, through weft.ops.matmul, and shapes
+    the blocks tile exactly (its unmasked EVEN kernel). On sm_90, K = 700 is
+    11 steps of 64: two rounds of the K loop unrolled by its five-buffer
+    rings, and one step of the remainder loop."""
     rng = np.random.default_rng(m * 100 + n * 10 + k + weft.rank())
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)  # exact in every dtype
     b = rng.integers(-4, 5, (k, n)).astype(np.float32)
@@ -294,13 +298,39 @@ def test_dot_vs_numpy(m, n, k, dtype):
         buf.free()
 
 
+@pytest.mark.parametrize("dtype", [wl.float16, wl.bfloat16])
+@pytest.mark.parametrize("m,n,k", [(17, 9, 30), (32, 48, 32)])
+def test_matmul_16bit_out(m, n, k, dtype):
+    """An out of a's 16-bit dtype: f32 sums rounded once (exact here:
+    every sum is an integer of magnitude at most 128); one piece of K."""
+    rng = np.random.default_rng(m + k)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    ab = []
+    for x in (a, b):
+        ab.append(weft.empty(x.shape, dtype))
+        ab[-1].copy_from(to_bits(x, dtype))
+    c = weft.empty((m, n), dtype)
+    assert weft.ops.matmul(*ab, c) is c
+    np.testing.assert_array_equal(c.to_numpy(), to_bits(a @ b, dtype))
+    with pytest.raises(ValueError, match="split_k=2 needs an fp32 out"):
+        weft.ops.matmul(*ab, c, split_k=2)
+    wide = [weft.empty((m, k), wl.float32), weft.empty((k, n), wl.float32)]
+    with pytest.raises(ValueError, match=f"out must hold {m} x {n} fp32 elements"):
+        weft.ops.matmul(*wide, c)  # fp32 operands: only an fp32 out
+    for buf in ab + wide + [c]:
+        buf.free()
+
+
 @pytest.mark.parametrize("split_k", [2, 3, 7])
-def test_matmul_split_k(split_k):
-    """Pieces of K in separate programs, added into out with atomics."""
+@pytest.mark.parametrize("m,k,n", [(17, 100, 9), (64, 256, 64)])
+def test_matmul_split_k(split_k, m, k, n):
+    """Pieces of K in separate programs, added into out with atomics (the
+    second shape unmasked, EVEN, on every backend)."""
     rng = np.random.default_rng(split_k)
-    a = rng.integers(-4, 5, (17, 100)).astype(np.float32)
-    b = rng.integers(-4, 5, (100, 9)).astype(np.float32)
-    c = local(np.full((17, 9), 5.0, np.float32))  # zeroed by matmul
+    a = rng.integers(-4, 5, (m, k)).astype(np.float32)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float32)
+    c = local(np.full((m, n), 5.0, np.float32))  # zeroed by matmul
     assert weft.ops.matmul(local(a), local(b), c, split_k=split_k) is c
     np.testing.assert_array_equal(host(c), a @ b)
     with pytest.raises(ValueError, match="split_k must be at least 1"):

@@ -1,4 +1,5 @@
 """AST -> IR for each construct; each kernel also compiles for the host."""
+import pytest
 import weft
 import weft.language as wl
 
@@ -144,8 +145,23 @@ def helper_double(v):
 
 
 @weft.jit
+def helper_scaled(v, SCALE: wl.constexpr = 5.0):
+    return v * SCALE
+
+
+@weft.jit
 def calls(x, out):
     wl.store(out, helper_double(wl.load(x)) + wl.cdiv(7, 2) + min(3, 4))
+
+
+@weft.jit
+def calls_with_defaults(x, out):
+    wl.store(out, helper_scaled(wl.load(x)) + helper_scaled(wl.load(x), 6.0))
+
+
+@weft.jit
+def calls_with_too_many(x, out):
+    wl.store(out, helper_double(wl.load(x), 2))
 
 
 def test_inlined_call_and_constexpr_folding():
@@ -154,6 +170,14 @@ def test_inlined_call_and_constexpr_folding():
     # cdiv(7, 2) and min(3, 4) fold in Python: the constants 4.0 and 3.0.
     assert "0x40800000" in ir and "0x40400000" in ir
     assert "func.call" not in ir
+
+
+def test_inlined_call_defaults():
+    """An inlined helper's defaults fill the arguments a call leaves out."""
+    ir = ir_of(calls_with_defaults, signature={"x": "*fp32", "out": "*fp32"})
+    assert "0x40A00000" in ir and "0x40C00000" in ir  # 5.0 by default, 6.0 given
+    with pytest.raises(weft.CompilationError, match=r"helper_double\(\) got the wrong arguments"):
+        ir_of(calls_with_too_many, signature={"x": "*fp32", "out": "*fp32"})
 
 
 def test_specialisation_attributes():

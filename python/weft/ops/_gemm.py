@@ -17,34 +17,56 @@ DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
 
 @jit
 def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.constexpr,
-                   BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
+                   BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
+                   EVEN: wl.constexpr = False):
     """The f32 BMxBN block rows rm by columns rn of a @ b over k in
     [k_lo, k_hi) (a rows x K, b K x N, row-major, tails masked), a read from
-    rank `owner` if REMOTE."""
+    rank `owner` if REMOTE. EVEN: the blocks tile rows, N and [k_lo, k_hi)
+    exactly, so no load needs a mask (the K loop's copies then compute no
+    per-group bounds; bench/README.md, "GEMM")."""
     acc = wl.zeros((BM, BN), wl.float32)
     for k0 in range(k_lo, k_hi, BK):
         rk = k0 + wl.arange(0, BK)
-        a_mask = (rm[:, None] < rows) & (rk[None, :] < k_hi)
-        if REMOTE:
-            x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0, peer=owner)
+        x_ptrs = a + rm[:, None] * K + rk[None, :]
+        y_ptrs = b + rk[:, None] * N + rn[None, :]
+        if EVEN:
+            if REMOTE:
+                x = wl.load(x_ptrs, peer=owner)
+            else:
+                x = wl.load(x_ptrs)
+            y = wl.load(y_ptrs)
         else:
-            x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.0)
-        y = wl.load(b + rk[:, None] * N + rn[None, :],
-                    mask=(rk[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
+            a_mask = (rm[:, None] < rows) & (rk[None, :] < k_hi)
+            if REMOTE:
+                x = wl.load(x_ptrs, mask=a_mask, other=0.0, peer=owner)
+            else:
+                x = wl.load(x_ptrs, mask=a_mask, other=0.0)
+            y = wl.load(y_ptrs, mask=(rk[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
         acc = wl.dot(x, y, acc)
     return acc
 
 
+def even_blocks(m, n, k, constexprs):
+    """EVEN for an m x n x k product in constexprs' blocks: per backend
+    where the blocks are (PerBackend)."""
+    def even(backend):
+        bm, bn, bk = (v[backend] if isinstance(v, PerBackend) else v
+                      for v in (constexprs["BM"], constexprs["BN"], constexprs["BK"]))
+        return m % bm == 0 and n % bn == 0 and k % bk == 0
+    return PerBackend(**{backend: even(backend) for backend in DEFAULT_PROGRAMS})
+
+
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
-                  BK: wl.constexpr, GROUP_M: wl.constexpr = 8):
+                  BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
     keep their offsets provably multiples of BK (aligned vector loads).
     Programs launched together take GROUP_M block rows by as many columns
     (grid axes 0 and 1 renumbered), so the blocks of a and b they read
-    stay in L2 while they last."""
+    stay in L2 while they last. EVEN: BM, BN and BK divide M, N and K
+    (pieces are whole BK steps, so none ends inside a step)."""
     blocks_m = (M + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN
     pid = wl.program_id(1) * blocks_m + wl.program_id(0)
@@ -57,13 +79,19 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     k_chunk = k_steps * BK
     k_lo = wl.program_id(2) * k_chunk
     k_hi = wl.minimum(K, k_lo + k_chunk)
-    acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK)
+    acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
     offs = c + rm[:, None] * N + rn[None, :]
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    if k_chunk < K:
-        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+    if EVEN:
+        if k_chunk < K:
+            wl.atomic_add(offs, acc, order="relaxed")
+        else:
+            wl.store(offs, acc)
     else:
-        wl.store(offs, acc, mask=mask)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        if k_chunk < K:
+            wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+        else:
+            wl.store(offs, acc, mask=mask)
 
 
 def _check_operands(op, a, b):
@@ -119,12 +147,12 @@ ZERO_BLOCK = PerBackend(host=64, default=1024)
 
 
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
-# wgmma m64n256k16 on sm_90) with four stages: the fastest of the
-# configurations swept on an H200 (bench/README.md, "GEMM"); the rest keep
-# BM x BN x BK and three stages. Host programs keep 16x16x16.
+# wgmma m64n256k16 on sm_90) with four stages, the rest 64x64x64 blocks on
+# four warps with four stages: the fastest of the configurations swept on
+# an H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
 _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
               BK=BK)
-_LARGE_WARPS, _LARGE_STAGES = 8, 4
+_SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
 
 
 def _config_for(m, n, k, backend):
@@ -132,8 +160,8 @@ def _config_for(m, n, k, backend):
     m x n x k product."""
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
     large = m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132
-    constexprs = _LARGE if large else BLOCKS
-    return (constexprs, _LARGE_WARPS if large else 4, _LARGE_STAGES if large else 3,
+    constexprs = _LARGE if large else _SMALL
+    return (constexprs, 8 if large else 4, 4,
             tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")))
 
 
@@ -158,6 +186,7 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None):
         bm, bn, bk, warps, *rest = (int(v) for v in config)
         stages = rest[0] if rest else 3
         constexprs = dict(BM=bm, BN=bn, BK=bk)
+    constexprs = dict(constexprs, EVEN=even_blocks(m, n, k, constexprs))
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, split_k)
     return (blocks_m, blocks_n, pieces), steps, constexprs, dict(num_warps=warps,
@@ -165,15 +194,24 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None):
 
 
 def matmul(a, b, out=None, split_k=None, config=None):
-    """out = a @ b in f32 (a M x K, b K x N, both fp16, bf16 or fp32: weft
-    buffers, numpy arrays on the host, tensors on GPUs; out M x N fp32,
-    allocated as a weft.Buffer when None). Local: no communication.
-    split_k: pieces of K computed by separate programs and added into out
-    (None: chosen by the shape and the block size). config: (BM, BN, BK,
-    num_warps[, num_stages]) of the kernel (None: chosen by the shape;
-    bench/gemm.py --configs compares them)."""
+    """out = a @ b, accumulated in f32 (a M x K, b K x N, both fp16, bf16
+    or fp32: weft buffers, numpy arrays on the host, tensors on GPUs; out
+    M x N fp32 or a's 16-bit dtype, rounded once at the end; a new fp32
+    weft.Buffer when None). Local: no communication. split_k: pieces of K
+    computed by separate programs and added into an fp32 out (None: chosen
+    by the shape and the block size; a 16-bit out takes one piece). config:
+    (BM, BN, BK, num_warps[, num_stages]) of the kernel (None: chosen by
+    the shape; bench/gemm.py --configs compares them)."""
     m, k, n = _check_operands("matmul", a, b)
-    out = _output("matmul", out, m, n)
+    dtype = _dtype_of(a, "a")
+    out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
+                  (wl.float32, dtype))
+    if _dtype_of(out, "out") is not wl.float32:
+        # The pieces of K meet in f32 atomics; 16 bits would round each.
+        if split_k not in (None, 1):
+            raise ValueError(f"matmul: split_k={split_k} needs an fp32 out, got "
+                             f"{_dtype_of(out, 'out').name}")
+        split_k = 1
     backend = rt.backend()
     grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
     if grid[2] > 1:

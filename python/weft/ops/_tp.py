@@ -35,12 +35,9 @@ from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _get_comm, all_gather
-from ._gemm import (BK, BLOCKS, BM, BN, ZERO_BLOCK, _block_product, _check_operands, _output,
-                    _pieces, _programs, matmul, zero_kernel)
-
-# The GEMMs here use matmul's default BLOCKS at every shape: its larger
-# blocks for large products would be a second specialisation, which the
-# cache warming at small shapes (scripts/gpu/warm_cache.sh) never asks for.
+from ._gemm import (BK, BLOCKS, BM, BN, ZERO_BLOCK, _block_product, _check_operands,
+                    _config_for, _output, _pieces, _programs, even_blocks, matmul,
+                    zero_kernel)
 
 
 @jit
@@ -127,7 +124,8 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
 
 @jit(do_not_specialize=("k_steps",))
 def matmul_push_kernel(a, b, slots, rows, N, K, k_steps, SCATTER: wl.constexpr,
-                       BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr):
+                       BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
+                       EVEN: wl.constexpr):
     """The partial product of this rank's a (M x K) and b (K x N) over one
     piece of K (grid axis 2) for one output block, pushed into slot (me,
     piece) of its destination's slots. SCATTER: the destination is the
@@ -144,7 +142,7 @@ def matmul_push_kernel(a, b, slots, rows, N, K, k_steps, SCATTER: wl.constexpr,
     k_chunk = k_steps * BK
     k_lo = wl.program_id(2) * k_chunk
     acc = _block_product(a + dest * rows * K, b, rm, rn, rows, N, K, k_lo,
-                         wl.minimum(K, k_lo + k_chunk), 0, False, BM, BN, BK)
+                         wl.minimum(K, k_lo + k_chunk), 0, False, BM, BN, BK, EVEN)
     slot = slots + ((me * pieces + wl.program_id(2)) * rows + rm[:, None]) * N + rn[None, :]
     mask = (rm[:, None] < rows) & (rn[None, :] < N)
     if SCATTER:
@@ -185,13 +183,16 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     grid = _programs(num_programs, -(-rows * n // BLOCK[backend]))
     if rows * n == 0:
         return out
-    tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
+    # matmul's blocks for each destination's rows x n x k product.
+    constexprs, warps, stages, (bm, bn, bk) = _config_for(rows, n, k, backend)
+    tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
     dests = ranks if scatter else 1
-    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, BK[backend])
+    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bk)
     comm = _get_comm()
     slots = comm.buffer("fused", ranks * pieces * rows * n, wl.float32)
     matmul_push_kernel[(dests * tiles_m, tiles_n, pieces)](
-        a, b, slots, rows, n, k, steps, SCATTER=scatter, **BLOCKS)
+        a, b, slots, rows, n, k, steps, SCATTER=scatter, num_warps=warps, num_stages=stages,
+        EVEN=even_blocks(rows, n, k, constexprs), **constexprs)
     slots_reduce_kernel[grid](slots, out, comm.flags, comm.epochs, rows * n,
                               ranks * pieces, BLOCK=BLOCK)
     return out
