@@ -1,6 +1,7 @@
 """GEMM benchmark: C = A @ B in the DSL (weft.ops.matmul: wl.dot in a K
-loop) against torch.matmul (cuBLAS), bf16 in, f32 accumulate, in one
-process (bench/README.md).
+loop) against torch.matmul (cuBLAS), bf16 in, f32 accumulate, bf16 out
+(f32 where Weft splits K: its pieces add in f32), in one process
+(bench/README.md).
 
     build-gpu/bin/weft-run -n 1 --backend cuda -- python3 bench/gemm.py --csv out.csv
 
@@ -13,9 +14,10 @@ specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
 configuration matmul picks and the --configs variants.
 
---configs BMxBNxBKxWARPS[xSTAGES],... adds a system per kernel
-configuration (weft.ops.matmul's config=), to compare block sizes, warp
-counts and pipeline depths.
+--configs BMxBNxBKxWARPS[xSTAGES[xSPLIT]],... adds a graph system per
+kernel configuration (weft.ops.matmul's config= and split_k=), to compare
+block sizes, warp counts, pipeline depths and split-K counts by the
+kernels' own time.
 """
 import argparse
 import csv
@@ -48,7 +50,13 @@ def parse_configs(text):
 
 
 def config_name(config):
-    return "weft_{}x{}x{}w{}".format(*config) + ("s{}".format(config[4]) if len(config) > 4 else "")
+    return ("weft_{}x{}x{}w{}".format(*config) + "".join(
+        f"{tag}{value}" for tag, value in zip("sk", config[4:])) + "_graph")
+
+
+def config_args(config):
+    """(config=, split_k=) of matmul for a --configs entry."""
+    return config[:5], config[5] if len(config) > 5 else None
 
 
 def warm(shapes, configs):
@@ -61,9 +69,10 @@ def warm(shapes, configs):
         return "i32:16" if value % 16 == 0 else "i32"
 
     for m, n, k in shapes:
-        for config in [None] + configs:
-            grid, _, constexprs, options = matmul_plan(m, n, k, backend, config=config)
-            weft.compile(matmul_kernel, {"a": "*bf16", "b": "*bf16", "c": "*fp32",
+        for config, split_k in [(None, None)] + [config_args(c) for c in configs]:
+            grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
+            out = "*bf16" if grid[2] == 1 else "*fp32"
+            weft.compile(matmul_kernel, {"a": "*bf16", "b": "*bf16", "c": out,
                                          "M": i32(m), "N": i32(n), "K": i32(k),
                                          "k_steps": "i32"},
                          constexprs, target=target, **options)
@@ -125,33 +134,40 @@ def run_gpu(args):
     for m, n, k in parse_shapes(args.shapes):
         a = weft.empty((m, k), wl.bfloat16)
         b = weft.empty((k, n), wl.bfloat16)
-        c = weft.empty((m, n), wl.float32)
         ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
         ta.copy_(torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16))
         tb.copy_(torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16))
-        tc = torch.from_dlpack(c)
+        # bf16 out, as cuBLAS writes, where the product is one piece of K;
+        # split-K adds its pieces into f32.
+        outs = {1: torch.empty(m, n, dtype=torch.bfloat16, device=device),
+                0: torch.empty(m, n, dtype=torch.float32, device=device)}
         td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
-        systems = {"weft": lambda: weft.ops.matmul(a, b, c),
-                   "torch": lambda: torch.matmul(ta, tb, out=td)}
+
+        def weft_system(pieces=None, config=None):
+            plan = matmul_plan(m, n, k, "cuda", pieces, config)
+            c = outs[plan[0][2] == 1]
+            return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config)
+
+        systems = {"weft": weft_system(), "torch": (td, lambda: torch.matmul(ta, tb, out=td))}
         for config in parse_configs(args.configs):
-            systems[config_name(config)] = lambda config=config: weft.ops.matmul(
-                a, b, c, config=config)
+            kernel, pieces = config_args(config)
+            systems[config_name(config)] = weft_system(pieces, kernel)
         for pieces in parse_list(args.split_k):
-            systems[f"weft_split{pieces}_graph"] = lambda pieces=pieces: weft.ops.matmul(
-                a, b, c, split_k=pieces)
+            systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
         if args.graphs:
             systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
         expect = ta.float() @ tb.float()  # exact: small integers
         with weft.stream(torch.cuda.current_stream()):
-            for name, fn in systems.items():
-                if not name.startswith("torch"):  # every Weft variant writes c
+            for name, (tc, fn) in systems.items():
+                if not name.startswith("torch"):  # every Weft variant writes its out
                     tc.zero_()
                     fn()
                     torch.cuda.synchronize()
-                    ok = bool(torch.equal(tc, expect))
+                    ok = bool(torch.equal(tc, expect.to(tc.dtype)))
                 times = time_calls(torch, fn, args, graph=name.endswith("_graph"))
                 median = float(np.median(times))
-                row = dict(m=m, n=n, k=k, system=name, median_ms=round(median, 4),
+                row = dict(m=m, n=n, k=k, system=name, out=str(tc.dtype)[6:],
+                           median_ms=round(median, 4),
                            min_ms=round(times[0], 4),
                            tflops=round(2 * m * n * k / (median * 1e-3) / 1e12, 2),
                            correct=ok if not name.startswith("torch") else True,
@@ -160,7 +176,7 @@ def run_gpu(args):
                 print(f"{m:5d}x{n:5d}x{k:5d} {name:11s} median {median:9.4f} ms "
                       f"{row['tflops']:7.2f} TFLOP/s {'ok' if row['correct'] else 'WRONG'}",
                       flush=True)
-        for buf in (a, b, c):
+        for buf in (a, b):
             buf.free()
     if args.csv:
         with open(args.csv, "w", newline="") as f:
@@ -180,7 +196,8 @@ def main():
                    help="skip the CUDA-graph systems (weft_graph, torch_graph)")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--configs", default=None,
-                   help="BMxBNxBKxWARPS,... weft.ops.matmul configs to add")
+                   help="BMxBNxBKxWARPS[xSTAGES[xSPLIT]],... weft.ops.matmul configs to add "
+                        "(graph systems)")
     p.add_argument("--split-k", default=None,
                    help="N,... graph systems with split_k forced to N (same kernels)")
     p.add_argument("--csv", default=None)
