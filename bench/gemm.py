@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
-from weft.ops._gemm import ZERO_BLOCK, matmul_kernel, matmul_plan, zero_kernel  # noqa: E402
+from weft.ops._gemm import matmul_kernel, matmul_plan  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
@@ -76,9 +76,6 @@ def warm(shapes, configs):
                                          "M": i32(m), "N": i32(n), "K": i32(k),
                                          "k_steps": "i32"},
                          constexprs, target=target, **options)
-            if grid[2] > 1:  # split-K zeroes c first
-                weft.compile(zero_kernel, {"c": "*fp32", "n": i32(m * n)},
-                             {"BLOCK": ZERO_BLOCK}, target=target)
 
 
 def run_host(shapes):

@@ -74,6 +74,13 @@ weft_status weft_memcpy(weft_context *ctx, void *dst, const void *src, size_t si
 /* Sets size bytes of this rank's heap at ptr to (unsigned char)value,
  * ordered and complete like weft_memcpy. */
 weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size);
+/* Sets size bytes of this rank's device memory at ptr (in the heap or not:
+ * any allocation of the context's device) to (unsigned char)value, ordered
+ * on `stream` (a CUstream or hipStream_t; NULL: the context's stream) like
+ * a launch and not waited for, so a CUDA graph capture records it (a
+ * memset node). On the host backend it is a plain memset. */
+weft_status weft_memset_async(weft_context *ctx, void *ptr, int value, size_t size,
+                              void *stream);
 
 /* Host-side barrier across all ranks (waits for this rank's device work). */
 weft_status weft_barrier(weft_context *ctx);

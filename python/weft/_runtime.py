@@ -44,6 +44,7 @@ def lib():
         l.weft_free.argtypes = [vp, vp]
         l.weft_memcpy.argtypes = [vp, vp, vp, _c.c_size_t]
         l.weft_memset.argtypes = [vp, vp, _c.c_int, _c.c_size_t]
+        l.weft_memset_async.argtypes = [vp, vp, _c.c_int, _c.c_size_t, vp]
         l.weft_peer_ptr.argtypes = [vp, vp, _c.c_int, pvp]
         l.weft_module_load.argtypes = [vp, _c.c_char_p, _c.c_size_t, _c.c_int, pvp]
         l.weft_module_get_kernel.argtypes = [vp, _c.c_char_p, pvp]
@@ -154,6 +155,16 @@ class stream:
 
     def __exit__(self, *exc):
         state.stream = self.saved
+
+
+def memset_async(x, value, nbytes):
+    """Sets the first nbytes of x (a weft.Buffer, a numpy array on the
+    host, a tensor on GPUs) to the byte value, in order on weft.stream's
+    stream without waiting: recorded by a CUDA graph capture."""
+    ptr = x.data_ptr() if hasattr(x, "data_ptr") else x.ctypes.data  # numpy: .ctypes
+    ctx = context()
+    check(lib().weft_memset_async(ctx, ptr, value, nbytes, state.stream),
+          "weft_memset_async", ctx)
 
 
 def synchronize():

@@ -72,6 +72,9 @@ typedef struct weft_backend_ops {
   weft_status (*copy_to_device)(void *state, void *dst, const void *src, size_t n);
   weft_status (*copy_to_host)(void *state, void *dst, const void *src, size_t n);
   weft_status (*memset_device)(void *state, void *dst, int value, size_t n);
+  /* The same on `stream` (NULL: the backend's own), ordered like a launch
+   * and not waited for (a memset node under graph capture). */
+  weft_status (*memset_async)(void *state, void *dst, int value, size_t n, void *stream);
 
   weft_status (*module_load)(void *state, const void *image, size_t size,
                              weft_module_format format, void **module);

@@ -521,14 +521,20 @@ static weft_status cuda_copy_to_host(void *state, void *dst, const void *src,
   return copy(state, dst, src, n, 0);
 }
 
+static weft_status cuda_memset_async(void *state, void *dst, int value, size_t n,
+                                     void *stream) {
+  cuda_state *s = state;
+  weft_status st = enter(s);
+  if (st != WEFT_SUCCESS)
+    return st;
+  return CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)value, n,
+            stream ? (CUstream)stream : s->stream);
+}
+
 static weft_status cuda_memset(void *state, void *dst, int value, size_t n) {
   cuda_state *s = state;
-  weft_status st;
-  if ((st = enter(s)) ||
-      (st = CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst,
-               (unsigned char)value, n, s->stream)))
-    return st;
-  return CU(cuStreamSynchronize, s->stream);
+  weft_status st = cuda_memset_async(state, dst, value, n, NULL);
+  return st != WEFT_SUCCESS ? st : CU(cuStreamSynchronize, s->stream);
 }
 
 /* ---- modules and launch ---- */
@@ -625,6 +631,7 @@ const weft_backend_ops weft_backend_cuda = {
     .copy_to_device = cuda_copy_to_device,
     .copy_to_host = cuda_copy_to_host,
     .memset_device = cuda_memset,
+    .memset_async = cuda_memset_async,
     .module_load = cuda_module_load,
     .module_unload = cuda_module_unload,
     .module_get_function = cuda_module_get_function,

@@ -284,12 +284,19 @@ static weft_status hip_copy_to_host(void *state, void *dst, const void *src,
   return copy(state, dst, src, n, hipMemcpyDeviceToHost);
 }
 
+static weft_status hip_memset_async(void *state, void *dst, int value, size_t n,
+                                    void *stream) {
+  hip_state *s = state;
+  weft_status st = enter(s);
+  if (st != WEFT_SUCCESS)
+    return st;
+  return HIP(hipMemsetAsync, dst, value, n, stream ? (hipStream_t)stream : s->stream);
+}
+
 static weft_status hip_memset(void *state, void *dst, int value, size_t n) {
   hip_state *s = state;
-  weft_status st;
-  if ((st = enter(s)) || (st = HIP(hipMemsetAsync, dst, value, n, s->stream)))
-    return st;
-  return HIP(hipStreamSynchronize, s->stream);
+  weft_status st = hip_memset_async(state, dst, value, n, NULL);
+  return st != WEFT_SUCCESS ? st : HIP(hipStreamSynchronize, s->stream);
 }
 
 /* ---- modules and launch ---- */
@@ -383,6 +390,7 @@ const weft_backend_ops weft_backend_hip = {
     .copy_to_device = hip_copy_to_device,
     .copy_to_host = hip_copy_to_host,
     .memset_device = hip_memset,
+    .memset_async = hip_memset_async,
     .module_load = hip_module_load,
     .module_unload = hip_module_unload,
     .module_get_function = hip_module_get_function,

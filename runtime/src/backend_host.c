@@ -121,6 +121,13 @@ static weft_status host_memset(void *state, void *dst, int value, size_t n) {
   return WEFT_SUCCESS;
 }
 
+/* Host launches run to completion: a plain memset is in stream order. */
+static weft_status host_memset_async(void *state, void *dst, int value, size_t n,
+                                     void *stream) {
+  (void)stream;
+  return host_memset(state, dst, value, n);
+}
+
 static weft_status host_module_load(void *state, const void *image, size_t size,
                                     weft_module_format format, void **module) {
   (void)state;
@@ -274,6 +281,7 @@ const weft_backend_ops weft_backend_host = {
     .copy_to_device = host_copy,
     .copy_to_host = host_copy,
     .memset_device = host_memset,
+    .memset_async = host_memset_async,
     .module_load = host_module_load,
     .module_unload = host_module_unload,
     .module_get_function = host_module_get_function,

@@ -1,9 +1,11 @@
 /*
  * weft_malloc / weft_free / weft_peer_ptr: the collective, symmetric face of
- * the allocator; weft_memcpy / weft_memset: host access to the local part. Every call exchanges (call number, operation, argument,
- * local verdict) among all ranks first, so a rank that asks for something
- * different, or whose local check failed, fails the call on every rank
- * instead of leaving the heaps out of step.
+ * the allocator. Each of those calls exchanges (call number, operation,
+ * argument, local verdict) among all ranks first, so a rank that asks for
+ * something different, or whose local check failed, fails the call on
+ * every rank instead of leaving the heaps out of step. weft_memcpy /
+ * weft_memset: host access to the local part; weft_memset_async: a
+ * stream-ordered fill of any of the device's memory.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -200,4 +202,16 @@ weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size) {
                          (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
                          ctx->heap_size));
   return weft_ctx_fail(ctx, ctx->ops->memset_device(ctx->state, ptr, value, size));
+}
+
+weft_status weft_memset_async(weft_context *ctx, void *ptr, int value, size_t size,
+                              void *stream) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_memset_async: ctx is NULL");
+  if (size == 0)
+    return WEFT_SUCCESS;
+  if (!ptr)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                                        "weft_memset_async: ptr is NULL"));
+  return weft_ctx_fail(ctx, ctx->ops->memset_async(ctx->state, ptr, value, size, stream));
 }

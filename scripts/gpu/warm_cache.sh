@@ -53,12 +53,9 @@ ptr, ints = "*bf16:16", "i32:16"
 for hidden in HIDDEN:
     for tokens in TOKENS:
         m, n, k = tokens, hidden // ranks, hidden
-        grid, _, constexprs, options = G.matmul_plan(m, n, k, backend)
+        _, _, constexprs, options = G.matmul_plan(m, n, k, backend)
         sig = dict(a=ptr, b=ptr, c="*fp32:16", M=ints, N=ints, K=ints, k_steps="i32")
         weft.compile(G.matmul_kernel, sig, constexprs, target=target, **options)
-        if grid[2] > 1:
-            weft.compile(G.zero_kernel, dict(c="*fp32:16", n=ints),
-                         dict(BLOCK=G.ZERO_BLOCK), target=target)
         # The push GEMMs: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
             rows, n, k = (tokens // ranks if scatter else tokens), hidden, hidden // ranks

@@ -100,6 +100,17 @@ static int test_heap(void) {
               "not in this rank's symmetric heap");
   CHECK(weft_memcpy(NULL, page, in, 1) == WEFT_ERROR_INVALID_ARGUMENT &&
         strstr(weft_last_error(NULL), "ctx is NULL"));
+  /* A stream-ordered fill: done once the stream is. */
+  CHECK_OK(weft_memset_async(g_ctx, (char *)page + 20, 0x5c, 30, NULL));
+  CHECK_OK(weft_synchronize(g_ctx));
+  CHECK_OK(weft_memcpy(g_ctx, out, (char *)page + 7, sizeof out));
+  for (size_t i = 0; i < sizeof out; ++i)
+    CHECK(out[i] == (i < 10 ? 0xab : i >= 13 && i < 43 ? 0x5c : in[i]));
+  CHECK_OK(weft_memset_async(g_ctx, NULL, 0, 0, NULL));
+  CHECK_FAILS(weft_memset_async(g_ctx, NULL, 0, 4, NULL), WEFT_ERROR_INVALID_ARGUMENT,
+              "ptr is NULL");
+  CHECK(weft_memset_async(NULL, page, 0, 1, NULL) == WEFT_ERROR_INVALID_ARGUMENT &&
+        strstr(weft_last_error(NULL), "ctx is NULL"));
 
   /* First fit: freeing and asking again gives the same block back. */
   uint64_t page_offset = offset_of(page);

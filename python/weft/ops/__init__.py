@@ -21,8 +21,7 @@ collectives, whose flags and device-side epochs they share.
 """
 # The kernels are re-exported too (weft.compile(ops.matmul_kernel, ...)).
 from ._attention import flash_decode_combine, flash_decode_combine_kernel  # noqa: F401
-from ._gemm import (BK, BM, BN, DEFAULT_PROGRAMS, ZERO_BLOCK, matmul,  # noqa: F401
-                    matmul_kernel, zero_kernel)
+from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, matmul, matmul_kernel  # noqa: F401
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
 from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,  # noqa: F401
                   matmul_push_kernel, matmul_reduce_scatter, phase_kernel, slots_reduce_kernel)

@@ -1,6 +1,6 @@
 """The local GEMM, weft.ops.matmul, and the pieces the fused GEMMs
 (_tp.py) share with it: _block_product, _check_operands, _output,
-_programs, the split-K rule and the zeroing kernel."""
+_programs and the split-K rule."""
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
@@ -136,16 +136,6 @@ def _split_k(blocks, k, bk):
     return max(1, min(16, k // 16 // max(1, blocks), k // (4 * bk)))
 
 
-@jit
-def zero_kernel(c, n, BLOCK: wl.constexpr):
-    """c[:n] = 0, ordered with the launches around it (split-K's start)."""
-    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
-    wl.store(c + offs, 0.0, mask=offs < n)
-
-
-ZERO_BLOCK = PerBackend(host=64, default=1024)
-
-
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
 # wgmma m64n256k16 on sm_90) with four stages, the rest 64x64x64 blocks on
 # four warps with four stages: the fastest of the configurations swept on
@@ -214,9 +204,8 @@ def matmul(a, b, out=None, split_k=None, config=None):
         split_k = 1
     backend = rt.backend()
     grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
-    if grid[2] > 1:
-        zero_block = ZERO_BLOCK[backend]
-        zero_kernel[(-(-m * n // zero_block),)](out, m * n, BLOCK=ZERO_BLOCK)
+    if grid[2] > 1:  # the pieces add into zeros: a memset in stream order
+        rt.memset_async(out, 0, m * n * 4)
     matmul_kernel[grid](a, b, out, m, n, k, steps, **options, **constexprs)
     return out
 

@@ -35,9 +35,8 @@ from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _get_comm, all_gather
-from ._gemm import (BK, BLOCKS, BM, BN, ZERO_BLOCK, _block_product, _check_operands,
-                    _config_for, _output, _pieces, _programs, even_blocks, matmul,
-                    zero_kernel)
+from ._gemm import (BK, BLOCKS, BM, BN, _block_product, _check_operands, _config_for,
+                    _output, _pieces, _programs, even_blocks, matmul)
 
 
 @jit
@@ -113,8 +112,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
     pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend])
     if pieces > 1:
-        zero_kernel[(-(-ranks * rows * n // ZERO_BLOCK[backend]),)](
-            out, ranks * rows * n, BLOCK=ZERO_BLOCK)
+        rt.memset_async(out, 0, ranks * rows * n * 4)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
     all_gather_matmul_kernel[(ranks * tiles_m, tiles_n, pieces)](
         a, b, out, rows, n, k, steps, **BLOCKS)
