@@ -25,23 +25,14 @@ def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.const
     exactly, so no load needs a mask (the K loop's copies then compute no
     per-group bounds; bench/README.md, "GEMM")."""
     acc = wl.zeros((BM, BN), wl.float32)
+    zero = None if EVEN else 0.0
     for k0 in range(k_lo, k_hi, BK):
         rk = k0 + wl.arange(0, BK)
-        x_ptrs = a + rm[:, None] * K + rk[None, :]
-        y_ptrs = b + rk[:, None] * N + rn[None, :]
-        if EVEN:
-            if REMOTE:
-                x = wl.load(x_ptrs, peer=owner)
-            else:
-                x = wl.load(x_ptrs)
-            y = wl.load(y_ptrs)
-        else:
-            a_mask = (rm[:, None] < rows) & (rk[None, :] < k_hi)
-            if REMOTE:
-                x = wl.load(x_ptrs, mask=a_mask, other=0.0, peer=owner)
-            else:
-                x = wl.load(x_ptrs, mask=a_mask, other=0.0)
-            y = wl.load(y_ptrs, mask=(rk[:, None] < k_hi) & (rn[None, :] < N), other=0.0)
+        a_mask = None if EVEN else (rm[:, None] < rows) & (rk[None, :] < k_hi)
+        b_mask = None if EVEN else (rk[:, None] < k_hi) & (rn[None, :] < N)
+        x = wl.load(a + rm[:, None] * K + rk[None, :], mask=a_mask, other=zero,
+                    peer=owner if REMOTE else None)
+        y = wl.load(b + rk[:, None] * N + rn[None, :], mask=b_mask, other=zero)
         acc = wl.dot(x, y, acc)
     return acc
 
@@ -81,17 +72,11 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     k_hi = wl.minimum(K, k_lo + k_chunk)
     acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
     offs = c + rm[:, None] * N + rn[None, :]
-    if EVEN:
-        if k_chunk < K:
-            wl.atomic_add(offs, acc, order="relaxed")
-        else:
-            wl.store(offs, acc)
+    mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
+    if k_chunk < K:
+        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
     else:
-        mask = (rm[:, None] < M) & (rn[None, :] < N)
-        if k_chunk < K:
-            wl.atomic_add(offs, acc, mask=mask, order="relaxed")
-        else:
-            wl.store(offs, acc, mask=mask)
+        wl.store(offs, acc, mask=mask)
 
 
 def _check_operands(op, a, b):
@@ -196,11 +181,12 @@ def matmul(a, b, out=None, split_k=None, config=None):
     dtype = _dtype_of(a, "a")
     out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
                   (wl.float32, dtype))
-    if _dtype_of(out, "out") is not wl.float32:
+    out_dtype = _dtype_of(out, "out")
+    if out_dtype is not wl.float32:
         # The pieces of K meet in f32 atomics; 16 bits would round each.
         if split_k not in (None, 1):
             raise ValueError(f"matmul: split_k={split_k} needs an fp32 out, got "
-                             f"{_dtype_of(out, 'out').name}")
+                             f"{out_dtype.name}")
         split_k = 1
     backend = rt.backend()
     grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
