@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
+from weft._jit import _shape_divisibility  # noqa: E402
 from weft.ops._gemm import matmul_kernel, matmul_plan  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
@@ -59,7 +60,7 @@ def config_args(config):
     return config[:5], config[5] if len(config) > 5 else None
 
 
-def warm(shapes, configs):
+def warm(shapes, configs, split_ks, pointers):
     """Compiles the matmul kernels run_gpu launches for the warm target."""
     target = os.environ.get("WEFT_WARM_TARGET")
     if not target:
@@ -68,13 +69,24 @@ def warm(shapes, configs):
     def i32(value):
         return "i32:16" if value % 16 == 0 else "i32"
 
+    def block(names, extents):  # a tensor descriptor's type in constexprs' blocks
+        sizes = [constexprs[n][backend] if isinstance(constexprs[n], weft.PerBackend)
+                 else constexprs[n] for n in names]
+        divs = [_shape_divisibility(e) for e in extents]
+        return f"tensordesc<bf16[{sizes[0]},{sizes[1]}]>:{divs[0]},{divs[1]}"
+
+    variants = [(None, None, None)] + [config_args(c) + (None,) for c in configs] + \
+        [(None, s, None) for s in split_ks] + ([(None, None, False)] if pointers else [])
     for m, n, k in shapes:
-        for config, split_k in [(None, None)] + [config_args(c) for c in configs]:
-            grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
+        for config, split_k, descriptors in variants:
+            # torch's tensors of these shapes meet tensor_maps_fit.
+            grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
+                                                       descriptors=descriptors)
+            a, b = ((block(("BM", "BK"), (m, k)), block(("BK", "BN"), (k, n)))
+                    if constexprs["DESC"] else ("*bf16",) * 2)
             out = "*bf16" if grid[2] == 1 else "*fp32"
-            weft.compile(matmul_kernel, {"a": "*bf16", "b": "*bf16", "c": out,
-                                         "M": i32(m), "N": i32(n), "K": i32(k),
-                                         "k_steps": "i32"},
+            weft.compile(matmul_kernel, {"a": a, "b": b, "c": out, "M": i32(m), "N": i32(n),
+                                         "K": i32(k), "k_steps": "i32"},
                          constexprs, target=target, **options)
 
 
@@ -140,10 +152,11 @@ def run_gpu(args):
                 0: torch.empty(m, n, dtype=torch.float32, device=device)}
         td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
 
-        def weft_system(pieces=None, config=None):
+        def weft_system(pieces=None, config=None, descriptors=None):
             plan = matmul_plan(m, n, k, "cuda", pieces, config)
             c = outs[plan[0][2] == 1]
-            return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config)
+            return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config,
+                                              descriptors=descriptors)
 
         systems = {"weft": weft_system(), "torch": (td, lambda: torch.matmul(ta, tb, out=td))}
         for config in parse_configs(args.configs):
@@ -151,6 +164,8 @@ def run_gpu(args):
             systems[config_name(config)] = weft_system(pieces, kernel)
         for pieces in parse_list(args.split_k):
             systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
+        if args.pointers:
+            systems["weft_pointers_graph"] = weft_system(descriptors=False)
         if args.graphs:
             systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
         expect = ta.float() @ tb.float()  # exact: small integers
@@ -197,12 +212,16 @@ def main():
                         "(graph systems)")
     p.add_argument("--split-k", default=None,
                    help="N,... graph systems with split_k forced to N (same kernels)")
+    p.add_argument("--pointers", action="store_true",
+                   help="add weft_pointers_graph: a and b as pointers (cp.async copies on "
+                        "sm_90) instead of tensor descriptors (bulk tensor copies)")
     p.add_argument("--csv", default=None)
     args = p.parse_args()
     weft.init()
     if weft.backend() == "host":
         run_host([(32, 32, 32), (16, 48, 256)])  # the second one splits K
-        warm(parse_shapes(args.shapes), parse_configs(args.configs))
+        warm(parse_shapes(args.shapes), parse_configs(args.configs),
+             parse_list(args.split_k), args.pointers)
     else:
         run_gpu(args)
     weft.finalize()

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define WEFT_ABI_VERSION 2u
+#define WEFT_ABI_VERSION 3u
 
 /* Enough for an NVL72 domain with room to spare; 1 KiB of parameter space. */
 #define WEFT_MAX_RANKS 128
@@ -121,17 +121,52 @@ typedef struct weft_host_program {
 typedef void (*weft_host_kernel_fn)(void **args, const weft_kernel_context *ctx,
                                     const weft_host_program *program);
 
+/*
+ * A tensor descriptor: a kernel argument of type !weft.tensordesc<...>
+ * (weft.TensorDescriptor in Python), passed by value like the context. It
+ * names a strided tensor in global memory; desc_load/desc_store move
+ * blocks of it, and elements outside the tensor read as zero and are not
+ * written. The runtime fills it (weft_tensor_desc_encode, runtime.h).
+ *
+ * Both halves are always present, so the layout is the same on every
+ * backend. tensor_map is the CUtensorMap that sm_90's bulk tensor copies
+ * (TMA) read from the parameter space, encoded by the cuda backend for the
+ * view of the tensor and shared-memory swizzle the kernel reported
+ * (compiler.h, "kernels"); zeros elsewhere. The plain fields serve every other access.
+ * The encoder guarantees what TMA requires of them on every backend, so the
+ * compiler may assume it everywhere: base is 16-byte aligned and every
+ * stride but the last (which is 1) spans a multiple of 16 bytes.
+ */
+#define WEFT_TENSOR_DESC_MAX_RANK 5
+
+#ifdef __cplusplus
+#define WEFT_ALIGNAS_(n) alignas(n)
+#else
+#define WEFT_ALIGNAS_(n) _Alignas(n)
+#endif
+
+typedef struct weft_tensor_desc {
+  WEFT_ALIGNAS_(64) uint8_t tensor_map[128];
+  uint64_t base;                              /* address of element 0 */
+  int64_t shape[WEFT_TENSOR_DESC_MAX_RANK];   /* elements per dimension, outermost first */
+  int64_t strides[WEFT_TENSOR_DESC_MAX_RANK]; /* elements between neighbours per dimension */
+} weft_tensor_desc;
+
 #ifdef __cplusplus
 } /* extern "C" */
 static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
 static_assert(sizeof(weft_debug_error) == 64, "weft_debug_error layout");
 static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
 static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
+static_assert(sizeof(weft_tensor_desc) == 256 && offsetof(weft_tensor_desc, base) == 128,
+              "tensor descriptor layout");
 #else
 _Static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
 _Static_assert(sizeof(weft_debug_error) == 64, "weft_debug_error layout");
 _Static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
 _Static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
+_Static_assert(sizeof(weft_tensor_desc) == 256 && offsetof(weft_tensor_desc, base) == 128,
+               "tensor descriptor layout");
 #endif
 
 #endif /* WEFT_ABI_H */

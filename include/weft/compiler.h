@@ -52,8 +52,13 @@ void weft_string_free(char *s);
  * tile IR after the weft-optimize pipeline), "llir" (LLVM IR), and per
  * target "ptx" and, when ptxas is found, "cubin" (cuda); "amdgcn" and
  * "hsaco" (hip); "asm" and "so" (host). "kernels", present when a kernel
- * needs a launch setting, is JSON: {"name": {"dynamic_shared_bytes": N}}
- * (weft_launch_config.shared_bytes for that kernel). */
+ * needs a launch setting, is JSON: {"name": {"dynamic_shared_bytes": N,
+ * "tensor_maps": {"I": {"map": [[dim, step, size, box], ...], "swizzle":
+ * S}}}}, each key only where it applies: N is
+ * weft_launch_config.shared_bytes for that kernel; tensor_maps names the
+ * tensor-descriptor arguments (by index I) that its bulk tensor copies
+ * read, with the tensor map (weft_tensor_map_dim's, outermost first) and
+ * swizzle to encode them with (weft_tensor_desc_encode). */
 weft_status weft_compile(weft_compiler *compiler, const char *ir,
                          size_t ir_size, const weft_compile_options *opts,
                          weft_artifacts **out);

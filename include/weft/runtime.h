@@ -82,6 +82,54 @@ weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size);
 weft_status weft_memset_async(weft_context *ctx, void *ptr, int value, size_t size,
                               void *stream);
 
+/* One dimension of a tensor map (outermost first in a map): coordinate c
+ * along it is element c * step along the tensor's dimension `dim`; `size`
+ * coordinates, or 0 for the tensor's shape[dim] / step (which must be
+ * whole); one bulk copy covers `box` of them. The compiler reports a
+ * kernel's maps (compiler.h, "kernels": tensor_maps). */
+typedef struct weft_tensor_map_dim {
+  int32_t dim;
+  int32_t step;
+  int32_t size;
+  int32_t box;
+} weft_tensor_map_dim;
+
+/* Fills *out, a descriptor (abi.h, weft_tensor_desc) of a tensor of `rank`
+ * dimensions (1..WEFT_TENSOR_DESC_MAX_RANK) of `elem_size`-byte elements
+ * (1, 2, 4 or 8) at `base`: memory the context's device reads (device
+ * memory on GPU backends, in the heap or not; host memory on the host
+ * backend). shape[i] elements along dimension i, outermost first;
+ * strides[i] elements between neighbours along i. What sm_90's bulk tensor
+ * copies (TMA) require holds on every backend, else
+ * WEFT_ERROR_INVALID_ARGUMENT names the value: base 16-byte aligned,
+ * shape[i] in 1..2^32, strides[rank-1] == 1 and every other stride
+ * positive, a multiple of 16 bytes and below 2^40 bytes.
+ *
+ * map_rank 0 (map may then be NULL): out->tensor_map stays zero (swizzle
+ * is ignored). Otherwise the tensor map is a view of the tensor of
+ * map_rank (1..WEFT_TENSOR_DESC_MAX_RANK) dimensions map[j], outermost
+ * first; several may walk one tensor dimension in different steps, in any
+ * order, so one box can gather rows in an interleaved order (docs/runtime.md,
+ * "Tensor descriptors"). Each map[j] has dim in 0..rank-1, step >= 1,
+ * size >= 0 and box in 1..256; its extent E_j (size_j, or shape[dim_j] /
+ * step_j, which must divide exactly) is in 1..2^32. The innermost,
+ * map[map_rank-1], walks the tensor's innermost dimension (dim rank-1) in
+ * steps of 1, and its box spans a multiple of 16 bytes; every other map
+ * dimension's stride, step_j * strides[dim_j] * elem_size bytes, is a
+ * multiple of 16 bytes and below 2^40 bytes. The map stays inside the
+ * tensor: for each dimension d, the sum of (E_j - 1) * step_j over the
+ * map dimensions with dim_j == d is at most shape[d] - 1. swizzle is the
+ * shared-memory swizzle the kernel expects in bytes, 0 or else 32, 64 or
+ * 128 and at least the innermost box's bytes. The cuda backend then
+ * encodes out->tensor_map (cuTensorMapEncodeTiled, boxes reaching past
+ * E_j read as zero); other backends make no bulk copies and leave it zero.
+ * Dimensions beyond rank are zero. *out needs no particular alignment, and
+ * is all zeros when the call fails. */
+weft_status weft_tensor_desc_encode(weft_context *ctx, const void *base, size_t elem_size,
+                                    int rank, const int64_t *shape, const int64_t *strides,
+                                    int map_rank, const weft_tensor_map_dim *map, int swizzle,
+                                    weft_tensor_desc *out);
+
 /* Host-side barrier across all ranks (waits for this rank's device work). */
 weft_status weft_barrier(weft_context *ctx);
 /* Waits for this rank's launched work; reports device wait timeouts. */

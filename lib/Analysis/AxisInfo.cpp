@@ -209,6 +209,27 @@ void AxisInfoAnalysis::visit(Operation *op) {
         // Heap bases are page-aligned: a peer's copy keeps the alignment.
         return get(t.getPtr());
       })
+      // What the runtime's descriptor encoder checks (abi.h,
+      // weft_tensor_desc): a 16-byte aligned base and, but for the last
+      // (1), strides spanning multiples of 16 bytes.
+      .Case([&](DescBaseOp d) { return AxisInfo{{1}, {16}, {1}}; })
+      .Case([&](DescDimOp d) {
+        auto arg = dyn_cast<BlockArgument>(d.getDesc());
+        auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                        : FunctionOpInterface();
+        auto divs = func ? func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                                     kShapeDivisibilityAttrName)
+                         : DenseI64ArrayAttr();
+        int64_t div = divs && d.getDim() < divs.size() ? powerOfTwoDividing(divs[d.getDim()]) : 1;
+        return AxisInfo{{1}, {div}, {1}};
+      })
+      .Case([&](DescStrideOp d) {
+        TensorDescType desc = d.getDesc().getType();
+        if (d.getDim() + 1 == desc.getRank())
+          return AxisInfo{{1}, {1}, {1}};
+        int64_t elementBytes = desc.getElementType().getIntOrFloatBitWidth() / 8;
+        return AxisInfo{{1}, {std::max<int64_t>(1, 16 / elementBytes)}, {1}};
+      })
       .Case([&](BroadcastOp b) {
         AxisInfo out = get(b.getSrc());
         auto from = cast<RankedTensorType>(b.getSrc().getType());

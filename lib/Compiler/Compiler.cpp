@@ -29,6 +29,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include <mutex>
 
@@ -149,16 +150,31 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
   if (mlir::failed(lowering.run(module)))
     return input.diagnostics->error("lowering to the LLVM dialect failed");
 
-  // What launches must set per kernel: {"name": {"dynamic_shared_bytes": N}}.
-  std::string kernels;
+  // What launches must set per kernel (compiler.h, "kernels").
+  llvm::json::Object kernels;
   module.walk([&](mlir::LLVM::LLVMFuncOp func) {
+    llvm::json::Object settings;
     if (auto bytes = func->getAttrOfType<mlir::IntegerAttr>(kDynamicSharedBytesAttrName))
-      kernels += llvm::formatv("{0}\"{1}\": {{\"dynamic_shared_bytes\": {2}}", kernels.empty() ? "" : ", ",
-                               func.getSymName(), bytes.getInt())
-                     .str();
+      settings["dynamic_shared_bytes"] = bytes.getInt();
+    if (auto maps = func->getAttrOfType<mlir::DictionaryAttr>(kTensorMapsAttrName)) {
+      llvm::json::Object byArg;
+      // [swizzle, then dim, step, size, box per dimension, innermost first]
+      // (PipelineDotOperands); the runtime takes dimensions outermost first.
+      for (mlir::NamedAttribute map : maps) {
+        auto fields = llvm::cast<mlir::DenseI64ArrayAttr>(map.getValue()).asArrayRef();
+        llvm::json::Array dims;
+        for (size_t i = fields.size(); i >= 5; i -= 4)
+          dims.push_back(llvm::json::Array(fields.slice(i - 4, 4)));
+        byArg[map.getName().strref()] =
+            llvm::json::Object{{"map", std::move(dims)}, {"swizzle", fields.front()}};
+      }
+      settings["tensor_maps"] = std::move(byArg);
+    }
+    if (!settings.empty())
+      kernels[func.getSymName()] = std::move(settings);
   });
   if (!kernels.empty())
-    artifacts["kernels"] = "{" + kernels + "}";
+    artifacts["kernels"] = llvm::formatv("{0}", llvm::json::Value(std::move(kernels))).str();
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =

@@ -169,6 +169,17 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
         return signalPassFailure();
     }
 
+    // Kernels receive tensor descriptors by value (FinalizeKernels sets the
+    // parameter attributes): mark them while their type still shows it.
+    module.walk([](func::FuncOp func) {
+      if (!func->hasAttr(kKernelAttrName))
+        return;
+      for (BlockArgument arg : func.getArguments())
+        if (isa<TensorDescType>(arg.getType()))
+          func.setArgAttr(arg.getArgNumber(), kTensorDescArgAttrName,
+                          UnitAttr::get(func.getContext()));
+    });
+
     LLVMConversionTarget legality(*ctx);
     legality.addLegalOp<ModuleOp>();
     legality.addLegalDialect<NVVM::NVVMDialect, ROCDL::ROCDLDialect>();

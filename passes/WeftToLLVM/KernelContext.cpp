@@ -1,6 +1,8 @@
 //===- KernelContext.cpp --------------------------------------------------===//
 #include "KernelContext.h"
 
+#include "weft/Dialect/Weft/IR/Dialect.h"
+
 using namespace mlir;
 
 namespace weft {
@@ -17,16 +19,41 @@ LLVM::LLVMStructType getKernelContextType(MLIRContext *ctx) {
             LLVM::LLVMArrayType::get(i64, WEFT_MAX_RANKS)});
 }
 
+LLVM::LLVMStructType getTensorDescType(MLIRContext *ctx) {
+  auto i8 = IntegerType::get(ctx, 8);
+  auto i64 = IntegerType::get(ctx, 64);
+  auto dims = LLVM::LLVMArrayType::get(i64, WEFT_TENSOR_DESC_MAX_RANK);
+  constexpr size_t kFields = offsetof(weft_tensor_desc, strides) + sizeof(int64_t) * WEFT_TENSOR_DESC_MAX_RANK;
+  static_assert(offsetof(weft_tensor_desc, base) == 128 &&
+                    offsetof(weft_tensor_desc, shape) == 136 &&
+                    offsetof(weft_tensor_desc, strides) == 136 + 8 * WEFT_TENSOR_DESC_MAX_RANK,
+                "the struct below mirrors weft_tensor_desc");
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, {LLVM::LLVMArrayType::get(i8, 128), i64, dims, dims,
+            LLVM::LLVMArrayType::get(i8, sizeof(weft_tensor_desc) - kFields)});
+}
+
+SmallVector<ByValueParam> takeByValueParams(LLVM::LLVMFuncOp kernel, unsigned contextArg) {
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<ByValueParam> params;
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
+    if (kernel.getArgAttr(i, kTensorDescArgAttrName)) {
+      kernel.removeArgAttr(i, kTensorDescArgAttrName);
+      params.push_back({i, getTensorDescType(ctx), alignof(weft_tensor_desc)});
+    }
+  params.push_back({contextArg, getKernelContextType(ctx), alignof(weft_kernel_context)});
+  return params;
+}
+
 static Value byteAddress(OpBuilder &b, Location loc, Value base,
                          Value offset) {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{offset});
 }
 
-Value loadContextField(OpBuilder &b, Location loc, Value context,
-                       size_t offset, Type type) {
+Value loadParamField(OpBuilder &b, Location loc, Value param, size_t offset, Type type) {
   Value off = LLVM::ConstantOp::create(b, loc, b.getI64Type(), offset);
-  return LLVM::LoadOp::create(b, loc, type, byteAddress(b, loc, context, off),
+  return LLVM::LoadOp::create(b, loc, type, byteAddress(b, loc, param, off),
                               /*alignment=*/type.getIntOrFloatBitWidth() / 8,
                               /*isVolatile=*/false, /*isNonTemporal=*/false,
                               /*isInvariant=*/true);

@@ -25,7 +25,7 @@ HiddenArgs Lowering::hiddenArgs(Operation *op) const {
 
 Value Lowering::contextField(OpBuilder &b, Location loc, Operation *op,
                              size_t offset, Type type) const {
-  return loadContextField(b, loc, hiddenArgs(op).context, offset, type);
+  return loadParamField(b, loc, hiddenArgs(op).context, offset, type);
 }
 
 void Lowering::joinProgram(OpBuilder &b, Location loc) const {
@@ -130,16 +130,16 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
                           Value peer) const {
   Value ctx = hiddenArgs(op).context;
   Type i64 = b.getI64Type();
-  Value rank = loadContextField(b, loc, ctx, offsetof(weft_kernel_context, rank),
+  Value rank = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, rank),
                                 b.getI32Type());
   Value self = loadHeapBase(b, loc, ctx, rank);
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
   if (target.getSpec().debug) {
     // A peer that is no rank, or a pointer outside this rank's heap, would
     // silently reach some other memory: stop the program there instead.
-    Value numRanks = loadContextField(
+    Value numRanks = loadParamField(
         b, loc, ctx, offsetof(weft_kernel_context, num_ranks), b.getI32Type());
-    Value heapSize = loadContextField(
+    Value heapSize = loadParamField(
         b, loc, ctx, offsetof(weft_kernel_context, heap_size), i64);
     Value badPeer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge,
                                          peer, numRanks);
@@ -253,7 +253,7 @@ void Lowering::stopUnlessValid(OpBuilder &b, Location loc, Operation *op,
 Value Lowering::reservedRegion(OpBuilder &b, Location loc,
                                Operation *op) const {
   Value ctx = hiddenArgs(op).context;
-  Value rank = loadContextField(b, loc, ctx, offsetof(weft_kernel_context, rank),
+  Value rank = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, rank),
                                 b.getI32Type());
   return LLVM::IntToPtrOp::create(b, loc,
                                   target.globalPtrType(b.getContext()),
@@ -403,6 +403,9 @@ void addPointerConversion(LLVMTypeConverter &converter,
                           const TargetInfo &target) {
   converter.addConversion([&target](PtrType type) -> Type {
     return target.globalPtrType(type.getContext());
+  });
+  converter.addConversion([&target](TensorDescType type) -> Type {
+    return target.byValueParamType(type.getContext());
   });
 }
 

@@ -102,7 +102,8 @@ protected:
   const Lowering &lowering;
 };
 
-/// !weft.ptr<T> (any pointee) becomes the target's global pointer.
+/// !weft.ptr<T> (any pointee) becomes the target's global pointer, a
+/// !weft.tensordesc the pointer to the by-value parameter.
 void addPointerConversion(mlir::LLVMTypeConverter &converter,
                           const TargetInfo &target);
 

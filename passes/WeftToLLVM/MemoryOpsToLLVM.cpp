@@ -239,13 +239,42 @@ struct FenceOpLowering : WeftPattern<FenceOp> {
 
 } // namespace
 
+/// The plain fields of a tensor descriptor (abi.h, weft_tensor_desc),
+/// read where the kernel received it.
+struct DescBaseOpLowering : WeftPattern<DescBaseOp> {
+  using WeftPattern::WeftPattern;
+  LogicalResult matchAndRewrite(DescBaseOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value base = loadParamField(rewriter, op.getLoc(), adaptor.getDesc(),
+                                offsetof(weft_tensor_desc, base), rewriter.getI64Type());
+    rewriter.replaceOpWithNewOp<LLVM::IntToPtrOp>(
+        op, lowering.target.globalPtrType(op.getContext()), base);
+    return success();
+  }
+};
+
+template <typename Op, size_t Offset>
+struct DescFieldOpLowering : WeftPattern<Op> {
+  using WeftPattern<Op>::WeftPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, loadParamField(rewriter, op.getLoc(), adaptor.getDesc(),
+                                          Offset + sizeof(int64_t) * op.getDim(),
+                                          rewriter.getI64Type()));
+    return success();
+  }
+};
+
 void populateMemoryPatterns(const LLVMTypeConverter &converter,
                             const Lowering &lowering,
                             RewritePatternSet &patterns) {
   patterns.add<RankOpLowering, NumRanksOpLowering, ProgramIdOpLowering,
                NumProgramsOpLowering, AddPtrOpLowering, TranslateOpLowering,
                MulticastOpLowering, LoadOpLowering, StoreOpLowering,
-               AtomicRMWOpLowering, AtomicCASOpLowering, FenceOpLowering>(
+               AtomicRMWOpLowering, AtomicCASOpLowering, FenceOpLowering,
+               DescBaseOpLowering,
+               DescFieldOpLowering<DescDimOp, offsetof(weft_tensor_desc, shape)>,
+               DescFieldOpLowering<DescStrideOp, offsetof(weft_tensor_desc, strides)>>(
       converter, lowering);
 }
 

@@ -27,6 +27,7 @@ void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
   std::string target = spec.str();
   if (spec.numStages > 1)
     pm.addPass(createWeftPipelineDotOperands({target, spec.numWarps, spec.numStages}));
+  pm.addPass(createWeftExpandTensorDescs());
   pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));
   pm.addPass(createConvertWeftToLLVM({target, spec.numWarps, spec.debug}));

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "TileLowering.h"
 
+#include "weft/Analysis/AxisInfo.h"
+
 #include "weft/Conversion/Passes.h"
 #include "weft/Dialect/Weft/IR/Dialect.h"
 
@@ -34,9 +36,10 @@ namespace {
 /// Shared memory left to the program's other uses (exchanges, reductions).
 constexpr int64_t kReservedSharedBytes = 8 * 1024;
 
+/// A plain tile load, or a block of a tensor descriptor (always weak).
 bool isWeakLoad(Operation *op) {
   auto load = dyn_cast<LoadOp>(op);
-  return load && load.getOrder() == MemOrder::weak;
+  return (load && load.getOrder() == MemOrder::weak) || isa<DescLoadOp>(op);
 }
 
 /// Nothing in the loop writes memory or synchronises, so its weak loads may
@@ -61,7 +64,7 @@ bool isZero(Value value) {
 /// The ops of the loop body that compute `load`'s operands, in program
 /// order, if they depend only on the induction variable and values from
 /// outside the loop and have no memory effects.
-std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, LoadOp load) {
+std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, Operation *load) {
   SmallVector<Value> work(load->getOperands());
   llvm::SetVector<Operation *> found;
   while (!work.empty()) {
@@ -80,39 +83,49 @@ std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, LoadOp loa
   return ops;
 }
 
-/// A dot operand to pipeline: its load and the load's address slice.
+/// A dot operand to pipeline: its load (a weft.load or a weft.desc_load)
+/// and the load's address slice.
 struct Operand {
-  LoadOp load;
+  Operation *load;
   SmallVector<Operation *> slice;
   SharedType buffer;
 };
 
 std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
-  auto load = operand.getDefiningOp<LoadOp>();
-  if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) ||
-      !load->hasOneUse() || (load.getOther() && !isZero(load.getOther())))
+  Operation *load = operand.getDefiningOp();
+  if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) || !load->hasOneUse())
+    return std::nullopt;
+  if (auto plain = dyn_cast<LoadOp>(load); plain && plain.getOther() && !isZero(plain.getOther()))
     return std::nullopt;
   auto slice = addressSlice(loop, load);
   if (!slice)
     return std::nullopt;
-  auto type = cast<RankedTensorType>(load.getType());
+  auto type = cast<RankedTensorType>(operand.getType());
   return Operand{load, std::move(*slice),
                  SharedType::get(loop.getContext(), type.getShape(), type.getElementType())};
 }
 
 /// Starts copying `operand`'s tile of iteration `iv` into `buffer`: its
 /// address slice cloned with `iv` for `inductionVar`, masked off unless
-/// `iv` is below `upper`.
+/// `iv` is below `upper`. A descriptor's block is one bulk copy that
+/// arrives at `barrier`; a tile of pointers joins the open copy group.
 void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, Value upper,
-            bool unsignedCmp, Value buffer) {
-  LoadOp load = operand.load;
-  Location loc = load.getLoc();
+            bool unsignedCmp, Value buffer, Value barrier) {
+  Location loc = operand.load->getLoc();
   IRMapping map;
   map.map(inductionVar, iv);
   for (Operation *op : operand.slice)
     b.clone(*op, map);
   Value inRange = arith::CmpIOp::create(
       b, loc, unsignedCmp ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv, upper);
+  if (auto desc = dyn_cast<DescLoadOp>(operand.load)) {
+    SmallVector<Value> offsets;
+    for (Value offset : desc.getOffsets())
+      offsets.push_back(map.lookupOrDefault(offset));
+    DescAsyncCopyOp::create(b, loc, desc.getDesc(), offsets, buffer, barrier, inRange);
+    return;
+  }
+  auto load = cast<LoadOp>(operand.load);
   auto maskType = RankedTensorType::get(operand.buffer.getShape(), b.getI1Type());
   Value mask = SplatOp::create(b, loc, maskType, inRange);
   if (Value original = load.getMask())
@@ -120,14 +133,67 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
 
+/// The bulk copies `operand` (a descriptor's block in a buffer with its
+/// final layout) needs: the kernel argument they read and the plan of its
+/// tensor map (tensorCopyPlan, one box per block where the block's offsets
+/// are aligned to the view); none where the block is no bulk copy (the
+/// descriptor is not the kernel's own argument, or the buffer not
+/// swizzled).
+std::optional<std::pair<unsigned, TensorCopyPlan>> tensorMapOf(const Operand &operand,
+                                                               const AxisInfoAnalysis &axis) {
+  auto desc = dyn_cast<DescLoadOp>(operand.load);
+  if (!desc)
+    return std::nullopt;
+  auto arg = dyn_cast<BlockArgument>(desc.getDesc());
+  if (!arg || !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) ||
+      !arg.getOwner()->getParentOp()->hasAttr(kKernelAttrName))
+    return std::nullopt;
+  // A view that walks the tensor in steps needs the block's offsets and the
+  // tensor's extent to be whole steps (both powers of two: the smaller
+  // divides the other).
+  auto func = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  auto shape = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                        kShapeDivisibilityAttrName);
+  std::array<int64_t, 2> divisibility;
+  for (unsigned d = 0; d < 2; ++d)
+    divisibility[d] = std::min(axis.get(desc.getOffsets()[d]).divisibility[0],
+                               shape && d < shape.size() ? shape[d] : 1);
+  auto plan = tensorCopyPlan(operand.buffer, divisibility);
+  if (!plan)
+    return std::nullopt;
+  return std::pair{arg.getArgNumber(), std::move(*plan)};
+}
+
+/// Where the operands' blocks are all bulk copies: the tensor maps they
+/// read, merged into those the kernel's other loops read (one per
+/// argument, so the same map must do for all). None otherwise.
+std::optional<DictionaryAttr> tensorMapsFor(ArrayRef<Operand> operands, Operation *func,
+                                            const AxisInfoAnalysis &axis) {
+  NamedAttrList maps;
+  if (auto known = func->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName))
+    maps.append(known.getValue());
+  for (const Operand &operand : operands) {
+    auto map = tensorMapOf(operand, axis);
+    if (!map)
+      return std::nullopt;
+    auto value = encodeTensorCopyPlan(func->getContext(), map->second);
+    std::string key = std::to_string(map->first);
+    if (Attribute existing = maps.get(key); existing && existing != value)
+      return std::nullopt;
+    maps.set(key, value);
+  }
+  return maps.getDictionary(func->getContext());
+}
+
 /// Stages that fit in `budget` bytes (none: no limit) with `spare` more
-/// buffers per ring, at most `wanted`.
+/// buffers per ring and `perStage` more bytes per buffer of the rings (a
+/// barrier), at most `wanted`.
 int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int64_t> budget,
-                  int64_t spare) {
+                  int64_t spare, int64_t perStage) {
   if (!budget)
     return wanted;
   // Room for aligning the first buffer (placeSharedBuffers).
-  int64_t perStage = 0, alignment = 16;
+  int64_t alignment = 16;
   for (const Operand &operand : operands) {
     perStage += sharedTileBytes(operand.buffer);
     alignment = std::max(alignment, sharedTileAlignment(operand.buffer));
@@ -197,16 +263,41 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     operands.push_back(std::move(*a));
     operands.push_back(std::move(*b));
   }
+  if (operands.empty())
+    return 0;
+  // Descriptor blocks are bulk tensor copies where the target has them and
+  // every operand of the loop can be one (the copies then complete on
+  // barriers instead of in groups). Otherwise they become tiles of
+  // pointers, and the loop is pipelined as such.
+  Operation *func = loop->getParentOfType<FunctionOpInterface>();
+  std::optional<DictionaryAttr> tensorMaps;
+  if (target.hasTensorCopies())
+    tensorMaps = tensorMapsFor(operands, func, AxisInfoAnalysis(func));
+  if (!tensorMaps) {
+    IRRewriter rewriter(loop.getContext());
+    bool expanded = false;
+    for (const Operand &operand : operands)
+      if (auto desc = dyn_cast<DescLoadOp>(operand.load)) {
+        expandDescLoad(rewriter, desc);
+        expanded = true;
+      }
+    if (expanded)
+      return pipeline(loop, numStages, budget, unrollRings, target);
+  }
+  bool bulk = tensorMaps.has_value();
   // A dot still in flight reads the buffers of the step before: one more
   // buffer per ring keeps the copies off them. (Each warpgroup waits for
   // its own products; the next step's join orders the copies after every
   // warpgroup's.)
   int64_t spare = overlapped.empty() ? 0 : 1;
-  int64_t stages = operands.empty() ? 0 : stagesFor(operands, numStages, budget, spare);
+  int64_t barrierBytes = bulk ? 8 : 0;
+  int64_t stages = stagesFor(operands, numStages, budget, spare, barrierBytes);
   if (stages < 2)
     return 0;
+  if (bulk)
+    func->setAttr(kTensorMapsAttrName, *tensorMaps);
   int64_t ringSize = stages + spare, lead = stages - 1;
-  int64_t bytes = 0;
+  int64_t bytes = ringSize * barrierBytes;
   for (const Operand &operand : operands)
     bytes += ringSize * sharedTileBytes(operand.buffer);
 
@@ -214,49 +305,69 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   Value upper = loop.getUpperBound(), step = loop.getStep();
   bool unsignedCmp = loop.getUnsignedCmp();
   OpBuilder b(loop);
-  // Ring buffers, operand by operand, and the first stages - 1 groups.
-  SmallVector<Value> rings;
+  // Ring buffers, operand by operand; with bulk copies a ring of barriers
+  // (one per stage, every operand's copy arriving at it) and their phase
+  // parities; then the first stages - 1 stages.
+  SmallVector<Value> rings, barriers, phases;
   for (const Operand &operand : operands)
     for (int64_t s = 0; s < ringSize; ++s)
       rings.push_back(AllocSharedOp::create(b, loc, operand.buffer));
+  if (bulk) {
+    auto alloc = AllocMBarriersOp::create(
+        b, loc, SmallVector<Type>(ringSize, MBarrierType::get(loop.getContext())),
+        b.getI32IntegerAttr(operands.size()));
+    barriers.assign(alloc.getResults().begin(), alloc.getResults().end());
+    phases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  }
   Value iv = loop.getLowerBound();
   for (int64_t s = 0; s < lead; ++s) {
     if (s)
       iv = arith::AddIOp::create(b, loc, iv, step);
     for (auto [i, operand] : llvm::enumerate(operands))
-      copyAt(b, operand, loop.getInductionVar(), iv, upper, unsignedCmp, rings[i * ringSize + s]);
-    AsyncCommitOp::create(b, loc);
+      copyAt(b, operand, loop.getInductionVar(), iv, upper, unsignedCmp, rings[i * ringSize + s],
+             bulk ? barriers[s] : Value());
+    if (!bulk)
+      AsyncCommitOp::create(b, loc);
   }
 
   // The loop carries each ring rotated by one per iteration: positions
   // 0..lead - 1 hold the tiles of this iteration and the next ones,
   // position lead the oldest buffer read (by the previous iteration, or
   // with a spare the one before), which receives the copies lead ahead.
+  // Barriers rotate with their buffers; a barrier's parity flips each time
+  // it comes round again.
+  SmallVector<Value> carried(rings);
+  llvm::append_range(carried, barriers);
+  llvm::append_range(carried, phases);
   IRRewriter rewriter(loop.getContext());
-  auto rotate = [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+  auto rotate = [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
     SmallVector<Value> next;
-    for (size_t i = 0; i < operands.size(); ++i)
+    int64_t groups = carried.size() / ringSize;
+    for (int64_t i = 0; i < groups; ++i)
       for (int64_t s = 0; s < ringSize; ++s)
         next.push_back(args[i * ringSize + (s + 1) % ringSize]);
+    if (bulk) {
+      Value one = arith::ConstantOp::create(yb, loc, yb.getI32IntegerAttr(1));
+      next.back() = arith::XOrIOp::create(yb, loc, args[(groups - 1) * ringSize], one);
+    }
     return next;
   };
   auto replaced = cast<LoopLikeOpInterface>(loop.getOperation())
-                      .replaceWithAdditionalYields(rewriter, rings,
+                      .replaceWithAdditionalYields(rewriter, carried,
                                                    /*replaceInitOperandUsesInLoop=*/false, rotate);
   if (failed(replaced))
     return 0;
   auto pipelined = cast<scf::ForOp>(replaced->getOperation());
-  auto ring = pipelined.getRegionIterArgs().take_back(rings.size());
+  auto args = pipelined.getRegionIterArgs().take_back(carried.size());
+  auto ring = args.take_front(rings.size());
+  auto barrierRing = args.slice(rings.size(), barriers.size());
+  auto phaseRing = args.take_back(phases.size());
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
-  AsyncWaitOp::create(body, loc, stages - 2);
-  Value leadSteps = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), lead));
-  Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
-                                      arith::MulIOp::create(body, loc, step, leadSteps));
-  for (auto [i, operand] : llvm::enumerate(operands))
-    copyAt(body, operand, pipelined.getInductionVar(), ahead, upper, unsignedCmp,
-           ring[i * ringSize + lead]);
-  AsyncCommitOp::create(body, loc);
+  if (bulk)
+    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0]);
+  else
+    AsyncWaitOp::create(body, loc, stages - 2);
   for (auto [i, dot] : llvm::enumerate(dots)) {
     dot->setOperand(0, ring[(2 * i) * ringSize]);
     dot->setOperand(1, ring[(2 * i + 1) * ringSize]);
@@ -270,6 +381,20 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     auto done = DotWaitOp::create(rewriter, loc, sums, 0);
     rewriter.replaceAllUsesExcept(sums, done, done);
   }
+  // The copies lead stages ahead. Bulk copies into the rings of products
+  // that run asynchronously go after those are started: issuing a block's
+  // boxes then overlaps this step's products instead of holding up their
+  // start (they go to the buffer read two steps back, free since the join).
+  if (bulk && !overlapped.empty())
+    body.setInsertionPoint(yield);
+  Value leadSteps = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), lead));
+  Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
+                                      arith::MulIOp::create(body, loc, step, leadSteps));
+  for (auto [i, operand] : llvm::enumerate(operands))
+    copyAt(body, operand, pipelined.getInductionVar(), ahead, upper, unsignedCmp,
+           ring[i * ringSize + lead], bulk ? Value(barrierRing[lead]) : Value());
+  if (!bulk)
+    AsyncCommitOp::create(body, loc);
   // The loads and the address arithmetic only they used go: layout
   // assignment would otherwise distribute (and maybe exchange) dead tiles.
   for (const Operand &operand : operands) {
@@ -279,7 +404,13 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
         rewriter.eraseOp(op);
   }
   rewriter.setInsertionPointAfter(pipelined);
-  AsyncWaitOp::create(rewriter, loc, 0);
+  // Every copy in flight belongs to an iteration the loop waited for (bulk
+  // copies past the bound are not started); the barriers then end, so that
+  // an enclosing loop may initialise them again.
+  if (bulk)
+    InvalMBarriersOp::create(rewriter, loc, barriers);
+  else
+    AsyncWaitOp::create(rewriter, loc, 0);
   // Unrolled by the ring's size, the loop's rotations compose to the
   // identity: every copy and dot addresses a fixed buffer, and the moves
   // that rotated the rings each step go (a third of the K loop's

@@ -121,9 +121,9 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
         lowering.store(rewriter, loc, i32Const(rewriter, loc, 0), countPtr,
                        MemOrder::relaxed, MemScope::gpu);
         Value ctx = hidden.context;
-        Value rank = loadContextField(rewriter, loc, ctx,
+        Value rank = loadParamField(rewriter, loc, ctx,
                                       offsetof(weft_kernel_context, rank), i32);
-        Value ranks = loadContextField(
+        Value ranks = loadParamField(
             rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
         Value slot = arriveOffset(rank);
         lowering.forEach(rewriter, loc, ranks, [&](Value peer) {

@@ -26,8 +26,12 @@ LLVM::LLVMPointerType TargetInfo::globalPtrType(MLIRContext *ctx) const {
   return LLVM::LLVMPointerType::get(ctx, spec.globalAddressSpace());
 }
 
+LLVM::LLVMPointerType TargetInfo::byValueParamType(MLIRContext *ctx) const {
+  return LLVM::LLVMPointerType::get(ctx);
+}
+
 SmallVector<Type> TargetInfo::hiddenArgTypes(MLIRContext *ctx) const {
-  return {LLVM::LLVMPointerType::get(ctx)};
+  return {byValueParamType(ctx)};
 }
 
 static LLVM::AtomicOrdering toLLVM(MemOrder order) {
@@ -160,6 +164,26 @@ SmallVector<Value> TargetInfo::warpgroupWait(OpBuilder &, Location, unsigned,
 
 void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned, Value) const {
   llvm_unreachable("asyncCopy without hasAsyncCopy");
+}
+
+void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, ValueRange, Value) const {
+  llvm_unreachable("tensorCopy without hasTensorCopies");
+}
+
+void TargetInfo::barrierInit(OpBuilder &, Location, ValueRange, unsigned) const {
+  llvm_unreachable("barrierInit without hasTensorCopies");
+}
+
+void TargetInfo::barrierArriveExpect(OpBuilder &, Location, Value, int64_t) const {
+  llvm_unreachable("barrierArriveExpect without hasTensorCopies");
+}
+
+void TargetInfo::barrierWait(OpBuilder &, Location, Value, Value) const {
+  llvm_unreachable("barrierWait without hasTensorCopies");
+}
+
+void TargetInfo::barrierInval(OpBuilder &, Location, Value) const {
+  llvm_unreachable("barrierInval without hasTensorCopies");
 }
 
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,

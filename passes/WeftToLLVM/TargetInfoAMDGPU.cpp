@@ -24,8 +24,9 @@ class AMDGPUTargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
 
-  SmallVector<Type> hiddenArgTypes(MLIRContext *ctx) const override {
-    return {LLVM::LLVMPointerType::get(ctx, kConstantAddressSpace)};
+  // By-value kernel arguments live in the kernarg segment (byref).
+  LLVM::LLVMPointerType byValueParamType(MLIRContext *ctx) const override {
+    return LLVM::LLVMPointerType::get(ctx, kConstantAddressSpace);
   }
 
   void finalizeKernel(LLVM::LLVMFuncOp kernel, OpBuilder &b) const override {
@@ -34,11 +35,12 @@ public:
     std::string size = std::to_string(spec.threadsPerProgram());
     kernel->setAttr(ROCDL::ROCDLDialect::getFlatWorkGroupSizeAttrName(),
                     b.getStringAttr(size + "," + size));
-    unsigned ctxArg = kernel.getNumArguments() - 1;
-    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getByRefAttrName(),
-                      TypeAttr::get(getKernelContextType(kernel.getContext())));
-    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getAlignAttrName(),
-                      b.getI64IntegerAttr(8));
+    for (const ByValueParam &param : takeByValueParams(kernel, kernel.getNumArguments() - 1)) {
+      kernel.setArgAttr(param.index, LLVM::LLVMDialect::getByRefAttrName(),
+                        TypeAttr::get(param.type));
+      kernel.setArgAttr(param.index, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(param.alignment));
+    }
   }
 
   Value programId(OpBuilder &b, Location loc, Axis axis,

@@ -46,14 +46,22 @@ public:
     Block *entry = wrapper.addEntryBlock(b);
     b.setInsertionPointToStart(entry);
 
-    SmallVector<Value> operands;
+    // A tensor descriptor is used where args[i] points (the kernel takes
+    // by-value parameters as pointers), every other argument is loaded.
     unsigned numUserArgs = kernel.getNumArguments() - 2;
+    llvm::SmallDenseSet<unsigned> byPointer;
+    for (const ByValueParam &param : takeByValueParams(kernel, numUserArgs))
+      byPointer.insert(param.index);
+    SmallVector<Value> operands;
     for (unsigned i = 0; i < numUserArgs; ++i) {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, entry->getArgument(0),
                                        ArrayRef<LLVM::GEPArg>{int32_t(i)});
       Value valuePtr = LLVM::LoadOp::create(b, loc, ptr, slot);
-      operands.push_back(LLVM::LoadOp::create(
-          b, loc, kernel.getArgumentTypes()[i], valuePtr));
+      operands.push_back(byPointer.contains(i)
+                             ? valuePtr
+                             : LLVM::LoadOp::create(b, loc, kernel.getArgumentTypes()[i],
+                                                    valuePtr)
+                                   .getResult());
     }
     operands.push_back(entry->getArgument(1));
     operands.push_back(entry->getArgument(2));

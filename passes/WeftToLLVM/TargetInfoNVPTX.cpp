@@ -121,6 +121,16 @@ SmallVector<Value> emitAsmResults(OpBuilder &b, Location loc, ArrayRef<Type> typ
   return out;
 }
 
+Value i32(OpBuilder &b, Location loc, int64_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), value);
+}
+
+/// A shared-memory pointer as the 32-bit address PTX's shared state space
+/// takes.
+Value sharedAddress(OpBuilder &b, Location loc, Value ptr) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+}
+
 /// Constraints of `n` f32 results that are also inputs (accumulators
 /// passed through inline PTX): "=f" each, then inputs tied to them.
 std::string tiedF32Constraints(unsigned n) {
@@ -137,20 +147,22 @@ public:
   using TargetInfo::TargetInfo;
 
   void finalizeKernel(LLVM::LLVMFuncOp kernel, OpBuilder &b) const override {
-    MLIRContext *ctx = kernel.getContext();
     kernel->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
     kernel->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                     b.getDenseI32ArrayAttr(
                         {static_cast<int32_t>(spec.threadsPerProgram()), 1, 1}));
-    // The context arrives by value in the parameter space; grid_constant
-    // lets the kernel address it there instead of copying it to the stack.
-    unsigned ctxArg = kernel.getNumArguments() - 1;
-    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getByValAttrName(),
-                      TypeAttr::get(getKernelContextType(ctx)));
-    kernel.setArgAttr(ctxArg, NVVM::NVVMDialect::getGridConstantAttrName(),
-                      b.getUnitAttr());
-    kernel.setArgAttr(ctxArg, LLVM::LLVMDialect::getAlignAttrName(),
-                      b.getI64IntegerAttr(8));
+    // The context and the tensor descriptors arrive by value in the
+    // parameter space; grid_constant lets the kernel address them there
+    // instead of copying them to the stack (and bulk tensor copies read
+    // their tensor maps there).
+    for (const ByValueParam &param : takeByValueParams(kernel, kernel.getNumArguments() - 1)) {
+      kernel.setArgAttr(param.index, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(param.type));
+      kernel.setArgAttr(param.index, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr());
+      kernel.setArgAttr(param.index, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(param.alignment));
+    }
   }
 
   Value programId(OpBuilder &b, Location loc, Axis axis,
@@ -297,6 +309,52 @@ public:
     // cp.async writes through the generic proxy and wgmma reads through the
     // async one: each thread fences its own copies before the join.
     emitAsm(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
+  }
+
+  // Bulk tensor copies complete on mbarriers (PTX ISA 8.0, sm_90). Shared
+  // addresses travel as 32-bit registers: the shared window is 32-bit.
+  bool hasTensorCopies() const override { return true; }
+  void tensorCopy(OpBuilder &b, Location loc, Value dst, Value tensorMap, ValueRange coords,
+                  Value barrier) const override {
+    SmallVector<std::string> coordRegs;
+    for (size_t i = 0; i < coords.size(); ++i)
+      coordRegs.push_back("$" + std::to_string(2 + i));
+    std::string text = llvm::formatv(
+        "cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[$0], [$1, {{{1}}], [${2}];",
+        coords.size(), llvm::join(coordRegs, ", "), 2 + coords.size());
+    SmallVector<Value> operands{sharedAddress(b, loc, dst), tensorMap};
+    llvm::append_range(operands, coords);
+    operands.push_back(sharedAddress(b, loc, barrier));
+    emitAsm(b, loc, Type(), operands, text,
+            "r,l," + llvm::join(SmallVector<StringRef>(coords.size() + 1, "r"), ",") +
+                ",~{memory}");
+  }
+  void barrierInit(OpBuilder &b, Location loc, ValueRange barriers,
+                   unsigned arrivals) const override {
+    for (Value barrier : barriers)
+      emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32(b, loc, arrivals)},
+              "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
+    // The copy engine (the async proxy) must see the initialised state.
+    emitAsm(b, loc, Type(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}");
+  }
+  void barrierArriveExpect(OpBuilder &b, Location loc, Value barrier,
+                           int64_t bytes) const override {
+    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32(b, loc, bytes)},
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
+  }
+  void barrierWait(OpBuilder &b, Location loc, Value barrier, Value phase) const override {
+    // try_wait suspends the thread for a while before it fails; the label
+    // is local to the braces, so the loop may be inlined many times.
+    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), phase},
+            "{ .reg .pred done; WEFT_WAIT: "
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+            "@!done bra WEFT_WAIT; }",
+            "r,r,~{memory}");
+  }
+  void barrierInval(OpBuilder &b, Location loc, Value barrier) const override {
+    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
+            "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}");
   }
 
   SwizzledSharedAttr warpgroupOperandLayout(MLIRContext *ctx, Type elemType,

@@ -145,6 +145,39 @@ int64_t sharedTileAlignment(mlir::ShapedType tile);
 mlir::Value sharedElementOffset(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::ShapedType tile, mlir::Value row,
                                 mlir::Value col);
+/// One dimension of the tensor map bulk copies read: coordinate c along it
+/// is element c * step along the block's dimension `dim` (0: rows, 1:
+/// columns); `size` coordinates (0: the tensor's extent along dim over
+/// step), `box` of them per copy.
+struct TensorMapDim {
+  int64_t dim, step, size, box;
+};
+/// How bulk tensor copies fill a #weft.swizzled buffer: boxes of a tensor
+/// map of `dims` (innermost first; a view of the tensor whose boxes land
+/// in the layout's order) under the hardware swizzle of `swizzle` bytes
+/// (the layout's). The block's offsets must be multiples of `alignment`
+/// (rows, columns).
+struct TensorCopyPlan {
+  llvm::SmallVector<TensorMapDim> dims;
+  unsigned swizzle;
+  std::array<int64_t, 2> alignment;
+};
+/// The plan for block offsets that are multiples of `divisibility` (rows,
+/// columns): one box for the whole block where the view fits a tensor map
+/// and the offsets are aligned to it, else a box per column block and run
+/// of consecutive rows. None for buffers without a swizzled layout.
+std::optional<TensorCopyPlan> tensorCopyPlan(SharedType buffer,
+                                             std::array<int64_t, 2> divisibility);
+/// The block's elements (row, column) the boxes of `dims` start from, one
+/// box after another; each goes to the buffer's place of that element
+/// (sharedElementOffset).
+llvm::SmallVector<std::array<int64_t, 2>> tensorCopyOrigins(llvm::ArrayRef<TensorMapDim> dims,
+                                                            mlir::ShapedType block);
+/// A plan as the kTensorMapsAttrName entry of a kernel argument
+/// ([swizzle, then dim, step, size, box per dimension, innermost first]),
+/// and back.
+mlir::DenseI64ArrayAttr encodeTensorCopyPlan(mlir::MLIRContext *ctx, const TensorCopyPlan &plan);
+TensorCopyPlan decodeTensorCopyPlan(mlir::DenseI64ArrayAttr attr);
 /// The accumulator layout that warpgroup MMA fills when the rows of a are
 /// interleaved for `warps` warps (#weft.swizzled).
 BlockedEncodingAttr warpgroupAccumulatorLayout(mlir::MLIRContext *ctx,
@@ -155,6 +188,9 @@ BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const TargetInfo &target);
 /// Scratch bytes weft.dot needs on `target` (its operands, and the
 /// products of the warp-level path).
 int64_t dotScratchBytes(DotOp op, const TargetInfo &target);
+/// The masked tile load that `op` is on targets without bulk tensor
+/// copies (weft-expand-tensor-descs), in its place.
+LoadOp expandDescLoad(mlir::RewriterBase &rewriter, DescLoadOp op);
 void populateDotPatterns(const mlir::LLVMTypeConverter &converter,
                          const TileLowering &tiles,
                          mlir::RewritePatternSet &patterns);

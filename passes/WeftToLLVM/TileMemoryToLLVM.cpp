@@ -279,7 +279,7 @@ struct TileTranslateLowering : TileResultPattern<TranslateOp> {
     if (tiles.target.getSpec().debug) {
       // A peer that is no rank would reach some other memory. The pointers
       // go unchecked (a compare per element), so the record names none.
-      Value numRanks = loadContextField(
+      Value numRanks = loadParamField(
           rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
       Value bad = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge,
                                        peer, numRanks);
@@ -288,7 +288,7 @@ struct TileTranslateLowering : TileResultPattern<TranslateOp> {
       tiles.lowering.stopUnlessValid(rewriter, loc, op, bad, none, peer,
                                      i64Const(rewriter, loc, 0));
     }
-    Value rank = loadContextField(rewriter, loc, ctx,
+    Value rank = loadParamField(rewriter, loc, ctx,
                                   offsetof(weft_kernel_context, rank), i32);
     Value delta = LLVM::SubOp::create(rewriter, loc,
                                       loadHeapBase(rewriter, loc, ctx, peer),
@@ -476,57 +476,173 @@ constexpr llvm::StringLiteral kSharedOffsetAttrName = "weft.shared_offset";
 /// The alignment that offset counts from, where it is more than 16.
 constexpr llvm::StringLiteral kSharedBaseAlignAttrName = "weft.shared_base_align";
 
-/// A `!weft.shared` buffer: in a kernel on a target with dynamic shared
-/// memory, its place there (placeSharedBuffers); elsewhere a static
-/// shared-memory array of its own (one per alloc_shared of the function:
-/// they live at once); on the host a stack slot of the program.
+/// Where the shared-memory allocation `op` lives: in a kernel on a target
+/// with dynamic shared memory, its place there (placeSharedBuffers);
+/// elsewhere a static shared-memory array of its own (one per allocation
+/// of the function: they live at once); on the host a stack slot of the
+/// program.
+Value sharedAllocation(ConversionPatternRewriter &rewriter, Operation *op, int64_t bytes,
+                       int64_t alignment, const TargetInfo &target) {
+  Location loc = op->getLoc();
+  if (auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName)) {
+    auto module = op->getParentOfType<ModuleOp>();
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName);
+    if (!global) {
+      // extern .shared .align 16 .b8 __weft_dynamic_shared[]
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      global = LLVM::GlobalOp::create(
+          rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedName, Attribute(),
+          /*alignment=*/16, kSharedAddressSpace);
+    }
+    Value base = addressOf(rewriter, loc, global);
+    // Offsets count from the first multiple of the kernel's largest
+    // alignment, which only a runtime address shows (static shared
+    // memory comes first); placeSharedBuffers left room for it.
+    if (auto align = op->getAttrOfType<IntegerAttr>(kSharedBaseAlignAttrName)) {
+      Type i32 = rewriter.getI32Type();
+      Value address = LLVM::PtrToIntOp::create(rewriter, loc, i32, base);
+      Value aligned = LLVM::AndOp::create(
+          rewriter, loc,
+          LLVM::AddOp::create(rewriter, loc, address, i32Const(rewriter, loc, align.getInt() - 1)),
+          i32Const(rewriter, loc, -align.getInt()));
+      base = byteOffset(rewriter, loc, base, LLVM::SubOp::create(rewriter, loc, aligned, address));
+    }
+    return byteOffset(rewriter, loc, base, i64Const(rewriter, loc, offset.getInt()));
+  }
+  if (target.singleThreadPrograms())
+    return programStackBuffer(rewriter, loc, op, bytes);
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name;
+  for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
+    name = "__weft_shared_" + std::to_string(i);
+  auto global = sharedGlobal(rewriter, loc, op, name,
+                             LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes), alignment);
+  return addressOf(rewriter, loc, global);
+}
+
+/// Bytes and alignment of a shared-memory allocation (a buffer, or
+/// barriers of 8 bytes each).
+std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
+  if (auto alloc = dyn_cast<AllocSharedOp>(op))
+    return {sharedTileBytes(alloc.getType()), sharedTileAlignment(alloc.getType())};
+  return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
+}
+
 struct AllocSharedLowering : TilePattern<AllocSharedOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(AllocSharedOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    auto [bytes, alignment] = sharedFootprint(op);
+    rewriter.replaceOp(op, sharedAllocation(rewriter, op, bytes, alignment, tiles.target));
+    return success();
+  }
+};
+
+/// The barriers, one after another; one thread initialises them, then the
+/// program joins.
+struct AllocMBarriersLowering : TilePattern<AllocMBarriersOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AllocMBarriersOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t bytes = sharedTileBytes(op.getType());
-    if (auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName)) {
-      auto module = op->getParentOfType<ModuleOp>();
-      auto global = module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName);
-      if (!global) {
-        // extern .shared .align 16 .b8 __weft_dynamic_shared[]
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPointToStart(module.getBody());
-        global = LLVM::GlobalOp::create(
-            rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
-            /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedName, Attribute(),
-            /*alignment=*/16, kSharedAddressSpace);
-      }
-      Value base = addressOf(rewriter, loc, global);
-      // Offsets count from the first multiple of the kernel's largest
-      // alignment, which only a runtime address shows (static shared
-      // memory comes first); placeSharedBuffers left room for it.
-      if (auto align = op->getAttrOfType<IntegerAttr>(kSharedBaseAlignAttrName)) {
-        Type i32 = rewriter.getI32Type();
-        Value address = LLVM::PtrToIntOp::create(rewriter, loc, i32, base);
-        Value aligned = LLVM::AndOp::create(
-            rewriter, loc,
-            LLVM::AddOp::create(rewriter, loc, address, i32Const(rewriter, loc, align.getInt() - 1)),
-            i32Const(rewriter, loc, -align.getInt()));
-        base = byteOffset(rewriter, loc, base, LLVM::SubOp::create(rewriter, loc, aligned, address));
-      }
-      rewriter.replaceOp(op, byteOffset(rewriter, loc, base,
-                                        i64Const(rewriter, loc, offset.getInt())));
-      return success();
-    }
-    if (tiles.target.singleThreadPrograms()) {
-      rewriter.replaceOp(op, programStackBuffer(rewriter, loc, op, bytes));
-      return success();
-    }
-    auto module = op->getParentOfType<ModuleOp>();
-    std::string name;
-    for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
-      name = "__weft_shared_" + std::to_string(i);
-    auto global = sharedGlobal(rewriter, loc, op, name,
-                               LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes),
-                               sharedTileAlignment(op.getType()));
-    rewriter.replaceOp(op, addressOf(rewriter, loc, global));
+    auto [bytes, alignment] = sharedFootprint(op);
+    Value base = sharedAllocation(rewriter, op, bytes, alignment, tiles.target);
+    SmallVector<Value> barriers;
+    for (unsigned i = 0; i < op.getNumResults(); ++i)
+      barriers.push_back(byteOffset(rewriter, loc, base, i64Const(rewriter, loc, 8 * i)));
+    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
+                                  /*joinAfter=*/true, [&] {
+                                    tiles.target.barrierInit(rewriter, loc, barriers,
+                                                             op.getArrivals());
+                                    return SmallVector<Value>{};
+                                  });
+    rewriter.replaceOp(op, barriers);
+    return success();
+  }
+};
+
+struct InvalMBarriersLowering : TilePattern<InvalMBarriersOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(InvalMBarriersOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
+                                  /*joinAfter=*/false, [&] {
+                                    for (Value barrier : adaptor.getBarriers())
+                                      tiles.target.barrierInval(rewriter, loc, barrier);
+                                    return SmallVector<Value>{};
+                                  });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One thread arrives at the barrier expecting the block's bytes and
+/// starts the bulk copies of its boxes, in the tensor map the kernel
+/// reported for the descriptor (kTensorMapsAttrName: the runtime encodes
+/// that map, so the copies must address its view).
+struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(DescAsyncCopyOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedType dst = op.getDst().getType();
+    auto arg = dyn_cast<BlockArgument>(op.getDesc());
+    Operation *kernel = arg ? arg.getOwner()->getParentOp() : nullptr;
+    auto maps = kernel ? kernel->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName)
+                       : DictionaryAttr();
+    auto map = maps ? maps.getAs<DenseI64ArrayAttr>(std::to_string(arg.getArgNumber()))
+                    : DenseI64ArrayAttr();
+    if (!map)
+      return op.emitOpError("copies from a descriptor its kernel reports no tensor map for");
+    TensorCopyPlan plan = decodeTensorCopyPlan(map);
+    int64_t bytes = dst.getNumElements() * naturalAlignment(dst.getElementType());
+    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
+                                  /*joinAfter=*/false, [&] {
+      emitIf(rewriter, loc, adaptor.getPred(), {}, [&] {
+        tiles.target.barrierArriveExpect(rewriter, loc, adaptor.getBarrier(), bytes);
+        for (auto origin : tensorCopyOrigins(plan.dims, dst)) {
+          // Innermost first: a dimension that walks the tensor starts at the
+          // box's element over its step (the plan makes that whole), one of
+          // a fixed number at 0 (the box takes all of them).
+          SmallVector<Value> coords;
+          for (const TensorMapDim &d : plan.dims) {
+            if (d.size) {
+              coords.push_back(i32Const(rewriter, loc, 0));
+              continue;
+            }
+            Value element = LLVM::AddOp::create(rewriter, loc, adaptor.getOffsets()[d.dim],
+                                                i32Const(rewriter, loc, origin[d.dim]));
+            coords.push_back(d.step == 1 ? element
+                                         : LLVM::SDivOp::create(rewriter, loc, element,
+                                                                i32Const(rewriter, loc, d.step)));
+          }
+          Value to = byteOffset(rewriter, loc, adaptor.getDst(),
+                                sharedElementOffset(rewriter, loc, dst,
+                                                    i32Const(rewriter, loc, origin[0]),
+                                                    i32Const(rewriter, loc, origin[1])));
+          tiles.target.tensorCopy(rewriter, loc, to, adaptor.getDesc(), coords,
+                                  adaptor.getBarrier());
+        }
+        return SmallVector<Value>{};
+      }, {});
+      return SmallVector<Value>{};
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every thread waits for the phase, then the program joins.
+struct MBarrierWaitLowering : TilePattern<MBarrierWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    tiles.target.barrierWait(rewriter, op.getLoc(), adaptor.getBarrier(), adaptor.getPhase());
+    tiles.lowering.joinProgram(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -642,18 +758,20 @@ void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
     if (!func->hasAttr(kKernelAttrName))
       continue;
     int64_t bytes = 0, alignment = 16;
-    SmallVector<AllocSharedOp> allocs;
-    func->walk([&](AllocSharedOp alloc) {
-      int64_t align = sharedTileAlignment(alloc.getType());
+    SmallVector<Operation *> allocs;
+    func->walk([&](Operation *alloc) {
+      if (!isa<AllocSharedOp, AllocMBarriersOp>(alloc))
+        return;
+      auto [size, align] = sharedFootprint(alloc);
       bytes = llvm::alignTo(bytes, align);
       alloc->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(bytes));
-      bytes += sharedTileBytes(alloc.getType());
+      bytes += size;
       alignment = std::max(alignment, align);
       allocs.push_back(alloc);
     });
     // The dynamic area itself is only 16-byte aligned.
     if (alignment > 16) {
-      for (AllocSharedOp alloc : allocs)
+      for (Operation *alloc : allocs)
         alloc->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
       bytes += alignment - 16;
     }
@@ -663,11 +781,14 @@ void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
 }
 
 void addSharedBufferConversion(LLVMTypeConverter &converter, const TargetInfo &target) {
-  converter.addConversion([&target](SharedType type) -> Type {
-    return LLVM::LLVMPointerType::get(type.getContext(), target.singleThreadPrograms()
-                                                             ? 0
-                                                             : kSharedAddressSpace);
-  });
+  auto sharedPointer = [&target](MLIRContext *ctx) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, target.singleThreadPrograms() ? 0
+                                                                         : kSharedAddressSpace);
+  };
+  converter.addConversion(
+      [sharedPointer](SharedType type) { return sharedPointer(type.getContext()); });
+  converter.addConversion(
+      [sharedPointer](MBarrierType type) { return sharedPointer(type.getContext()); });
 }
 
 void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
@@ -676,7 +797,9 @@ void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
   patterns.add<TileLoadLowering, TileStoreLowering, TileAddPtrLowering,
                TileTranslateLowering, TileAtomicRMWLowering,
                TileAtomicCASLowering, AllocSharedLowering, AsyncCopyLowering,
-               AsyncCommitLowering, AsyncWaitLowering>(converter, tiles);
+               AsyncCommitLowering, AsyncWaitLowering, AllocMBarriersLowering,
+               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering>(converter,
+                                                                                     tiles);
 }
 
 } // namespace weft

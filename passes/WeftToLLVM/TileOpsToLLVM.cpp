@@ -26,6 +26,9 @@ LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
     if (isa<SliceEncodingAttr>(reduce.getSrc().getType().getEncoding()))
       return op->emitOpError("cannot reduce a sliced tile; convert it to a "
                              "blocked layout first");
+  if (isa<AllocMBarriersOp, InvalMBarriersOp, DescAsyncCopyOp, MBarrierWaitOp>(op) &&
+      !target.hasTensorCopies())
+    return op->emitOpError("needs a target with bulk tensor copies (sm_90)");
   return checkScratchLimit(op, target);
 }
 

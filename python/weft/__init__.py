@@ -7,13 +7,13 @@ See docs/python.md.
 """
 from . import language
 from ._errors import CompilationError, WeftError
-from ._jit import CompiledKernel, JITFunction, PerBackend, compile, jit
+from ._jit import CompiledKernel, JITFunction, PerBackend, TensorDescriptor, compile, jit
 from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
                        local_rank, num_ranks, rank, stream, synchronize, zeros)
 from . import collectives  # noqa: E402  (after jit: its kernels use it)
 from . import ops  # noqa: E402
 
 __all__ = ["language", "collectives", "ops", "CompilationError", "WeftError", "CompiledKernel",
-           "JITFunction", "PerBackend", "compile", "jit", "Buffer", "backend", "barrier", "empty",
+           "JITFunction", "PerBackend", "TensorDescriptor", "compile", "jit", "Buffer", "backend", "barrier", "empty",
            "finalize", "full", "init", "local_rank", "num_ranks", "rank", "stream", "synchronize",
            "zeros"]

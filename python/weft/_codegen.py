@@ -49,6 +49,10 @@ def _is_ptr(dtype):
     return isinstance(dtype, wl.pointer_type)
 
 
+def _is_desc(dtype):
+    return isinstance(dtype, wl.tensor_descriptor_type)
+
+
 def _float_literal(value, dtype):
     """A float constant as its bit pattern: exact, and valid for inf/nan."""
     if dtype.mlir == "f64":
@@ -77,7 +81,8 @@ class _Return(Exception):
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, fn, params, debug_name=None):
         """fn: a JITFunction; params: [(name, ("arg", dtype, divisibility) |
-        ("constexpr", value))]."""
+        ("constexpr", value))]; a tensor descriptor's divisibility is its
+        extents' (one per dimension)."""
         self.fn = fn
         self.params = params
         self.name = debug_name or fn.__name__
@@ -132,7 +137,10 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope[name] = spec[1]
                 continue
             _, dtype, div = spec
-            attr = f" {{weft.divisibility = {div} : i32}}" if div else ""
+            if _is_desc(dtype):
+                attr = f" {{weft.shape_divisibility = array<i64: {', '.join(map(str, div))}>}}"
+            else:
+                attr = f" {{weft.divisibility = {div} : i32}}" if div else ""
             args.append(f"%{name}: {dtype.mlir}{attr}")
             self.scope[name] = Value("%" + name, dtype)
         head = f"func.func @{self.name}({', '.join(args)}) attributes {{weft.kernel}} {{"
@@ -521,6 +529,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         base = self.visit(node.value)
+        if isinstance(base, Value) and _is_desc(base.dtype):
+            return self.desc_attribute(base, node.attr)
         if isinstance(base, Value):
             if node.attr == "dtype":
                 return base.dtype
@@ -612,6 +622,11 @@ class CodeGenerator(ast.NodeVisitor):
         if None in kwargs:
             raise self.error("**kwargs are not supported in kernels")
         if isinstance(fn, _Method):
+            if fn.name in ("load", "store"):
+                try:
+                    return getattr(self, "desc_" + fn.name)(fn.value, *args, **kwargs)
+                except TypeError as e:
+                    raise self.error(f"desc.{fn.name}: {e}") from None
             if node.keywords or len(args) != 1:
                 raise self.error("x.to(dtype) takes one dtype")
             return self.to(fn.value, args[0])
@@ -1062,6 +1077,52 @@ class CodeGenerator(ast.NodeVisitor):
         if mask is not None:
             text += f", mask {self.broadcast_to(mask, shape).name}"
         self.emit(f"{text} : {ptr.type}")
+
+    # --- tensor descriptors ---------------------------------------------
+
+    def desc_attribute(self, desc, attr):
+        kind = desc.dtype
+        if attr in ("load", "store"):
+            return _Method(desc, attr)
+        if attr == "dtype":
+            return kind.elem
+        if attr == "block_shape":
+            return kind.block_shape
+        if attr == "shape":  # the tensor's, known at launch
+            return tuple(self.emit(f"weft.desc_dim {desc.name}, {d} : {kind.mlir}", wl.int64)
+                         for d in range(len(kind.block_shape)))
+        raise self.error(f"a tensor descriptor has no attribute `{attr}` (load, store, "
+                         "dtype, block_shape, shape)")
+
+    def _desc_offsets(self, desc, offsets, op):
+        rank = len(desc.dtype.block_shape)
+        if not isinstance(offsets, (tuple, list)) or len(offsets) != rank:
+            raise self.error(f"desc.{op} takes a list of {rank} offsets, one per dimension")
+        values = []
+        for offset in offsets:
+            if isinstance(offset, Value) and (offset.shape or not offset.dtype.is_int):
+                raise self.error(f"desc.{op}: offsets are integer scalars")
+            values.append(self.materialize(offset, wl.int32).name)
+        return ", ".join(values)
+
+    def desc_load(self, desc, offsets):
+        """The block at `offsets` (zeros outside the tensor)."""
+        kind = desc.dtype
+        offs = self._desc_offsets(desc, offsets, "load")
+        return self.emit(f"weft.desc_load {desc.name}[{offs}] : {kind.mlir} -> "
+                         f"{mlir_type(kind.elem, kind.block_shape)}", kind.elem, kind.block_shape)
+
+    def desc_store(self, desc, offsets, value):
+        """Writes the block at `offsets`, inside the tensor only."""
+        kind = desc.dtype
+        offs = self._desc_offsets(desc, offsets, "store")
+        if isinstance(value, Value) and \
+                self.broadcast_shape(value.shape, kind.block_shape) != kind.block_shape:
+            raise self.error(f"desc.store: a {value.shape} tile is not a "
+                             f"{kind.block_shape} block")
+        value = self.materialize(value, kind.elem, kind.block_shape)
+        self.emit(f"weft.desc_store {desc.name}[{offs}], {value.name} : {kind.mlir}, "
+                  f"{value.type}")
 
     def _rmw(self, kind, ptr, value, mask, peer, order, scope):
         ptr = self._ptr(ptr, "atomic_" + kind)

@@ -30,6 +30,14 @@ _CTYPE = {"i1": _c.c_bool, "i8": _c.c_int8, "i16": _c.c_int16, "i32": _c.c_int32
 _WARP = {"host": 1, "cuda": 32, "hip": 64}
 
 
+def _shape_divisibility(n):
+    """The power of two (at most 256) dividing a tensor descriptor's extent:
+    the compiler's one-box bulk copies step through a tensor in multiples
+    of up to 64 rows or columns."""
+    n = int(n)
+    return min(256, n & -n)
+
+
 def _divisibility(n):
     """16 when n is a multiple of 16, else the largest power of two dividing
     it (pointers: the analysis otherwise assumes 16)."""
@@ -37,14 +45,98 @@ def _divisibility(n):
     return 16 if n % 16 == 0 else n & -n
 
 
-def _arg_spec(arg):
+class TensorDescriptor:
+    """A kernel argument naming a strided tensor that the kernel moves in
+    blocks of `block_shape` elements (`desc.load([i, j])`,
+    `desc.store([i, j], tile)`: elements outside the tensor read as zero
+    and are not written). `tensor`: a weft.Buffer, a numpy array on the
+    host or a tensor on GPUs; `shape` and `strides` (elements, outermost
+    first) are the tensor's unless given (a view of part of it). On sm_90 a
+    pipelined K loop copies its blocks with the bulk tensor copy engine
+    (TMA). What that engine needs holds on every backend, and the launch
+    checks it: the data 16-byte aligned, every stride but the last (1) a
+    multiple of 16 bytes, 1 to 5 dimensions (docs/python.md, "Tensor
+    descriptors")."""
+
+    __slots__ = ("tensor", "dtype", "shape", "strides", "block_shape")
+
+    def __init__(self, tensor, block_shape, shape=None, strides=None):
+        self.tensor = tensor
+        self.dtype = wl.DTYPES[_arg_spec(tensor, strided=True)[1]]
+        self.shape = tuple(int(n) for n in (shape if shape is not None else tensor.shape))
+        if strides is None:
+            strides = _strides_of(tensor)
+        self.strides = tuple(int(n) for n in strides)
+        # PerBackend entries: a block per backend, resolved at launch.
+        self.block_shape = tuple(n if isinstance(n, PerBackend) else int(n)
+                                 for n in block_shape)
+        rank = len(self.shape)
+        if not 1 <= rank <= 5 or len(self.strides) != rank or len(self.block_shape) != rank:
+            raise ValueError(f"TensorDescriptor: shape {self.shape}, strides {self.strides} "
+                             f"and block_shape {self.block_shape} need 1 to 5 dimensions each")
+        if any(isinstance(b, int) and b <= 0 for b in self.block_shape):
+            raise ValueError(f"TensorDescriptor: block_shape {self.block_shape} must be positive")
+
+    def __repr__(self):
+        return (f"TensorDescriptor({self.dtype.name}, shape={self.shape}, "
+                f"strides={self.strides}, block_shape={self.block_shape})")
+
+
+def _strides_of(tensor):
+    """A tensor's strides in elements: row-major for weft buffers, the
+    array's or tensor's own otherwise."""
+    if isinstance(tensor, rt.Buffer):
+        strides, step = [], 1
+        for n in reversed(tensor.shape):
+            strides.append(step)
+            step *= n
+        return tuple(reversed(strides))
+    if isinstance(tensor, np.ndarray):
+        return tuple(s // tensor.itemsize for s in tensor.strides)
+    return tuple(tensor.stride())
+
+
+# Encoded descriptors by (address, element size, shape, strides, box,
+# swizzle, context generation): the matmul ops make new descriptors per
+# call, and encoding them costs more than finding them.
+_ENCODED = {}
+
+
+def _encode(desc, tensor_map, swizzle):
+    """desc encoded with the tensor map the kernel reported for it (None:
+    none; compiler.h, "kernels")."""
+    key = (_data_ptr(desc.tensor), desc.dtype.bits // 8, desc.shape, desc.strides, tensor_map,
+           swizzle, rt.state.generation)
+    encoded = _ENCODED.get(key)
+    if encoded is None:
+        if len(_ENCODED) >= 4096:
+            _ENCODED.clear()
+        encoded = _ENCODED[key] = rt.tensor_desc(key[0], key[1], desc.shape, desc.strides,
+                                                 tensor_map, swizzle)
+    return encoded
+
+
+def _data_ptr(arg):
+    if isinstance(arg, rt.Buffer):
+        return arg.ptr
+    if isinstance(arg, np.ndarray):
+        return arg.ctypes.data
+    return arg.data_ptr()
+
+
+def _arg_spec(arg, strided=False):
     """(kind, dtype name, divisibility) of a run-time argument: the
-    specialisation Triton makes."""
+    specialisation Triton makes. A tensor descriptor's is ("desc", dtype
+    name, block shape); `strided`: the argument may be a strided array
+    (a descriptor's tensor)."""
+    if isinstance(arg, TensorDescriptor):
+        return ("desc", arg.dtype.name,
+                (arg.block_shape, tuple(_shape_divisibility(n) for n in arg.shape)))
     if isinstance(arg, rt.Buffer):
         return ("*", arg.dtype.name, _divisibility(arg.ptr))
     if isinstance(arg, np.ndarray):
         dtype = _NUMPY_DTYPES.get(arg.dtype.name)
-        if dtype is None or not arg.flags.c_contiguous:
+        if dtype is None or not (strided or arg.flags.c_contiguous):
             raise TypeError(f"numpy argument of dtype {arg.dtype} "
                             f"({'' if arg.flags.c_contiguous else 'not '}contiguous) "
                             "cannot be passed to a kernel")
@@ -61,20 +153,39 @@ def _arg_spec(arg):
         dtype = wl.DTYPES.get(_TORCH.get(str(arg.dtype), ""))
         if dtype is None:
             raise TypeError(f"tensor dtype {arg.dtype} has no weft dtype")
-        if hasattr(arg, "is_contiguous") and not arg.is_contiguous():
+        if not strided and hasattr(arg, "is_contiguous") and not arg.is_contiguous():
             raise TypeError("a tensor passed to a kernel must be contiguous")
         return ("*", dtype.name, _divisibility(arg.data_ptr()))
     raise TypeError(f"a kernel argument cannot be {type(arg).__name__}")
 
 
 _TORCH = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16",
-          "torch.int8": "i8", "torch.int32": "i32", "torch.int64": "i64",
+          "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32", "torch.int64": "i64",
           "torch.uint8": "u8", "torch.bool": "i1", "torch.float64": "fp64"}
 
 
 def _parse_signature_type(text):
-    """"*fp32", "i32", "*fp16:16" (divisible by 16) -> (kind, name, div)."""
+    """"*fp32", "i32", "*fp16:16" (divisible by 16) -> (kind, name, div);
+    "tensordesc<bf16[128,64]>" -> ("desc", "bf16", ((128, 64), (1, 1))),
+    "tensordesc<bf16[128,64]>:256,64" (the tensor's extents divisible by
+    256 and 64) -> ("desc", "bf16", ((128, 64), (256, 64)))."""
     text = text.strip()
+    if text.startswith("tensordesc<"):
+        body, _, divs = text.partition(">:")
+        body = body + ">" if divs else body
+        inner = body[len("tensordesc<"):-1] if body.endswith(">") else ""
+        name, _, block = inner.partition("[")
+        try:
+            shape = tuple(int(n) for n in block.rstrip("]").split(","))
+            divs = tuple(int(n) for n in divs.split(",")) if divs else (1,) * len(shape)
+        except ValueError:
+            shape = ()
+        if name not in wl.DTYPES or not block.endswith("]") or not shape or \
+                len(divs) != len(shape):
+            raise CompilationError(f"bad tensor descriptor type {text!r} in the signature "
+                                   "(tensordesc<bf16[128,64]>, or with the extents' "
+                                   "divisibility: tensordesc<bf16[128,64]>:256,64)")
+        return ("desc", name, (shape, divs))
     div = 0
     if ":" in text:
         text, d = text.split(":")
@@ -103,7 +214,9 @@ class CompiledKernel:
         self._handle = None
         self._generation = -1
         self._config = rt.LaunchConfig()
-        self._slots = [_CTYPE[s[1]]() if not s[0] else _c.c_void_p() for s in arg_specs]
+        self._slots = [rt.TensorDesc() if s[0] == "desc" else _CTYPE[s[1]]() if not s[0]
+                       else _c.c_void_p() for s in arg_specs]
+        self._tensor_maps = {}  # argument index -> (map, swizzle) its bulk copies read
         self._argv = (_c.c_void_p * max(1, len(arg_specs)))(
             *[_c.cast(_c.pointer(s), _c.c_void_p) for s in self._slots])
 
@@ -119,8 +232,10 @@ class CompiledKernel:
             self._handle = rt.module_get_kernel(module, self.name)
             self._config.num_threads = self.num_warps * _WARP[backend]
             # Its pipelined operands' buffers (compiler.h, "kernels").
-            kernels = json.loads(self.asm.get("kernels", b"{}"))
-            self._config.shared_bytes = kernels.get(self.name, {}).get("dynamic_shared_bytes", 0)
+            settings = json.loads(self.asm.get("kernels", b"{}")).get(self.name, {})
+            self._config.shared_bytes = settings.get("dynamic_shared_bytes", 0)
+            self._tensor_maps = {int(i): (tuple(map(tuple, m["map"])), m["swizzle"])
+                                 for i, m in settings.get("tensor_maps", {}).items()}
             self._generation = rt.state.generation
         return self._handle
 
@@ -130,7 +245,11 @@ class CompiledKernel:
         self._config.stream = stream if stream is not None else rt.state.stream
         slots = self._slots
         for i, arg in enumerate(args):
-            if isinstance(arg, rt.Buffer):
+            if isinstance(arg, TensorDescriptor):
+                tensor_map, swizzle = self._tensor_maps.get(i, (None, 0))
+                _c.memmove(_c.byref(slots[i]), _c.byref(_encode(arg, tensor_map, swizzle)),
+                           _c.sizeof(rt.TensorDesc))
+            elif isinstance(arg, rt.Buffer):
                 slots[i].value = arg.ptr
             elif isinstance(arg, np.ndarray):
                 slots[i].value = arg.ctypes.data
@@ -174,6 +293,14 @@ def _resolve(constexprs, backend):
     return {k: v[backend] if isinstance(v, PerBackend) else v for k, v in constexprs.items()}
 
 
+def _resolve_specs(specs, backend):
+    """Argument specs with tensor descriptors' PerBackend block sizes
+    resolved for `backend`."""
+    return [(kind, name, (tuple(b[backend] if isinstance(b, PerBackend) else b
+                                for b in div[0]), div[1]))
+            if kind == "desc" else (kind, name, div) for kind, name, div in specs]
+
+
 def _backend_of_target(target):
     return target.split(":")[0]
 
@@ -185,6 +312,8 @@ _MEMORY = {"host": "host", "cuda": "device", "hip": "device"}
 def _memory_of(arg):
     """"host" or "device" for numpy arrays and tensors; None for buffers
     (always the backend's) and scalars."""
+    if isinstance(arg, TensorDescriptor):
+        return _memory_of(arg.tensor)
     if isinstance(arg, np.ndarray):
         return "host"
     if isinstance(arg, rt.Buffer):
@@ -256,6 +385,11 @@ class JITFunction:
                 else:
                     kind, dname, div = next(specs_iter)
                     dtype = wl.DTYPES[dname]
+                    if kind == "desc":
+                        block, shape_divs = div
+                        params.append((name, ("arg", wl.tensor_descriptor_type(dtype, block),
+                                              shape_divs)))
+                        continue
                     params.append((name, ("arg", wl.pointer_type(dtype) if kind else dtype,
                                           div or None)))
             gen = CodeGenerator(self, params)
@@ -295,11 +429,12 @@ class JITFunction:
                                 f"cannot reach; pass a weft.Buffer or a "
                                 f"{_MEMORY[backend]} array or tensor")
         if WARM_TARGET:
-            self.specialize(specs, _resolve(constexprs, _backend_of_target(WARM_TARGET)),
+            warm = _backend_of_target(WARM_TARGET)
+            self.specialize(_resolve_specs(specs, warm), _resolve(constexprs, warm),
                             WARM_TARGET, num_warps, debug, num_stages)
         constexprs = _resolve(constexprs, backend)
-        kernel = self.specialize(specs, constexprs, _target_of_backend(backend),
-                                 num_warps, debug, num_stages)
+        kernel = self.specialize(_resolve_specs(specs, backend), constexprs,
+                                 _target_of_backend(backend), num_warps, debug, num_stages)
         if callable(grid):
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):

@@ -24,6 +24,21 @@ class LaunchConfig(_c.Structure):
                 ("shared_bytes", _c.c_uint32), ("stream", _c.c_void_p)]
 
 
+class TensorDesc(_c.Structure):
+    """weft_tensor_desc (abi.h), 256 bytes. ctypes cannot align it to 64
+    bytes, nor need it: launches copy kernel arguments by value, and the
+    runtime writes it as bytes."""
+    _fields_ = [("tensor_map", _c.c_uint8 * 128), ("base", _c.c_uint64),
+                ("shape", _c.c_int64 * 5), ("strides", _c.c_int64 * 5),
+                ("_pad", _c.c_uint8 * 40)]  # the C struct's tail, to 64 bytes
+
+
+class TensorMapDim(_c.Structure):
+    """weft_tensor_map_dim (runtime.h): one dimension of a tensor map."""
+    _fields_ = [("dim", _c.c_int32), ("step", _c.c_int32), ("size", _c.c_int32),
+                ("box", _c.c_int32)]
+
+
 _lib = None
 
 
@@ -49,6 +64,10 @@ def lib():
         l.weft_module_load.argtypes = [vp, _c.c_char_p, _c.c_size_t, _c.c_int, pvp]
         l.weft_module_get_kernel.argtypes = [vp, _c.c_char_p, pvp]
         l.weft_launch.argtypes = [vp, _c.POINTER(LaunchConfig), pvp, _c.c_size_t]
+        i64p = _c.POINTER(_c.c_int64)
+        l.weft_tensor_desc_encode.argtypes = [vp, vp, _c.c_size_t, _c.c_int, i64p, i64p,
+                                              _c.c_int, _c.POINTER(TensorMapDim),
+                                              _c.c_int, _c.POINTER(TensorDesc)]
         _lib = l
     return _lib
 
@@ -165,6 +184,38 @@ def memset_async(x, value, nbytes):
     ctx = context()
     check(lib().weft_memset_async(ctx, ptr, value, nbytes, state.stream),
           "weft_memset_async", ctx)
+
+
+def tensor_desc(ptr, elem_size, shape, strides, map=None, swizzle=0):
+    """The encoded descriptor (a TensorDesc) of a tensor of elem_size-byte
+    elements at ptr (an address, or a weft.Buffer, tensor or numpy array:
+    its data pointer) on this rank's device: shape and strides (in
+    elements) outermost first. map (None: no tensor map) and swizzle
+    (bytes) are what an sm_90 kernel reported: the tensor map as a view of
+    the tensor, (dim, step, size, box) per map dimension, outermost first
+    (weft_tensor_map_dim, runtime.h); the cuda backend then encodes it.
+    Raises WeftError naming the value when TMA's rules do not hold
+    (runtime.h), on every backend."""
+    if not isinstance(ptr, int):
+        ptr = ptr.data_ptr() if hasattr(ptr, "data_ptr") else ptr.ctypes.data
+    rank = len(shape)
+    if len(strides) != rank:
+        raise ValueError(f"tensor_desc: {len(strides)} strides for {rank} dimensions")
+    dims = None
+    if map is not None:
+        map = [tuple(m) for m in map]
+        for m in map:
+            if len(m) != 4:
+                raise ValueError(f"tensor_desc: map dimension {m} is not (dim, step, "
+                                 "size, box)")
+        dims = (TensorMapDim * max(len(map), 1))(*map)
+    out = TensorDesc()
+    ctx = context()
+    check(lib().weft_tensor_desc_encode(
+        ctx, ptr, elem_size, rank, (_c.c_int64 * rank)(*shape),
+        (_c.c_int64 * rank)(*strides), 0 if map is None else len(map), dims,
+        swizzle, _c.byref(out)), "weft_tensor_desc_encode", ctx)
+    return out
 
 
 def synchronize():

@@ -57,6 +57,36 @@ class pointer_type:
         return f"pointer_type({self.elem!r})"
 
 
+class tensor_descriptor_type:
+    """`!weft.tensordesc<BxCxelem>`: the kernel-side type of a
+    weft.TensorDescriptor argument, a tensor of `elem` moved in blocks of
+    `block_shape` (desc.load / desc.store)."""
+
+    __slots__ = ("elem", "block_shape")
+
+    def __init__(self, elem, block_shape):
+        self.elem = elem
+        self.block_shape = tuple(int(b) for b in block_shape)
+
+    @property
+    def name(self):
+        return f"tensordesc<{self.elem.name}[{','.join(map(str, self.block_shape))}]>"
+
+    @property
+    def mlir(self):
+        return f"!weft.tensordesc<{'x'.join(map(str, self.block_shape))}x{self.elem.mlir}>"
+
+    def __eq__(self, other):
+        return (isinstance(other, tensor_descriptor_type) and other.elem is self.elem
+                and other.block_shape == self.block_shape)
+
+    def __hash__(self):
+        return hash((self.elem.name, self.block_shape))
+
+    def __repr__(self):
+        return f"tensor_descriptor_type({self.elem!r}, {self.block_shape})"
+
+
 int1 = dtype("i1", "i1", 1, "b", "bool")
 int8 = dtype("i8", "i8", 8, "i", "int8")
 int16 = dtype("i16", "i16", 16, "i", "int16")

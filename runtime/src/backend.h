@@ -86,6 +86,18 @@ typedef struct weft_backend_ops {
                         const weft_launch_config *config, void **args,
                         size_t num_args, const weft_kernel_context *kctx);
   weft_status (*synchronize)(void *state, void *stream);
+
+  /* Optional; NULL where kernels make no bulk tensor copies (descriptors
+   * keep a zero map). Encodes the 128-byte, 64-byte aligned tensor map at
+   * map128 for a map that weft_tensor_desc_encode has checked, dimensions
+   * outermost first as there: map dimension j has extents[j] coordinates,
+   * byte_strides[j] bytes between neighbours (byte_strides[map_rank-1] is
+   * elem_size) and map[j].box coordinates per copy. */
+  weft_status (*encode_tensor_map)(void *state, void *map128, const void *base,
+                                   size_t elem_size, int map_rank,
+                                   const weft_tensor_map_dim *map,
+                                   const uint64_t *extents, const uint64_t *byte_strides,
+                                   int swizzle);
 } weft_backend_ops;
 
 extern const weft_backend_ops weft_backend_host;

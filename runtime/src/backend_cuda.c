@@ -32,6 +32,7 @@
 static struct {
   WEFT_CUDA_DRIVER_FUNCTIONS(FIELD)
   WEFT_CUDA_MULTICAST_FUNCTIONS(FIELD)
+  WEFT_CUDA_OPTIONAL_FUNCTIONS(FIELD)
   void *lib;
   weft_status status; /* of loading and cuInit */
   char error[256];
@@ -86,6 +87,9 @@ static void load_driver(void) {
   WEFT_CUDA_DRIVER_FUNCTIONS(RESOLVE)
   if (drv.status != WEFT_SUCCESS)
     return;
+#define RESOLVE_OPTIONAL(field, symbol, params) \
+  weft_gpu_resolve(drv.lib, symbol, &drv.field);
+  WEFT_CUDA_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL)
   CUresult r = drv.cuInit(0);
   if (r != CUDA_SUCCESS) {
     drv.status = r == CUDA_ERROR_NO_DEVICE ? WEFT_ERROR_UNSUPPORTED
@@ -620,6 +624,56 @@ static weft_status cuda_synchronize(void *state, void *stream) {
   return CU(cuStreamSynchronize, stream ? (CUstream)stream : s->stream);
 }
 
+/* ---- tensor maps ---- */
+
+_Static_assert(sizeof(CUtensorMap) == sizeof(((weft_tensor_desc *)0)->tensor_map) &&
+                   _Alignof(CUtensorMap) == 64 &&
+                   offsetof(weft_tensor_desc, tensor_map) == 0,
+               "weft_tensor_desc.tensor_map must hold a CUtensorMap");
+
+/* The driver counts dimensions innermost first (its dimension i is map
+ * dimension map_rank - 1 - i), and takes the strides of all but the
+ * innermost in bytes; they need not grow outwards, so one map can walk a
+ * tensor dimension several times. Out-of-bounds coordinates read as zero
+ * bits, so the data type only needs the element's size. */
+static weft_status cuda_encode_tensor_map(void *state, void *map128, const void *base,
+                                          size_t elem_size, int map_rank,
+                                          const weft_tensor_map_dim *map,
+                                          const uint64_t *extents,
+                                          const uint64_t *byte_strides, int swizzle) {
+  if (!drv.cuTensorMapEncodeTiled)
+    return weft_fail(WEFT_ERROR_UNSUPPORTED, "cuda backend: %s has no "
+                     "cuTensorMapEncodeTiled (tensor maps need CUDA 12.0 or "
+                     "later)", LIBCUDA);
+  /* The encoding touches no device, but the driver may still want a
+   * context (it documents CUDA_ERROR_INVALID_CONTEXT). */
+  weft_status st = enter(state);
+  if (st != WEFT_SUCCESS)
+    return st;
+  cuuint64_t dims[WEFT_TENSOR_DESC_MAX_RANK], strides[WEFT_TENSOR_DESC_MAX_RANK] = {0};
+  cuuint32_t box_dims[WEFT_TENSOR_DESC_MAX_RANK], element_strides[WEFT_TENSOR_DESC_MAX_RANK];
+  for (int i = 0; i < map_rank; ++i) {
+    int j = map_rank - 1 - i; /* the driver's dimension i is map[j] */
+    dims[i] = (cuuint64_t)extents[j];
+    box_dims[i] = (cuuint32_t)map[j].box;
+    element_strides[i] = 1;
+    if (i > 0)
+      strides[i - 1] = (cuuint64_t)byte_strides[j];
+  }
+  CUtensorMapDataType type = elem_size == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                             : elem_size == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                             : elem_size == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                              : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  CUtensorMapSwizzle mode = swizzle == 32    ? CU_TENSOR_MAP_SWIZZLE_32B
+                            : swizzle == 64  ? CU_TENSOR_MAP_SWIZZLE_64B
+                            : swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                             : CU_TENSOR_MAP_SWIZZLE_NONE;
+  return CU(cuTensorMapEncodeTiled, (CUtensorMap *)map128, type, (cuuint32_t)map_rank,
+            (void *)(uintptr_t)base, dims, strides, box_dims, element_strides,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, mode, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
 const weft_backend_ops weft_backend_cuda = {
     .name = "cuda",
     .warp_size = 32,
@@ -637,4 +691,5 @@ const weft_backend_ops weft_backend_cuda = {
     .module_get_function = cuda_module_get_function,
     .launch = cuda_launch,
     .synchronize = cuda_synchronize,
+    .encode_tensor_map = cuda_encode_tensor_map,
 };

@@ -9,8 +9,11 @@
 #define WEFT_RUNTIME_CUDA_DRIVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int CUresult;
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef unsigned long long CUmemGenericAllocationHandle;
@@ -93,6 +96,33 @@ typedef struct CUmulticastObjectProp {
   unsigned long long flags;
 } CUmulticastObjectProp;
 
+/* Tensor maps (sm_90 bulk tensor copies). cuda.h declares CUtensorMap
+ * 128-byte aligned; the driver needs 64 (cuTensorMapEncodeTiled), which is
+ * what weft_tensor_desc gives it. */
+typedef struct CUtensorMap {
+  _Alignas(64) cuuint64_t opaque[16];
+} CUtensorMap;
+typedef int CUtensorMapDataType;
+enum {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+};
+typedef int CUtensorMapInterleave;
+enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+typedef int CUtensorMapSwizzle;
+enum {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+typedef int CUtensorMapL2promotion;
+enum { CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3 };
+typedef int CUtensorMapFloatOOBfill;
+enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
+
 /* X(field, symbol, parameters): every entry point the backend calls. */
 #define WEFT_CUDA_DRIVER_FUNCTIONS(X)                                          \
   X(cuGetErrorName, "cuGetErrorName", (CUresult, const char **))               \
@@ -168,11 +198,21 @@ typedef struct CUmulticastObjectProp {
   X(cuMulticastGetGranularity, "cuMulticastGetGranularity",                    \
     (size_t *, const CUmulticastObjectProp *, CUmulticastGranularity_flags))
 
+/* Looked up with the others but optional: NULL where the driver predates
+ * them (tensor maps: CUDA 12.0), which fails only the calls that need them. */
+#define WEFT_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                          \
+    (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,                   \
+     const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,               \
+     const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,            \
+     CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
+
 /* cuFoo_fn: the type of a pointer to cuFoo. */
 #define WEFT_CUDA_TYPEDEF(field, symbol, params) \
   typedef CUresult (*field##_fn) params;
 WEFT_CUDA_DRIVER_FUNCTIONS(WEFT_CUDA_TYPEDEF)
 WEFT_CUDA_MULTICAST_FUNCTIONS(WEFT_CUDA_TYPEDEF)
+WEFT_CUDA_OPTIONAL_FUNCTIONS(WEFT_CUDA_TYPEDEF)
 #undef WEFT_CUDA_TYPEDEF
 
 #endif /* WEFT_RUNTIME_CUDA_DRIVER_H */

@@ -5,6 +5,7 @@
 # or $WEFT_GPU_CACHE. Nothing is compiled here (WEFT_CACHE_ONLY=1); with OUT
 # set, a miss saves its compile request under $OUT/cache-misses for
 # `scripts/gpu/warm_cache.sh DIR` there, and the log is $OUT/test_python.log.
+# Arguments go to pytest (`-k matmul`: a part of the suite).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
@@ -15,7 +16,7 @@ python_run test_python
 export WEFT_TEST_BACKEND=cuda
 run=("$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 900 --)
 
-step pytest "${run[@]}" "$python" -m pytest -q -p no:cacheprovider -rs python/test/ranks
+step pytest "${run[@]}" "$python" -m pytest -q -p no:cacheprovider -rs python/test/ranks "$@"
 for example in examples/python/*.py; do
   step "example-$(basename "$example" .py)" "${run[@]}" "$python" "$example"
 done

@@ -2,8 +2,9 @@
 # Validates libweft's CUDA backend on a GPU machine (CUDA, no LLVM), from
 # the repository root: builds the runtime alone, builds test/Runtime/gpu
 # with nvcc, and runs it on every GPU through weft-run with each heap kind
-# (WEFT_CUDA_HEAP=vmm, ipc). Everything is also written to
-# $OUT/validate_runtime.log when OUT is set. Exits non-zero on any failure.
+# (WEFT_CUDA_HEAP=vmm, ipc), then its error and tensor-map cases.
+# Everything is also written to $OUT/validate_runtime.log when OUT is set.
+# Exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
@@ -44,6 +45,8 @@ for heap in vmm ipc; do
   fi
 done
 step errors "${run[@]}" "$work/peer_test" errors "$work/peer_kernels.ptx"
+# Tensor maps (cuTensorMapEncodeTiled) driving bulk tensor copies.
+step tensor-desc "${run[@]}" "$work/peer_test" tensor-desc "$work/peer_kernels.cubin"
 # Kernels from the weft compiler are built where LLVM is
 # (scripts/gpu/compile_kernels.sh) and carried here in $kernels.
 if [[ -f $kernels/bad_peer.ptx ]]; then

@@ -261,3 +261,66 @@ func.func @swizzle_rows(%a: !weft.shared<32x32xbf16, #weft.swizzled<bytes = 64, 
 func.func @shared_rank(%a: !weft.shared<64xbf16>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{a tensor descriptor's block has 1 to 5 dimensions of positive size}}
+func.func @desc_rank(%a: !weft.tensordesc<1x2x3x4x5x6xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tensor descriptor's elements are integers or floats of 1, 2, 4 or 8 bytes, not 'i1'}}
+func.func @desc_element(%a: !weft.tensordesc<16xi1>) {
+  return
+}
+
+// -----
+
+func.func @desc_offsets(%a: !weft.tensordesc<16x16xf32>, %i: i32) {
+  // expected-error @+1 {{takes 2 offsets for '!weft.tensordesc<16x16xf32>', got 1}}
+  %t = weft.desc_load %a[%i] : !weft.tensordesc<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @desc_block(%a: !weft.tensordesc<16x16xf32>, %i: i32) {
+  // expected-error @+1 {{result 'tensor<16x8xf32>' is not a block of '!weft.tensordesc<16x16xf32>'}}
+  %t = weft.desc_load %a[%i, %i] : !weft.tensordesc<16x16xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @desc_store_type(%a: !weft.tensordesc<16x16xf32>, %i: i32, %v: tensor<16x16xf16>) {
+  // expected-error @+1 {{value 'tensor<16x16xf16>' is not a block of '!weft.tensordesc<16x16xf32>'}}
+  weft.desc_store %a[%i, %i], %v : !weft.tensordesc<16x16xf32>, tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @desc_dim(%a: !weft.tensordesc<16x16xf32>) -> i64 {
+  // expected-error @+1 {{dimension 2 is outside '!weft.tensordesc<16x16xf32>'}}
+  %d = weft.desc_dim %a, 2 : !weft.tensordesc<16x16xf32>
+  return %d : i64
+}
+
+// -----
+
+func.func @desc_base(%a: !weft.tensordesc<16x16xf32>) -> !weft.ptr<f16> {
+  // expected-error @+1 {{yields a unicast pointer to 'f32'}}
+  %p = weft.desc_base %a : !weft.tensordesc<16x16xf32> -> !weft.ptr<f16>
+  return %p : !weft.ptr<f16>
+}
+
+// -----
+
+func.func @desc_copy(%a: !weft.tensordesc<64x64xbf16>, %i: i32, %go: i1,
+                     %buf: !weft.shared<64x32xbf16>, %bar: !weft.mbarrier) {
+  // expected-error @+1 {{buffer '!weft.shared<64x32xbf16>' is not a block of '!weft.tensordesc<64x64xbf16>'}}
+  weft.desc_async_copy %a[%i, %i], %buf, %bar, %go : !weft.tensordesc<64x64xbf16>, !weft.shared<64x32xbf16>
+  return
+}

@@ -100,3 +100,36 @@ func.func @swizzled_buffers(%c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %w = weft.dot_wait %d, 1 : tensor<64x64xf32>
   return %w : tensor<64x64xf32>
 }
+
+// Tensor descriptors: block accesses and the fields they are computed from.
+// CHECK-LABEL: func.func @descriptors
+func.func @descriptors(%a: !weft.tensordesc<128x64xbf16>, %c: !weft.tensordesc<2x4x8xi16>,
+                       %m: i32, %k: i32) -> (i64, i64) {
+  // CHECK: weft.desc_load %{{.*}}[%{{.*}}, %{{.*}}] : !weft.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+  %t = weft.desc_load %a[%m, %k] : !weft.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+  // CHECK: weft.desc_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !weft.tensordesc<128x64xbf16>, tensor<128x64xbf16>
+  weft.desc_store %a[%k, %m], %t : !weft.tensordesc<128x64xbf16>, tensor<128x64xbf16>
+  %u = weft.desc_load %c[%m, %m, %k] : !weft.tensordesc<2x4x8xi16> -> tensor<2x4x8xi16>
+  // CHECK: weft.desc_base %{{.*}} : !weft.tensordesc<2x4x8xi16> -> !weft.ptr<i16>
+  %p = weft.desc_base %c : !weft.tensordesc<2x4x8xi16> -> !weft.ptr<i16>
+  // CHECK: weft.desc_dim %{{.*}}, 2 : !weft.tensordesc<2x4x8xi16>
+  %d = weft.desc_dim %c, 2 : !weft.tensordesc<2x4x8xi16>
+  // CHECK: weft.desc_stride %{{.*}}, 0 : !weft.tensordesc<128x64xbf16>
+  %s = weft.desc_stride %a, 0 : !weft.tensordesc<128x64xbf16>
+  return %d, %s : i64, i64
+}
+
+// The bulk-copy pipeline's ops (weft-pipeline-dot-operands makes them).
+// CHECK-LABEL: func.func @bulk_copies
+func.func @bulk_copies(%a: !weft.tensordesc<128x64xbf16>, %m: i32, %go: i1, %parity: i32) {
+  // CHECK: %[[B:.*]]:2 = weft.alloc_mbarriers {arrivals = 2 : i32} : !weft.mbarrier, !weft.mbarrier
+  %b:2 = weft.alloc_mbarriers {arrivals = 2 : i32} : !weft.mbarrier, !weft.mbarrier
+  %buf = weft.alloc_shared : !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
+  // CHECK: weft.desc_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[B]]#1, %{{.*}} : !weft.tensordesc<128x64xbf16>, !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
+  weft.desc_async_copy %a[%m, %m], %buf, %b#1, %go : !weft.tensordesc<128x64xbf16>, !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
+  // CHECK: weft.mbarrier_wait %[[B]]#1, %{{.*}}
+  weft.mbarrier_wait %b#1, %parity
+  // CHECK: weft.inval_mbarriers %[[B]]#0, %[[B]]#1 : !weft.mbarrier, !weft.mbarrier
+  weft.inval_mbarriers %b#0, %b#1 : !weft.mbarrier, !weft.mbarrier
+  return
+}

@@ -819,6 +819,223 @@ static int test_format(const char *so) {
   return 0;
 }
 
+/* Nothing but zero bytes in [p, p + n). */
+static int all_zero(const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; ++i)
+    if (b[i])
+      return 0;
+  return 1;
+}
+
+/* The encoding must fail naming the problem (text) and zero the output. */
+#define CHECK_DESC_FAILS(base, elem_size, rank, shape, strides, map_rank, map, swizzle, \
+                         text)                                                         \
+  do {                                                                                 \
+    weft_tensor_desc d_;                                                               \
+    memset(&d_, 0xff, sizeof d_);                                                      \
+    CHECK_FAILS(weft_tensor_desc_encode(g_ctx, base, elem_size, rank, shape, strides, \
+                                        map_rank, map, swizzle, &d_),                  \
+                WEFT_ERROR_INVALID_ARGUMENT, text);                                    \
+    CHECK(all_zero(&d_, sizeof d_));                                                   \
+  } while (0)
+
+#define N_DIMS(map) ((int)(sizeof(map) / sizeof((map)[0])))
+
+/* Tensor descriptors on the host backend: the fields, and every rule of
+ * sm_90's bulk tensor copies and of tensor maps (views of the tensor)
+ * refused here as on a GPU. */
+static int test_tensor_desc(void) {
+  init_host(0);
+  float *heap;
+  CHECK_OK(weft_malloc(g_ctx, 1 << 16, (void **)&heap));
+  weft_tensor_desc d;
+  /* fp32 [2][3][8] in the heap, rows padded to 12 elements (48 bytes). */
+  const int64_t shape3[] = {2, 3, 8}, strides3[] = {36, 12, 1};
+  const weft_tensor_map_dim map3[] = {{0, 1, 0, 1}, {1, 1, 0, 2}, {2, 1, 0, 8}};
+  memset(&d, 0xff, sizeof d);
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 4, 3, shape3, strides3, 3, map3, 32, &d));
+  CHECK(d.base == (uint64_t)(uintptr_t)heap);
+  for (int i = 0; i < 3; ++i)
+    CHECK(d.shape[i] == shape3[i] && d.strides[i] == strides3[i]);
+  for (int i = 3; i < WEFT_TENSOR_DESC_MAX_RANK; ++i)
+    CHECK(d.shape[i] == 0 && d.strides[i] == 0);
+  /* A map, but the host backend makes no bulk copies: no tensor map. The
+   * tail padding is zero too. */
+  CHECK(all_zero(d.tensor_map, sizeof d.tensor_map));
+  const size_t used = offsetof(weft_tensor_desc, strides) + sizeof d.strides;
+  CHECK(all_zero((const char *)&d + used, sizeof d - used));
+  /* map_rank 0: no map (NULL or not), swizzle is ignored. */
+  memset(&d, 0xff, sizeof d);
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 4, 3, shape3, strides3, 0, NULL, 7, &d));
+  CHECK(d.shape[2] == 8 && d.strides[0] == 36 && all_zero(d.tensor_map, sizeof d.tensor_map));
+  const weft_tensor_map_dim bogus[] = {{9, 0, -1, 0}};
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 4, 3, shape3, strides3, 0, bogus, 7, &d));
+
+  /* Host memory outside the heap, every rank and element size, the limits. */
+  static _Alignas(16) uint64_t host[64];
+  const int64_t one[] = {5}, unit[] = {1};
+  const weft_tensor_map_dim map1[] = {{0, 1, 0, 2}};
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, host, 8, 1, one, unit, 1, map1, 0, &d));
+  CHECK(d.shape[0] == 5 && d.strides[0] == 1 && d.shape[1] == 0);
+  const int64_t shape5[] = {(int64_t)1 << 32, 1, 2, 3, 16};
+  const int64_t strides5[] = {((int64_t)1 << 40) - 16, 4096, 1024, 16, 1};
+  const weft_tensor_map_dim map5[] = {
+      {0, 1, 0, 256}, {1, 1, 0, 1}, {2, 1, 0, 2}, {3, 1, 0, 3}, {4, 1, 0, 16}};
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, host, 1, 5, shape5, strides5, 5, map5, 0, &d));
+  for (int i = 0; i < 5; ++i)
+    CHECK(d.shape[i] == shape5[i] && d.strides[i] == strides5[i]);
+  /* fp64 rows 2^39 bytes apart: a map stride of 2^39 bytes is fine. */
+  const int64_t shape_far[] = {2, 2}, strides_far[] = {(int64_t)1 << 36, 1};
+  const weft_tensor_map_dim far_rows[] = {{0, 1, 0, 1}, {1, 1, 0, 2}};
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, host, 8, 2, shape_far, strides_far, 2, far_rows,
+                                   0, &d));
+  /* bf16 rows of 64 (128 bytes), the widest box a 128-byte swizzle takes:
+   * the plain 2-D map, 8 x 64 elements per box. */
+  const int64_t shape2[] = {64, 64}, strides2[] = {64, 1};
+  const weft_tensor_map_dim map2[] = {{0, 1, 0, 8}, {1, 1, 0, 64}};
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape2, strides2, 2, map2, 128, &d));
+  /* *out need not be aligned (ctypes cannot align it to 64). */
+  _Alignas(64) unsigned char raw[sizeof d + 16];
+  memset(raw, 0xff, sizeof raw);
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape2, strides2, 2, map2, 128,
+                                   (weft_tensor_desc *)(void *)(raw + 8)));
+  memcpy(&d, raw + 8, sizeof d);
+  CHECK(d.base == (uint64_t)(uintptr_t)heap && d.shape[1] == 64 && d.strides[0] == 64);
+  CHECK(raw[7] == 0xff && raw[8 + sizeof d] == 0xff);
+
+  /* A view: 128 rows of a 256 x 64 bf16 tensor in one box, in the order
+   * 0-7, 64-71, 8-15, 72-79, ...: map dimensions i (8 groups of 8 rows),
+   * t (the rest in steps of 64 rows: 4, two per box), g (8 rows), k (the
+   * columns). Strides do not grow outwards; the map reaches row
+   * 7 * 8 + 3 * 64 + 7 = 255, the last. The descriptor's plain fields are
+   * the tensor's. */
+  const int64_t shape_a[] = {256, 64}, strides_a[] = {64, 1};
+  const weft_tensor_map_dim split[] = {
+      {0, 8, 8, 8}, {0, 64, 0, 2}, {0, 1, 8, 8}, {1, 1, 0, 64}};
+  memset(&d, 0xff, sizeof d);
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape_a, strides_a, N_DIMS(split),
+                                   split, 0, &d));
+  CHECK(d.shape[0] == 256 && d.shape[1] == 64 && d.strides[0] == 64 && d.strides[1] == 1 &&
+        d.shape[2] == 0 && all_zero(d.tensor_map, sizeof d.tensor_map));
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape_a, strides_a, N_DIMS(split),
+                                   split, 128, &d));
+  /* The columns split in two, also fine: 32-column halves 64 bytes apart. */
+  const weft_tensor_map_dim halves[] = {{1, 32, 2, 1}, {0, 1, 0, 64}, {1, 1, 32, 32}};
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape_a, strides_a, N_DIMS(halves),
+                                   halves, 64, &d));
+
+  /* Each rule, with a message naming the value. */
+  CHECK(weft_tensor_desc_encode(NULL, heap, 2, 2, shape2, strides2, 0, NULL, 0, &d) ==
+            WEFT_ERROR_INVALID_ARGUMENT &&
+        strstr(weft_last_error(NULL), "weft_tensor_desc_encode: ctx is NULL"));
+  CHECK_FAILS(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape2, strides2, 0, NULL, 0, NULL),
+              WEFT_ERROR_INVALID_ARGUMENT, "weft_tensor_desc_encode: out is NULL");
+  CHECK_DESC_FAILS(heap, 2, 2, NULL, strides2, 0, NULL, 0, "shape is NULL");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, NULL, 0, NULL, 0, "strides is NULL");
+  CHECK_DESC_FAILS(NULL, 2, 2, shape2, strides2, 0, NULL, 0, "base is NULL");
+  CHECK_DESC_FAILS(heap, 2, 0, shape2, strides2, 0, NULL, 0, "rank 0 is not in 1..5");
+  CHECK_DESC_FAILS(heap, 2, 6, shape5, strides5, 0, NULL, 0, "rank 6 is not in 1..5");
+  CHECK_DESC_FAILS(heap, 3, 2, shape2, strides2, 0, NULL, 0,
+                   "elem_size 3 is not 1, 2, 4 or 8");
+  CHECK_DESC_FAILS(heap, 16, 2, shape2, strides2, 0, NULL, 0, "elem_size 16");
+  char text[160];
+  snprintf(text, sizeof text, "base %p is not 16-byte aligned", (void *)((char *)heap + 8));
+  CHECK_DESC_FAILS((char *)heap + 8, 2, 2, shape2, strides2, 0, NULL, 0, text);
+  const int64_t no_rows[] = {0, 64}, huge[] = {64, ((int64_t)1 << 32) + 1};
+  CHECK_DESC_FAILS(heap, 2, 2, no_rows, strides2, 0, NULL, 0,
+                   "shape[0] = 0 is not in 1..2^32");
+  CHECK_DESC_FAILS(heap, 2, 2, huge, strides2, 0, NULL, 0,
+                   "shape[1] = 4294967297 is not in 1..2^32");
+  const int64_t column[] = {64, 2}, zero[] = {0, 1}, negative[] = {-64, 1},
+                odd[] = {12, 1}, far[] = {(int64_t)1 << 37, 1};
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, column, 0, NULL, 0,
+                   "strides[1] = 2: the innermost dimension must be contiguous");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, zero, 0, NULL, 0, "strides[0] = 0 is not positive");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, negative, 0, NULL, 0,
+                   "strides[0] = -64 is not positive");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, odd, 0, NULL, 0, "strides[0] = 12 elements of 2 "
+                   "bytes (24 bytes) is not a multiple of 16 bytes");
+  CHECK_DESC_FAILS(heap, 8, 2, shape2, far, 0, NULL, 0, "strides[0] = 137438953472 "
+                   "elements of 8 bytes is not below 2^40 bytes");
+  /* The map's own rules. */
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, -1, map2, 0, "map_rank -1 is not in 0..5");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 6, map5, 0, "map_rank 6 is not in 0..5");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, NULL, 0, "map is NULL (map_rank 2)");
+  const weft_tensor_map_dim bad_dim[] = {{2, 1, 0, 8}, {1, 1, 0, 64}},
+                            neg_dim[] = {{-1, 1, 0, 8}, {1, 1, 0, 64}},
+                            no_step[] = {{0, 0, 0, 8}, {1, 1, 0, 64}},
+                            neg_size[] = {{0, 1, -8, 8}, {1, 1, 0, 64}},
+                            no_box[] = {{0, 1, 0, 0}, {1, 1, 0, 64}},
+                            big_box[] = {{0, 1, 0, 8}, {1, 1, 0, 257}};
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, bad_dim, 0,
+                   "map[0].dim = 2 is not in 0..1");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, neg_dim, 0,
+                   "map[0].dim = -1 is not in 0..1");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, no_step, 0,
+                   "map[0].step = 0 is not positive");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, neg_size, 0,
+                   "map[0].size = -8 is negative");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, no_box, 0,
+                   "map[0].box = 0 is not in 1..256");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, big_box, 0,
+                   "map[1].box = 257 is not in 1..256");
+  /* The innermost map dimension walks the innermost tensor dimension
+   * contiguously: not the rows, and not every other column. */
+  const weft_tensor_map_dim rows_inner[] = {{1, 1, 0, 64}, {0, 1, 0, 8}},
+                            strided_inner[] = {{0, 1, 0, 8}, {1, 2, 0, 32}};
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, rows_inner, 0,
+                   "map[1] (the innermost) walks dimension 0 in steps of 1: it must "
+                   "walk dimension 1 (the innermost) in steps of 1");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, strided_inner, 0,
+                   "map[1] (the innermost) walks dimension 1 in steps of 2");
+  /* The split view of a 100-row tensor: 100 rows are no whole number of
+   * 64-row steps. */
+  const int64_t shape_100[] = {100, 64};
+  CHECK_DESC_FAILS(heap, 2, 2, shape_100, strides_a, N_DIMS(split), split, 0,
+                   "map[1] steps shape[0] = 100 in steps of 64: not whole");
+  /* Past the tensor: 16 rows of an 8-row tensor; the split view with
+   * 16-row groups g (row 7 * 8 + 3 * 64 + 15 = 263). */
+  const int64_t shape_8[] = {8, 64};
+  const weft_tensor_map_dim tall[] = {{0, 1, 16, 8}, {1, 1, 0, 64}},
+                            wide_g[] = {{0, 8, 8, 8}, {0, 64, 0, 2}, {0, 1, 16, 8},
+                                        {1, 1, 0, 64}};
+  CHECK_DESC_FAILS(heap, 2, 2, shape_8, strides2, 2, tall, 0,
+                   "the map reaches index 15 of dimension 0, beyond shape[0] = 8");
+  CHECK_DESC_FAILS(heap, 2, 2, shape_a, strides_a, N_DIMS(wide_g), wide_g, 0,
+                   "the map reaches index 263 of dimension 0, beyond shape[0] = 256");
+  /* 64 bf16 elements as 16 groups of 4 (box 8 of them: 16 bytes): groups
+   * 8 bytes apart, which a bulk copy cannot stride by. */
+  const int64_t shape_64[] = {64};
+  const weft_tensor_map_dim quads[] = {{0, 4, 16, 16}, {0, 1, 4, 8}},
+                            octets[] = {{0, 8, 8, 16}, {0, 1, 8, 8}};
+  CHECK_DESC_FAILS(heap, 2, 1, shape_64, unit, 2, quads, 0,
+                   "map[0]: step 4 x strides[0] = 4 elements of 2 bytes (8 bytes) is "
+                   "not a multiple of 16 bytes");
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 1, shape_64, unit, 2, octets, 0, &d));
+  /* Every other row of fp64 rows 2^39 bytes apart: 2^40 bytes. */
+  const weft_tensor_map_dim far_step[] = {{0, 2, 1, 1}, {1, 1, 0, 2}};
+  CHECK_DESC_FAILS(host, 8, 2, shape_far, strides_far, 2, far_step, 0,
+                   "map[0]: step 2 x strides[0] = 2 x 68719476736 elements of 8 bytes is "
+                   "not below 2^40 bytes");
+  /* The innermost box and the swizzle. */
+  const weft_tensor_map_dim narrow[] = {{0, 1, 0, 8}, {1, 1, 0, 4}};
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, narrow, 0, "map[1].box = 4 elements "
+                   "of 2 bytes (8 bytes) is not a multiple of 16 bytes");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, map2, 16,
+                   "swizzle 16 is not 0, 32, 64 or 128");
+  CHECK_DESC_FAILS(heap, 2, 2, shape2, strides2, 2, map2, 64, "map[1].box = 64 elements "
+                   "of 2 bytes (128 bytes) is wider than the 64-byte swizzle");
+  CHECK_DESC_FAILS(heap, 2, 2, shape_a, strides_a, N_DIMS(split), split, 32,
+                   "map[3].box = 64 elements of 2 bytes (128 bytes) is wider than the "
+                   "32-byte swizzle");
+  /* The failures left the context as it was. */
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, heap, 2, 2, shape2, strides2, 2, map2, 128, &d));
+  CHECK_OK(weft_free(g_ctx, heap));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: runtime_test CASE [ARGS]\n");
@@ -841,6 +1058,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "format")) return test_format(arg);
   if (!strcmp(c, "backends")) return test_backends();
   if (!strcmp(c, "gpu_common")) return test_gpu_common();
+  if (!strcmp(c, "tensor_desc")) return test_tensor_desc();
   if (!strcmp(c, "sleep")) { sleep(600); return 0; }
   fprintf(stderr, "runtime_test: unknown case '%s'\n", c);
   return 2;

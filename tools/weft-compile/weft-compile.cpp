@@ -28,8 +28,8 @@ static cl::opt<std::string> target("target",
                                    cl::init("host"));
 static cl::opt<std::string>
     emit("emit",
-         cl::desc("Artifact to write: weft, llir, ptx, cubin (cuda); "
-                  "amdgcn, hsaco (hip); asm, so (host)"),
+         cl::desc("Artifact to write: weft, llir, kernels (launch settings, JSON); "
+                  "ptx, cubin (cuda); amdgcn, hsaco (hip); asm, so (host)"),
          cl::Required);
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
                                   cl::Prefix, cl::init(3));
@@ -49,7 +49,7 @@ namespace {
 
 /// The artifacts that compiling for `kind` produces.
 bool targetProduces(weft::TargetKind kind, llvm::StringRef name) {
-  if (name == "weft" || name == "llir")
+  if (name == "weft" || name == "llir" || name == "kernels")
     return true;
   switch (kind) {
   case weft::TargetKind::NVPTX:
@@ -119,7 +119,10 @@ int main(int argc, char **argv) {
                                 : llvm::sys::fs::OpenFlags::OF_Text);
   if (ec)
     return fail("cannot write " + output + ": " + ec.message());
-  file.os() << (*artifacts)[artifact];
+  // "kernels" exists only where some kernel needs a launch setting.
+  auto found = artifacts->find(artifact);
+  file.os() << (found != artifacts->end() ? found->second
+                                          : artifact == "kernels" ? "{}" : "");
   file.keep();
   return 0;
 }

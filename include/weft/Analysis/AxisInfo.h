@@ -45,6 +45,9 @@ struct AxisInfo {
 constexpr llvm::StringLiteral kDivisibilityAttrName = "weft.divisibility";
 /// The alignment assumed for a kernel's pointer arguments.
 constexpr int64_t kDefaultPointerDivisibility = 16;
+/// On a tensor-descriptor argument: per dimension, a power of two dividing
+/// the tensor's extent (weft.desc_dim), as the frontend specialises it.
+constexpr llvm::StringLiteral kShapeDivisibilityAttrName = "weft.shape_divisibility";
 
 /// A forward analysis of every function under a root operation. Values it
 /// cannot reason about (loop-carried values other than scf.for's induction

@@ -85,6 +85,22 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
   let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
 }
 
+def WeftExpandTensorDescs : Pass<"weft-expand-tensor-descs", "mlir::ModuleOp"> {
+  let summary = "Turn tensor-descriptor block accesses into masked tile accesses";
+  let description = [{
+    Every `weft.desc_load` and `weft.desc_store` that is left (on sm_90,
+    weft-pipeline-dot-operands has made the operand loads of pipelined K
+    loops bulk tensor copies) becomes a `weft.load` / `weft.store` through
+    the tile `base + sum(coordinate_d * stride_d)` of the block's
+    coordinates, masked to the tensor's shape (zeros read outside it),
+    from `weft.desc_base`, `weft.desc_dim` and `weft.desc_stride`. The
+    axis analysis knows what the runtime guarantees of those (an aligned
+    base, strides of whole 16-byte chunks, the last one 1), so the
+    accesses are vectors.
+  }];
+  let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
+}
+
 def WeftAddHiddenArgs : Pass<"weft-add-hidden-args", "mlir::ModuleOp"> {
   let summary = "Append the kernel context (and host program) arguments";
   let description = [{

@@ -39,10 +39,14 @@ public:
   bool singleThreadPrograms() const { return spec.threadsPerProgram() == 1; }
 
   mlir::LLVM::LLVMPointerType globalPtrType(mlir::MLIRContext *ctx) const;
+  /// What a function holds of a parameter the runtime passes by value (the
+  /// kernel context, tensor descriptors): a pointer to it.
+  virtual mlir::LLVM::LLVMPointerType byValueParamType(mlir::MLIRContext *ctx) const;
   /// Types of the hidden trailing arguments of every function.
   virtual llvm::SmallVector<mlir::Type> hiddenArgTypes(mlir::MLIRContext *ctx) const;
   /// Marks a lowered kernel as an entry point and sets the attributes of its
-  /// context parameter (byval + grid_constant, byref, ...). The host target
+  /// by-value parameters (byval + grid_constant, byref, ...): the context
+  /// (the last) and those marked kTensorDescArgAttrName. The host target
   /// instead emits the weft_host_kernel_fn wrapper.
   virtual void finalizeKernel(mlir::LLVM::LLVMFuncOp kernel,
                               mlir::OpBuilder &b) const = 0;
@@ -190,6 +194,28 @@ public:
                          mlir::Value srcBytes = {}) const;
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const {}
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, unsigned pending) const {}
+
+  /// Bulk tensor copies (sm_90 TMA) and the barriers they complete on.
+  /// tensorCopy starts copying the box at `coords` (i32, innermost
+  /// dimension first) of the tensor map at `tensorMap` into shared `dst`,
+  /// its bytes counted against `barrier`. The barrier calls are what one
+  /// thread does: initialise `barriers` for `arrivals` arrivals per phase
+  /// (visible to the copy engine; the program joins after), arrive expecting `bytes`
+  /// more bytes in the phase, and invalidate; barrierWait is every
+  /// thread's wait for the phase of parity `phase` (i32) to complete.
+  /// Only called when hasTensorCopies().
+  virtual bool hasTensorCopies() const { return false; }
+  virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
+                          mlir::Value tensorMap, mlir::ValueRange coords,
+                          mlir::Value barrier) const;
+  virtual void barrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange barriers,
+                           unsigned arrivals) const;
+  virtual void barrierArriveExpect(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value barrier, int64_t bytes) const;
+  virtual void barrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                           mlir::Value phase) const;
+  virtual void barrierInval(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value barrier) const;
 
   virtual bool hasMultimem() const { return false; }
   /// The multimem instruction for `op` (a weft.multimem_* op) on the

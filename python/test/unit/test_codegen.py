@@ -187,6 +187,27 @@ def test_specialisation_attributes():
     assert "%n: i32 {weft.divisibility = 16 : i32}" in ir
 
 
+@weft.jit
+def desc_blocks(src, dst, BM: wl.constexpr):
+    i = wl.program_id(0) * BM
+    dst.store([i, 0], src.load([i, 0]) + 1.0)
+
+
+def test_tensor_descriptors():
+    """A descriptor argument carries its extents' divisibility; desc.load
+    and desc.store are block accesses at i32 offsets."""
+    sig = {"src": "tensordesc<fp32[16,32]>:64,32", "dst": "tensordesc<fp32[16,32]>"}
+    ir = ir_of(desc_blocks, signature=sig, constexprs={"BM": 16})
+    assert ("%src: !weft.tensordesc<16x32xf32> "
+            "{weft.shape_divisibility = array<i64: 64, 32>}") in ir
+    assert "{weft.shape_divisibility = array<i64: 1, 1>}" in ir
+    assert "weft.desc_load %src[" in ir and "-> tensor<16x32xf32>" in ir
+    assert "weft.desc_store %dst[" in ir
+    for bad in ("tensordesc<fp32>", "tensordesc<fp33[4]>", "tensordesc<fp32[4,4]>:8"):
+        with pytest.raises(weft.CompilationError, match="bad tensor descriptor type"):
+            ir_of(desc_blocks, signature={"src": bad, "dst": bad}, constexprs={"BM": 16})
+
+
 def test_locations_point_at_python():
     ir = ir_of(scalars)
     assert f'loc("{__file__}":' in ir

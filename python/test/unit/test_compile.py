@@ -69,6 +69,35 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
                      constexprs={"BM": 64, "BN": 64, "BK": 32})
 
 
+def test_matmul_bulk_copies_on_sm90():
+    """With tensor descriptors, weft.ops.matmul's K loop takes its blocks
+    with bulk tensor copies on mbarriers: one box per block where the
+    extents are whole multiples of the views' steps (a as a 4-D view whose
+    box lands in the rows' interleaved order, b as 3-D), the "kernels"
+    artifact naming the maps the runtime must encode; 8-row boxes of plain
+    2-D maps where nothing is known of the extents."""
+    from weft.ops._gemm import matmul_kernel
+    sig = {"a": "tensordesc<bf16[128,64]>:256,256", "b": "tensordesc<bf16[64,256]>:256,256",
+           "c": "*bf16", "M": "i32:16", "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
+    consts = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
+    k = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
+                     num_warps=8)
+    ptx = k.asm["ptx"].decode()
+    assert "cp.async.bulk.tensor.4d" in ptx and "cp.async.bulk.tensor.3d" in ptx
+    assert "cp.async.cg" not in ptx and "mbarrier.try_wait.parity" in ptx
+    maps = json.loads(k.asm["kernels"])["matmul_kernel"]["tensor_maps"]
+    assert maps == {"0": {"map": [[0, 8, 8, 8], [0, 64, 0, 2], [0, 1, 8, 8], [1, 1, 0, 64]],
+                          "swizzle": 128},
+                    "1": {"map": [[1, 64, 0, 4], [0, 1, 0, 64], [1, 1, 64, 64]],
+                          "swizzle": 128}}
+    unknown = dict(sig, a="tensordesc<bf16[128,64]>", b="tensordesc<bf16[64,256]>")
+    k = weft.compile(matmul_kernel, signature=unknown, constexprs=consts, target="cuda:90",
+                     num_warps=8)
+    maps = json.loads(k.asm["kernels"])["matmul_kernel"]["tensor_maps"]
+    assert maps["0"]["map"] == [[0, 1, 0, 8], [1, 1, 0, 64]]
+    assert k.asm["ptx"].decode().count("cp.async.bulk.tensor.2d") >= 16 + 4
+
+
 def test_hip():
     k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="hip:gfx942")
     assert {"weft", "llir", "amdgcn", "hsaco"} <= set(k.asm)

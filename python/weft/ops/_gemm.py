@@ -3,7 +3,7 @@
 _programs and the split-K rule."""
 from .. import _runtime as rt
 from .. import language as wl
-from .._jit import PerBackend, jit
+from .._jit import PerBackend, TensorDescriptor, _data_ptr, jit
 from ..collectives import _dtype_of, _grid_of, _size
 
 # Output block per program step (GPUs: mma tiles of 4 warps; host programs
@@ -37,6 +37,36 @@ def _block_product(a, b, rm, rn, rows, N, K, k_lo, k_hi, owner, REMOTE: wl.const
     return acc
 
 
+@jit
+def _desc_block_product(a, b, m0, n0, k_lo, k_hi, BM: wl.constexpr, BN: wl.constexpr,
+                        BK: wl.constexpr):
+    """_block_product from tensor descriptors of a (BM x BK blocks) and b
+    (BK x BN): the block at rows m0.., columns n0.. over k in [k_lo,
+    k_hi), a multiple of BK apart, the tensors' edges zero. On sm_90 the
+    K loop's blocks are bulk tensor copies (TMA)."""
+    acc = wl.zeros((BM, BN), wl.float32)
+    for k0 in range(k_lo, k_hi, BK):
+        acc = wl.dot(a.load([m0, k0]), b.load([k0, n0]), acc)
+    return acc
+
+
+def tensor_maps_fit(*tensors):
+    """Every tensor (row-major, 2-D) meets what tensor descriptors need: a
+    16-byte aligned start and rows of whole 16-byte chunks."""
+    for t in tensors:
+        width = t.shape[-1] * _dtype_of(t, "operand").bits // 8
+        if _data_ptr(t) % 16 or width % 16:
+            return False
+    return True
+
+
+def blocks_of(a, b, constexprs):
+    """Tensor descriptors of a (BM x BK blocks) and b (BK x BN) in
+    constexprs' blocks."""
+    return (TensorDescriptor(a, (constexprs["BM"], constexprs["BK"])),
+            TensorDescriptor(b, (constexprs["BK"], constexprs["BN"])))
+
+
 def even_blocks(m, n, k, constexprs):
     """EVEN for an m x n x k product in constexprs' blocks: per backend
     where the blocks are (PerBackend)."""
@@ -49,7 +79,8 @@ def even_blocks(m, n, k, constexprs):
 
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
-                  BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8):
+                  BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
+                  DESC: wl.constexpr = False):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
@@ -57,7 +88,8 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     Programs launched together take GROUP_M block rows by as many columns
     (grid axes 0 and 1 renumbered), so the blocks of a and b they read
     stay in L2 while they last. EVEN: BM, BN and BK divide M, N and K
-    (pieces are whole BK steps, so none ends inside a step)."""
+    (pieces are whole BK steps, so none ends inside a step). DESC: a and b
+    are tensor descriptors (blocks_of), else pointers."""
     blocks_m = (M + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN
     pid = wl.program_id(1) * blocks_m + wl.program_id(0)
@@ -70,7 +102,11 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     k_chunk = k_steps * BK
     k_lo = wl.program_id(2) * k_chunk
     k_hi = wl.minimum(K, k_lo + k_chunk)
-    acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
+    if DESC:
+        acc = _desc_block_product(a, b, (first_m + in_group % rows) * BM,
+                                  (in_group // rows) * BN, k_lo, k_hi, BM, BN, BK)
+    else:
+        acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
     offs = c + rm[:, None] * N + rn[None, :]
     mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
     if k_chunk < K:
@@ -112,21 +148,26 @@ def _programs(num_programs, work):
 
 
 def _split_k(blocks, k, bk):
-    """Pieces of K for a grid of `blocks` output blocks: about K / 16
-    programs in all (512 at K = 8192; decode shapes stream b, and the more
-    programs the more of it is in flight: the best count at every decode
-    shape of bench/gemm.py on an H200), each piece at least 4 K steps
-    long; one where the blocks alone are that many. The same rule on every
-    backend, so a host run launches what a GPU run will (cache warming)."""
-    return max(1, min(16, k // 16 // max(1, blocks), k // (4 * bk)))
+    """Pieces of K for a grid of `blocks` output blocks: about 256 programs
+    in all (two a streaming multiprocessor on an H200's 132, one wave:
+    decode shapes stream b, and each program keeps its stages of it in
+    flight; the best count at the decode shapes of bench/gemm.py with bulk
+    tensor copies), each piece at least 4 K steps long; one where the
+    blocks alone are that many. The same rule on every backend, so a host
+    run launches what a GPU run will (cache warming)."""
+    return max(1, min(16, 256 // max(1, blocks), k // (4 * bk)))
 
 
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
-# wgmma m64n256k16 on sm_90) with four stages, the rest 64x64x64 blocks on
-# four warps with four stages: the fastest of the configurations swept on
-# an H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
+# wgmma m64n256k16 on sm_90) with five stages; products of at most 128
+# rows (decode) with more than 64 take 128x128x64 blocks on eight warps
+# (b read once per column block), and the rest 64x64x64 blocks on four
+# warps, both with four stages: the fastest of the configurations swept
+# on an H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
 _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
               BK=BK)
+_ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128),
+                BK=PerBackend(host=16, default=64))
 _SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
 
 
@@ -134,9 +175,13 @@ def _config_for(m, n, k, backend):
     """(constexprs, num_warps, num_stages, (BM, BN, BK) on `backend`) for an
     m x n x k product."""
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
-    large = m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132
-    constexprs = _LARGE if large else _SMALL
-    return (constexprs, 8 if large else 4, 4,
+    if m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132:
+        constexprs, warps, stages = _LARGE, 8, 5
+    elif 64 < m <= 128:
+        constexprs, warps, stages = _ROWS128, 8, 4
+    else:
+        constexprs, warps, stages = _SMALL, 4, 4
+    return (constexprs, warps, stages,
             tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")))
 
 
@@ -151,24 +196,29 @@ def _pieces(blocks, k, bk, split_k=None):
     return max(1, -(-k // (steps * bk))), steps
 
 
-def matmul_plan(m, n, k, backend, split_k=None, config=None):
+def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None):
     """How matmul launches an m x n x k product on `backend`: (grid,
     k_steps, constexprs, launch options); config = (BM, BN, BK, num_warps[,
-    num_stages]) overrides what the shape picks."""
+    num_stages]) overrides what the shape picks; descriptors: a and b go
+    as tensor descriptors (None: where the blocks tile the product, so that
+    every block is one bulk copy on sm_90; the operands must meet
+    tensor_maps_fit)."""
     if config is None:
         constexprs, warps, stages, (bm, bn, bk) = _config_for(m, n, k, backend)
     else:
         bm, bn, bk, warps, *rest = (int(v) for v in config)
         stages = rest[0] if rest else 3
         constexprs = dict(BM=bm, BN=bn, BK=bk)
-    constexprs = dict(constexprs, EVEN=even_blocks(m, n, k, constexprs))
+    even = even_blocks(m, n, k, constexprs)
+    constexprs = dict(constexprs, EVEN=even, DESC=even[backend] if descriptors is None
+                      else descriptors)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, split_k)
     return (blocks_m, blocks_n, pieces), steps, constexprs, dict(num_warps=warps,
                                                                 num_stages=stages)
 
 
-def matmul(a, b, out=None, split_k=None, config=None):
+def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     """out = a @ b, accumulated in f32 (a M x K, b K x N, both fp16, bf16
     or fp32: weft buffers, numpy arrays on the host, tensors on GPUs; out
     M x N fp32 or a's 16-bit dtype, rounded once at the end; a new fp32
@@ -176,7 +226,10 @@ def matmul(a, b, out=None, split_k=None, config=None):
     computed by separate programs and added into an fp32 out (None: chosen
     by the shape and the block size; a 16-bit out takes one piece). config:
     (BM, BN, BK, num_warps[, num_stages]) of the kernel (None: chosen by
-    the shape; bench/gemm.py --configs compares them)."""
+    the shape; bench/gemm.py --configs compares them). descriptors: a and
+    b go to the kernel as tensor descriptors (on sm_90 its K loop then
+    loads them with bulk tensor copies), else as pointers; None: where
+    they meet tensor_maps_fit and the blocks tile the product."""
     m, k, n = _check_operands("matmul", a, b)
     dtype = _dtype_of(a, "a")
     out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
@@ -189,9 +242,14 @@ def matmul(a, b, out=None, split_k=None, config=None):
                              f"{out_dtype.name}")
         split_k = 1
     backend = rt.backend()
-    grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config)
+    if descriptors is None and not tensor_maps_fit(a, b):
+        descriptors = False
+    grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
+                                                   descriptors)
     if grid[2] > 1:  # the pieces add into zeros: a memset in stream order
         rt.memset_async(out, 0, m * n * 4)
+    if constexprs["DESC"]:
+        a, b = blocks_of(a, b, constexprs)
     matmul_kernel[grid](a, b, out, m, n, k, steps, **options, **constexprs)
     return out
 

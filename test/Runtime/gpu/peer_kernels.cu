@@ -87,3 +87,73 @@ extern "C" __global__ void copy_next(uint4 *dst, const uint4 *src, uint64_t n16,
 extern "C" __global__ void fault(weft_kernel_context ctx) {
   *(volatile int *)(uintptr_t)16 = ctx.rank;
 }
+
+// One bulk tensor copy (TMA) of the 8 x 64 box of 16-bit elements at
+// (row0, col0) of the 2-D tensor that desc's tensor map describes, into
+// shared memory; the box's 1024 bytes then go to out as they landed there
+// (swizzled when the map says so). Elements outside the tensor read as 0.
+extern "C" __global__ void tma_load_box(const __grid_constant__ weft_tensor_desc desc,
+                                        int32_t row0, int32_t col0, uint4 *out,
+                                        weft_kernel_context ctx) {
+  (void)ctx;
+  // 1024: the alignment a 128-byte swizzle needs.
+  __shared__ alignas(1024) uint4 tile[64];
+  __shared__ alignas(8) uint64_t bar;
+  uint32_t tile_s = (uint32_t)__cvta_generic_to_shared(tile);
+  uint32_t bar_s = (uint32_t)__cvta_generic_to_shared(&bar);
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_s) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_s),
+                 "r"((uint32_t)sizeof tile) : "memory");
+    // The tensor map's coordinates count the innermost dimension first.
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+                 ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                 ::"r"(tile_s), "l"(&desc.tensor_map), "r"(col0), "r"(row0), "r"(bar_s)
+                 : "memory");
+  }
+  __syncthreads();
+  uint32_t done = 0;
+  while (!done)
+    asm volatile("{\n .reg .pred p;\n"
+                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                 " selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar_s) : "memory");
+  for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x)
+    out[i] = tile[i];
+}
+
+// One bulk tensor copy (TMA) of a box of a 4-D tensor map (a view of a
+// 2-D tensor: peer_test.c's split view) at coordinates c0..c3, innermost
+// first, into shared memory, unswizzled; its `bytes` (at most 16 KiB) then
+// go to out as they landed there. Coordinates past the map read as 0.
+extern "C" __global__ void tma_load_box4(const __grid_constant__ weft_tensor_desc desc,
+                                         int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                         uint32_t bytes, uint4 *out,
+                                         weft_kernel_context ctx) {
+  (void)ctx;
+  __shared__ alignas(128) uint4 tile[1024];
+  __shared__ alignas(8) uint64_t bar;
+  uint32_t tile_s = (uint32_t)__cvta_generic_to_shared(tile);
+  uint32_t bar_s = (uint32_t)__cvta_generic_to_shared(&bar);
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_s) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_s),
+                 "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile"
+                 ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+                 ::"r"(tile_s), "l"(&desc.tensor_map), "r"(c0), "r"(c1), "r"(c2),
+                 "r"(c3), "r"(bar_s)
+                 : "memory");
+  }
+  __syncthreads();
+  uint32_t done = 0;
+  while (!done)
+    asm volatile("{\n .reg .pred p;\n"
+                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                 " selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar_s) : "memory");
+  for (uint32_t i = threadIdx.x; i < bytes / 16; i += blockDim.x)
+    out[i] = tile[i];
+}

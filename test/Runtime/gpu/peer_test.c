@@ -8,6 +8,8 @@
  *                                  bandwidth to the next rank
  *   peer_test errors MODULE        module and launch errors are reported
  *   peer_test same-device MODULE   two ranks on one GPU are refused
+ *   peer_test tensor-desc MODULE   tensor maps of weft_tensor_desc_encode,
+ *                                  read by bulk tensor copies (TMA)
  *
  * MODULE is peer_kernels.cu compiled to PTX or cubin. Device-side checks
  * count wrong words into the heap; expect_zero then fails the launch, so a
@@ -191,6 +193,140 @@ static int test_debug(const char *module) {
   return 0;
 }
 
+/* A 2-D tensor of 16-bit elements (bf16 to TMA: only the size matters),
+ * its rows padded to a pitch of 208 bytes. */
+#define TD_ROWS 20
+#define TD_COLS 100
+#define TD_PITCH 104
+
+/* The split view of an A block: a 256 x 64 tensor of 16-bit elements
+ * whose 128-row blocks land in shared memory in the row order 0-7, 64-71,
+ * 8-15, 72-79, ... in one bulk copy. */
+#define SV_ROWS 256
+#define SV_COLS 64
+
+/* Tensor row of shared-memory row s of the split view's box at t0: map
+ * dimensions i (outer, 8), t (2 of them from t0) and g (inner, 8) walk row
+ * 64 * t + 8 * i + g; -1 past the map (t >= 4), which reads as zeros. */
+static int split_row(int t0, int s) {
+  int t = t0 + (s / 8) % 2, i = s / 16, g = s % 8;
+  return t < SV_ROWS / 64 ? 64 * t + 8 * i + g : -1;
+}
+
+/* Descriptors of device memory: without a map no tensor map; with the
+ * plain 2-D map of 8 x 64 boxes, without and with the 128-byte swizzle,
+ * the map drives a bulk tensor copy of a box partly outside the tensor,
+ * which must bring the tensor's elements and zeros beyond it (never the
+ * padding). Then a 4-D view of a 2-D tensor (strides not growing
+ * outwards): one box of it gathers 128 rows in the interleaved order. */
+static int test_tensor_desc(const char *module) {
+  init();
+  CHECK_OK(weft_module_load_file(g_ctx, module, WEFT_MODULE_AUTO, &g_module));
+  static uint16_t host[TD_ROWS][TD_PITCH];
+  for (int r = 0; r < TD_ROWS; ++r)
+    for (int c = 0; c < TD_PITCH; ++c)
+      host[r][c] = c < TD_COLS ? (uint16_t)(r * 1000 + c) : 0xffff;
+  uint16_t *tensor;
+  void *out;
+  CHECK_OK(weft_malloc(g_ctx, sizeof host, (void **)&tensor));
+  CHECK_OK(weft_malloc(g_ctx, 128 * SV_COLS * 2, &out));
+  CHECK_OK(weft_memcpy(g_ctx, tensor, host, sizeof host));
+  const int64_t shape[] = {TD_ROWS, TD_COLS}, strides[] = {TD_PITCH, 1};
+  const weft_tensor_map_dim map[] = {{0, 1, 0, 8}, {1, 1, 0, 64}};
+  static const unsigned char zeros[128];
+  weft_tensor_desc d;
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, tensor, 2, 2, shape, strides, 0, NULL, 0, &d));
+  CHECK(!memcmp(d.tensor_map, zeros, sizeof zeros));
+  static const int swizzles[] = {0, 128};
+  for (size_t s = 0; s < sizeof swizzles / sizeof swizzles[0]; ++s) {
+    int swizzle = swizzles[s];
+    CHECK_OK(weft_tensor_desc_encode(g_ctx, tensor, 2, 2, shape, strides, 2, map, swizzle,
+                                     &d));
+    CHECK(memcmp(d.tensor_map, zeros, sizeof zeros) != 0);
+    CHECK(d.base == (uint64_t)(uintptr_t)tensor && d.shape[0] == TD_ROWS &&
+          d.shape[1] == TD_COLS && d.strides[0] == TD_PITCH && d.strides[1] == 1);
+    int32_t row0 = 16, col0 = 64; /* rows 16..23, columns 64..127 */
+    void *args[] = {&d, &row0, &col0, &out};
+    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL};
+    CHECK_OK(weft_launch(kernel("tma_load_box"), &c, args, 4));
+    uint16_t got[8][64];
+    CHECK_OK(weft_memcpy(g_ctx, got, out, sizeof got));
+    for (int r = 0; r < 8; ++r)
+      for (int i = 0; i < 64; ++i) {
+        /* The 128-byte swizzle puts 16-byte chunk k of row r at k ^ r. */
+        int at = swizzle ? ((i / 8) ^ r) * 8 + i % 8 : i;
+        int tr = row0 + r, tc = col0 + i;
+        uint16_t want = tr < TD_ROWS && tc < TD_COLS ? host[tr][tc] : 0;
+        if (got[r][at] != want)
+          FAIL("swizzle %d: box element (%d, %d) = %u, expected %u", swizzle, r, i,
+               got[r][at], want);
+      }
+  }
+  printf("rank %d: tensor maps ok: an 8 x 64 box of a %d x %d tensor, swizzle 0 "
+         "and 128\n", g_rank, TD_ROWS, TD_COLS);
+  /* TMA's rules are the runtime's, before the driver sees them. */
+  CHECK_FAILS(weft_tensor_desc_encode(g_ctx, tensor, 2, 2, shape, strides, 2, map, 64, &d),
+              WEFT_ERROR_INVALID_ARGUMENT, "is wider than the 64-byte swizzle");
+
+  /* The split view, outermost first: i (8 groups of 8 rows, 1024 bytes
+   * apart), t (the rest in steps of 64 rows: 4, 2 per box, 8192 bytes),
+   * g (8 rows, 128 bytes), k (the 64 columns). */
+  static uint16_t a[SV_ROWS][SV_COLS];
+  for (int r = 0; r < SV_ROWS; ++r)
+    for (int c = 0; c < SV_COLS; ++c)
+      a[r][c] = (uint16_t)(r * SV_COLS + c + 1); /* never 0 */
+  uint16_t *a_dev;
+  CHECK_OK(weft_malloc(g_ctx, sizeof a, (void **)&a_dev));
+  CHECK_OK(weft_memcpy(g_ctx, a_dev, a, sizeof a));
+  const int64_t a_shape[] = {SV_ROWS, SV_COLS}, a_strides[] = {SV_COLS, 1};
+  const weft_tensor_map_dim split[] = {
+      {0, 8, 8, 8}, {0, 64, 0, 2}, {0, 1, 8, 8}, {1, 1, 0, 64}};
+  /* The 128-byte swizzle the compiler's rings use encodes too. */
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, a_dev, 2, 2, a_shape, a_strides, 4, split, 128,
+                                   &d));
+  CHECK(memcmp(d.tensor_map, zeros, sizeof zeros) != 0);
+  CHECK_OK(weft_tensor_desc_encode(g_ctx, a_dev, 2, 2, a_shape, a_strides, 4, split, 0, &d));
+  CHECK(memcmp(d.tensor_map, zeros, sizeof zeros) != 0);
+  CHECK(d.base == (uint64_t)(uintptr_t)a_dev && d.shape[0] == SV_ROWS &&
+        d.shape[1] == SV_COLS && d.strides[0] == SV_COLS && d.strides[1] == 1);
+  /* Blocks b = 0 and 1 (t0 = 2 * b: rows from 128 * b), then t0 = 3,
+   * whose second half of t lies past the map: zeros. */
+  static const int32_t t0s[] = {0, 2, 3};
+  for (size_t n = 0; n < sizeof t0s / sizeof t0s[0]; ++n) {
+    int32_t k0 = 0, g0 = 0, t0 = t0s[n], i0 = 0;
+    uint32_t bytes = 128 * SV_COLS * 2;
+    void *args[] = {&d, &k0, &g0, &t0, &i0, &bytes, &out};
+    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL};
+    CHECK_OK(weft_memset(g_ctx, out, 0xff, bytes));
+    CHECK_OK(weft_launch(kernel("tma_load_box4"), &c, args, 7));
+    static uint16_t got[128][SV_COLS];
+    CHECK_OK(weft_memcpy(g_ctx, got, out, sizeof got));
+    for (int s = 0; s < 128; ++s) {
+      int row = split_row(t0, s);
+      for (int k = 0; k < SV_COLS; ++k) {
+        uint16_t want = row >= 0 ? a[row][k] : 0;
+        if (got[s][k] != want)
+          FAIL("split view, t0 %d: shared row %d column %d = %u (tensor row %d, "
+               "column %d), expected %u (tensor row %d)", t0, s, k, got[s][k],
+               got[s][k] ? (got[s][k] - 1) / SV_COLS : -1,
+               got[s][k] ? (got[s][k] - 1) % SV_COLS : -1, want, row);
+      }
+    }
+  }
+  printf("rank %d: tensor maps ok: one box of a 4-D view of a %d x %d tensor gathers "
+         "rows 0-7, 64-71, 8-15, 72-79, ... (blocks 0 and 1, and a box half past the "
+         "view)\n", g_rank, SV_ROWS, SV_COLS);
+  /* The runtime refuses a view reaching past the tensor (16-row groups). */
+  const weft_tensor_map_dim wide_g[] = {
+      {0, 8, 8, 8}, {0, 64, 0, 2}, {0, 1, 16, 8}, {1, 1, 0, 64}};
+  CHECK_FAILS(weft_tensor_desc_encode(g_ctx, a_dev, 2, 2, a_shape, a_strides, 4, wide_g, 0,
+                                      &d),
+              WEFT_ERROR_INVALID_ARGUMENT,
+              "the map reaches index 263 of dimension 0, beyond shape[0] = 256");
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
 static int test_same_device(void) {
   weft_init_options o = options_for(WEFT_BACKEND_CUDA);
   o.device = 0;
@@ -204,7 +340,8 @@ static int test_same_device(void) {
 int main(int argc, char **argv) {
   g_rank = env_rank();
   if (argc < 3) {
-    fprintf(stderr, "usage: peer_test peers|errors|debug|same-device MODULE [MiB]\n");
+    fprintf(stderr, "usage: peer_test peers|errors|debug|same-device|tensor-desc MODULE "
+                    "[MiB]\n");
     return 2;
   }
   if (!strcmp(argv[1], "peers"))
@@ -215,6 +352,8 @@ int main(int argc, char **argv) {
     return test_debug(argv[2]);
   if (!strcmp(argv[1], "same-device"))
     return test_same_device();
+  if (!strcmp(argv[1], "tensor-desc"))
+    return test_tensor_desc(argv[2]);
   fprintf(stderr, "peer_test: unknown case '%s'\n", argv[1]);
   return 2;
 }

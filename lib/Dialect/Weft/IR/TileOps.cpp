@@ -152,6 +152,53 @@ LogicalResult AsyncCopyOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+/// `tile` is one block of `desc` (any layout), addressed by one offset per
+/// dimension.
+static LogicalResult checkBlock(Operation *op, TensorDescType desc, ValueRange offsets,
+                                ShapedType tile, StringRef what) {
+  if (offsets.size() != desc.getRank())
+    return op->emitOpError() << "takes " << desc.getRank() << " offsets for " << desc
+                             << ", got " << offsets.size();
+  if (tile.getShape() != desc.getBlockShape() || tile.getElementType() != desc.getElementType())
+    return op->emitOpError() << what << " " << tile << " is not a block of " << desc;
+  return success();
+}
+
+LogicalResult DescLoadOp::verify() {
+  return checkBlock(*this, getDesc().getType(), getOffsets(), getResult().getType(), "result");
+}
+
+LogicalResult DescStoreOp::verify() {
+  return checkBlock(*this, getDesc().getType(), getOffsets(), getValue().getType(), "value");
+}
+
+LogicalResult DescAsyncCopyOp::verify() {
+  return checkBlock(*this, getDesc().getType(), getOffsets(), getDst().getType(), "buffer");
+}
+
+LogicalResult DescBaseOp::verify() {
+  PtrType ptr = getResult().getType();
+  if (ptr.getMulticast() || ptr.getPointee() != getDesc().getType().getElementType())
+    return emitOpError() << "yields a unicast pointer to "
+                         << getDesc().getType().getElementType();
+  return success();
+}
+
+template <typename Op>
+static LogicalResult checkDim(Op op) {
+  if (op.getDim() >= op.getDesc().getType().getRank())
+    return op.emitOpError() << "dimension " << op.getDim() << " is outside "
+                            << op.getDesc().getType();
+  return success();
+}
+
+LogicalResult DescDimOp::verify() { return checkDim(*this); }
+LogicalResult DescStrideOp::verify() { return checkDim(*this); }
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto result = cast<RankedTensorType>(getResult().getType());

@@ -85,6 +85,38 @@ LogicalResult SharedType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+// !weft.tensordesc<128x64xbf16>
+Type TensorDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  return parser.getChecked<TensorDescType>(parser.getContext(), shape, elementType);
+}
+
+void TensorDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t size : getBlockShape())
+    printer << size << "x";
+  printer << getElementType() << ">";
+}
+
+LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     ArrayRef<int64_t> blockShape, Type elementType) {
+  // The runtime's descriptor holds up to WEFT_TENSOR_DESC_MAX_RANK (5)
+  // dimensions of 1-, 2-, 4- or 8-byte elements.
+  if (blockShape.empty() || blockShape.size() > 5 ||
+      llvm::any_of(blockShape, [](int64_t size) { return size <= 0; }))
+    return emitError() << "a tensor descriptor's block has 1 to 5 dimensions of positive size";
+  unsigned bits = elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 0;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return emitError() << "a tensor descriptor's elements are integers or floats of 1, 2, 4 "
+                          "or 8 bytes, not "
+                       << elementType;
+  return success();
+}
+
 Type weft::getPointeeType(Type ptrLike) {
   auto ptr = dyn_cast<PtrType>(getElementTypeOrSelf(ptrLike));
   if (!ptr)

@@ -41,6 +41,14 @@ constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";
 /// need (its `!weft.shared` buffers); the "kernels" artifact reports it.
 constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared_bytes";
 
+/// On the arguments of a function being lowered: a tensor descriptor, which
+/// kernels receive by value (abi.h, weft_tensor_desc).
+constexpr llvm::StringLiteral kTensorDescArgAttrName = "weft.tensor_desc";
+/// On a kernel: the bulk copies its pipelined loops make from tensor
+/// descriptor arguments, {"<argument index>" = [box..., swizzle bytes]};
+/// the "kernels" artifact reports them for the runtime's encoder.
+constexpr llvm::StringLiteral kTensorMapsAttrName = "weft.tensor_maps";
+
 } // namespace weft
 
 #endif // WEFT_DIALECT_WEFT_IR_DIALECT_H

@@ -158,6 +158,93 @@ def Weft_DotOp : Weft_Op<"dot", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor descriptors: blocks of a strided tensor, bounds-checked by the
+// hardware where it has bulk tensor copies and by masks elsewhere.
+//===----------------------------------------------------------------------===//
+
+def Weft_DescLoadOp : Weft_Op<"desc_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "load one block of a tensor descriptor";
+  let description = [{
+    Element `idx` of the result is the tensor's element `offsets + idx`
+    (one offset per dimension, outermost first), or zero where that lies
+    outside the tensor (negative coordinates included). A weak load.
+
+    ```mlir
+    %t = weft.desc_load %a[%m, %k] : !weft.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Weft_TensorDescType:$desc, Variadic<I32>:$offsets);
+  let results = (outs Weft_NumericTile:$result);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` attr-dict `:` qualified(type($desc)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Weft_DescStoreOp : Weft_Op<"desc_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store one block of a tensor descriptor";
+  let description = [{
+    The tensor's element `offsets + idx` receives element `idx` of `value`
+    where it lies inside the tensor; nothing is written elsewhere. A weak
+    store.
+
+    ```mlir
+    weft.desc_store %c[%m, %n], %t : !weft.tensordesc<128x64xbf16>, tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Weft_TensorDescType:$desc, Variadic<I32>:$offsets,
+                       Weft_NumericTile:$value);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $value attr-dict `:` qualified(type($desc)) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Weft_DescBaseOp : Weft_Op<"desc_base", [Pure]> {
+  let summary = "the address of a tensor descriptor's element 0";
+  let description = [{
+    16-byte aligned (the runtime checks it). With `weft.desc_dim` and
+    `weft.desc_stride`, what the block accesses of targets without bulk
+    tensor copies are computed from.
+
+    ```mlir
+    %p = weft.desc_base %a : !weft.tensordesc<128x64xbf16> -> !weft.ptr<bf16>
+    ```
+  }];
+  let arguments = (ins Weft_TensorDescType:$desc);
+  let results = (outs Weft_PtrType:$result);
+  let assemblyFormat = "$desc attr-dict `:` qualified(type($desc)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+class Weft_DescFieldOp<string mnemonic, string what> : Weft_Op<mnemonic, [Pure]> {
+  let summary = "the " # what # " of a tensor descriptor along one dimension";
+  let arguments = (ins Weft_TensorDescType:$desc, ConfinedAttr<I32Attr, [IntNonNegative]>:$dim);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$desc `,` $dim attr-dict `:` qualified(type($desc))";
+  let hasVerifier = 1;
+}
+
+def Weft_DescDimOp : Weft_DescFieldOp<"desc_dim", "elements"> {
+  let description = [{
+    ```mlir
+    %rows = weft.desc_dim %a, 0 : !weft.tensordesc<128x64xbf16>
+    ```
+  }];
+}
+
+def Weft_DescStrideOp : Weft_DescFieldOp<"desc_stride", "elements between neighbours"> {
+  let description = [{
+    Every stride but the last (which is 1) spans a multiple of 16 bytes
+    (the runtime checks it).
+
+    ```mlir
+    %pitch = weft.desc_stride %a, 0 : !weft.tensordesc<128x64xbf16>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous copies into shared memory: what weft-pipeline-dot-operands
 // makes of a K loop's operand loads. Program-level like every weft op: the
 // copies of all the program's threads form one group.
@@ -209,6 +296,77 @@ def Weft_AsyncWaitOp : Weft_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+def Weft_AllocMBarriersOp : Weft_Op<"alloc_mbarriers", [MemoryEffects<[MemAlloc, MemWrite]>]> {
+  let summary = "barriers in the program's shared memory, ready for use";
+  let description = [{
+    Each expects `arrivals` arrivals per phase and starts in phase 0. One
+    thread initialises them and the program joins, so every thread may use
+    them after the op. `weft.inval_mbarriers` ends their life.
+
+    ```mlir
+    %b:2 = weft.alloc_mbarriers {arrivals = 2 : i32} : !weft.mbarrier, !weft.mbarrier
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals);
+  let results = (outs Variadic<Weft_MBarrierType>:$barriers);
+  let assemblyFormat = "attr-dict `:` type($barriers)";
+}
+
+def Weft_InvalMBarriersOp : Weft_Op<"inval_mbarriers", [MemoryEffects<[MemFree]>]> {
+  let summary = "end the life of barriers";
+  let description = [{
+    Every thread must be done with them: no arrival or wait may follow,
+    and none may still be pending. Their memory may then be initialised
+    again (a loop around the pipelined one allocates them anew).
+
+    ```mlir
+    weft.inval_mbarriers %b#0, %b#1 : !weft.mbarrier, !weft.mbarrier
+    ```
+  }];
+  let arguments = (ins Variadic<Weft_MBarrierType>:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def Weft_DescAsyncCopyOp : Weft_Op<"desc_async_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a block of a tensor descriptor into a shared buffer";
+  let description = [{
+    If `pred` holds, the program starts copying the block at `offsets`
+    (zeros outside the tensor, as `weft.desc_load`) into `dst` and
+    arrives at `barrier` once; the phase that arrival belongs to completes
+    only when the copy's bytes have landed, after which `weft.mbarrier_wait`
+    makes them visible. Without `pred` nothing happens. Only targets with
+    bulk tensor copies (sm_90) have it.
+
+    ```mlir
+    weft.desc_async_copy %a[%m, %k], %buf, %bar, %in_range
+        : !weft.tensordesc<128x64xbf16>, !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
+    ```
+  }];
+  let arguments = (ins Weft_TensorDescType:$desc, Variadic<I32>:$offsets,
+                       Weft_SharedType:$dst, Weft_MBarrierType:$barrier, I1:$pred);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $dst `,` $barrier `,` $pred attr-dict `:`
+    qualified(type($desc)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Weft_MBarrierWaitOp : Weft_Op<"mbarrier_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for a barrier's phase, then join the program";
+  let description = [{
+    Every thread waits until the phase of `barrier` whose parity is
+    `phase` (0 or 1) has completed, which makes the bytes copied into it
+    visible; then the program joins, so that every thread is done with
+    what it read before (a buffer read earlier may be refilled).
+
+    ```mlir
+    weft.mbarrier_wait %bar, %parity
+    ```
+  }];
+  let arguments = (ins Weft_MBarrierType:$barrier, I32:$phase);
+  let assemblyFormat = "$barrier `,` $phase attr-dict";
 }
 
 def Weft_DotWaitOp : Weft_Op<"dot_wait", [MemoryEffects<[MemRead]>,

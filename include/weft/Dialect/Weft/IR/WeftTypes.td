@@ -60,6 +60,42 @@ def Weft_SharedType : TypeDef<Weft_Dialect, "Shared", [ShapedTypeInterface]> {
   }];
 }
 
+def Weft_TensorDescType : TypeDef<Weft_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "a strided tensor in global memory, read and written in blocks";
+  let description = [{
+    `!weft.tensordesc<128x64xbf16>` names a tensor of bf16 (its base,
+    shape and strides, known when the kernel is launched) that
+    `weft.desc_load` and `weft.desc_store` move in 128x64 blocks; elements
+    outside the tensor read as zero and are not written. It is a kernel
+    argument passed by value (abi.h, `weft_tensor_desc`), so on sm_90 the
+    block copies of a pipelined K loop are bulk tensor copies (TMA) from
+    the tensor map the runtime encoded; elsewhere they become masked tile
+    accesses of the plain fields (weft-expand-tensor-descs).
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$blockShape, "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The tile one block is: tensor<blockShape x elementType>.
+    ::mlir::RankedTensorType getBlockType() const {
+      return ::mlir::RankedTensorType::get(getBlockShape(), getElementType());
+    }
+    unsigned getRank() const { return getBlockShape().size(); }
+  }];
+}
+
+def Weft_MBarrierType : TypeDef<Weft_Dialect, "MBarrier"> {
+  let mnemonic = "mbarrier";
+  let summary = "a barrier in shared memory that completes in phases";
+  let description = [{
+    A phase completes when its expected arrivals have arrived and the
+    bytes of the bulk copies that arrive at it have landed; threads wait
+    for a phase by its parity. The compiler makes them for its copy
+    pipelines (weft-pipeline-dot-operands).
+  }];
+}
+
 // A pointer or a tile of pointers.
 def Weft_PtrLike : AnyTypeOf<[Weft_PtrType, RankedTensorOf<[Weft_PtrType]>],
                              "weft pointer or tensor of weft pointers">;
