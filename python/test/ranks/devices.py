@@ -43,6 +43,14 @@ def to_bits(a, dtype):
     return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
 
 
+def buffer_of(values, dtype):
+    """A new weft.Buffer of dtype holding values (numpy floats, as to_bits
+    gives them to a buffer)."""
+    buf = weft.empty(values.shape, dtype)
+    buf.copy_from(to_bits(values, dtype))
+    return buf
+
+
 def compiler_available():
     """The compiler can be loaded here (not on the GPU machines, which run
     from a carried cache)."""

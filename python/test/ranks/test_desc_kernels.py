@@ -8,7 +8,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND, host, local, to_bits
+from devices import BACKEND, buffer_of, host, local
 from weft import CompilationError, PerBackend, TensorDescriptor, WeftError
 
 
@@ -109,10 +109,7 @@ def test_dot_of_descriptor_blocks(m, n, k, dtype, warps):
     rng = np.random.default_rng(m + n + k + warps)
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)
     b = rng.integers(-4, 5, (k, n)).astype(np.float32)
-    bufs = []
-    for x in (a, b):
-        bufs.append(weft.empty(x.shape, dtype))
-        bufs[-1].copy_from(to_bits(x, dtype))
+    bufs = [buffer_of(a, dtype), buffer_of(b, dtype)]
     c = local(np.full((m, n), -1.0, np.float32))
     bm = PerBackend(host=16, default=16 * warps)
     bn, bk = PerBackend(host=16, default=64), PerBackend(host=16, default=64)

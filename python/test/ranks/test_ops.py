@@ -10,7 +10,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND, compiler_available, host, local, to_bits
+from devices import BACKEND, buffer_of, compiler_available, host, local, to_bits
 from weft import _jit
 
 
@@ -282,12 +282,7 @@ def test_dot_vs_numpy(m, n, k, dtype):
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)  # exact in every dtype
     b = rng.integers(-4, 5, (k, n)).astype(np.float32)
 
-    def buffer(x):
-        buf = weft.empty(x.shape, dtype)
-        buf.copy_from(to_bits(x, dtype))
-        return buf
-
-    ab = buffer(a), buffer(b)
+    ab = buffer_of(a, dtype), buffer_of(b, dtype)
     c = local(np.full((m, n), -1.0, np.float32))
     # weft.ops.matmul: wl.dot in a K loop, blocks of 64x64x32 on GPUs
     # (wgmma on sm_90), 16 on the host, where 130 rows are two groups of
@@ -306,10 +301,7 @@ def test_matmul_16bit_out(m, n, k, dtype):
     rng = np.random.default_rng(m + k)
     a = rng.integers(-2, 3, (m, k)).astype(np.float32)
     b = rng.integers(-2, 3, (k, n)).astype(np.float32)
-    ab = []
-    for x in (a, b):
-        ab.append(weft.empty(x.shape, dtype))
-        ab[-1].copy_from(to_bits(x, dtype))
+    ab = [buffer_of(a, dtype), buffer_of(b, dtype)]
     c = weft.empty((m, n), dtype)
     assert weft.ops.matmul(*ab, c) is c
     np.testing.assert_array_equal(c.to_numpy(), to_bits(a @ b, dtype))

@@ -88,6 +88,27 @@ extern "C" __global__ void fault(weft_kernel_context ctx) {
   *(volatile int *)(uintptr_t)16 = ctx.rank;
 }
 
+// Thread 0 initialises `bar` for one arrival expecting `bytes` and starts
+// the bulk copy `copy` (which completes on it); then every thread waits
+// for the copy to land.
+template <typename Copy>
+__device__ void bulk_copy(uint32_t bar_s, uint32_t bytes, Copy copy) {
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_s) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_s),
+                 "r"(bytes) : "memory");
+    copy();
+  }
+  __syncthreads();
+  uint32_t done = 0;
+  while (!done)
+    asm volatile("{\n .reg .pred p;\n"
+                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                 " selp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar_s) : "memory");
+}
+
 // One bulk tensor copy (TMA) of the 8 x 64 box of 16-bit elements at
 // (row0, col0) of the 2-D tensor that desc's tensor map describes, into
 // shared memory; the box's 1024 bytes then go to out as they landed there
@@ -101,24 +122,13 @@ extern "C" __global__ void tma_load_box(const __grid_constant__ weft_tensor_desc
   __shared__ alignas(8) uint64_t bar;
   uint32_t tile_s = (uint32_t)__cvta_generic_to_shared(tile);
   uint32_t bar_s = (uint32_t)__cvta_generic_to_shared(&bar);
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_s) : "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_s),
-                 "r"((uint32_t)sizeof tile) : "memory");
+  bulk_copy(bar_s, sizeof tile, [&] {
     // The tensor map's coordinates count the innermost dimension first.
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
                  ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                  ::"r"(tile_s), "l"(&desc.tensor_map), "r"(col0), "r"(row0), "r"(bar_s)
                  : "memory");
-  }
-  __syncthreads();
-  uint32_t done = 0;
-  while (!done)
-    asm volatile("{\n .reg .pred p;\n"
-                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
-                 " selp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done) : "r"(bar_s) : "memory");
+  });
   for (uint32_t i = threadIdx.x; i < 64; i += blockDim.x)
     out[i] = tile[i];
 }
@@ -136,24 +146,13 @@ extern "C" __global__ void tma_load_box4(const __grid_constant__ weft_tensor_des
   __shared__ alignas(8) uint64_t bar;
   uint32_t tile_s = (uint32_t)__cvta_generic_to_shared(tile);
   uint32_t bar_s = (uint32_t)__cvta_generic_to_shared(&bar);
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_s) : "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_s),
-                 "r"(bytes) : "memory");
+  bulk_copy(bar_s, bytes, [&] {
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile"
                  ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
                  ::"r"(tile_s), "l"(&desc.tensor_map), "r"(c0), "r"(c1), "r"(c2),
                  "r"(c3), "r"(bar_s)
                  : "memory");
-  }
-  __syncthreads();
-  uint32_t done = 0;
-  while (!done)
-    asm volatile("{\n .reg .pred p;\n"
-                 " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
-                 " selp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done) : "r"(bar_s) : "memory");
+  });
   for (uint32_t i = threadIdx.x; i < bytes / 16; i += blockDim.x)
     out[i] = tile[i];
 }
