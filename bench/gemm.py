@@ -30,8 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
-from weft._jit import _shape_divisibility  # noqa: E402
-from weft.ops._gemm import matmul_kernel, matmul_plan  # noqa: E402
+from weft.ops._gemm import matmul_kernel, matmul_plan, matmul_signature  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
@@ -66,15 +65,6 @@ def warm(shapes, configs, split_ks, pointers):
     if not target:
         return
     backend = target.split(":")[0]
-    def i32(value):
-        return "i32:16" if value % 16 == 0 else "i32"
-
-    def block(names, extents):  # a tensor descriptor's type in constexprs' blocks
-        sizes = [constexprs[n][backend] if isinstance(constexprs[n], weft.PerBackend)
-                 else constexprs[n] for n in names]
-        divs = [_shape_divisibility(e) for e in extents]
-        return f"tensordesc<bf16[{sizes[0]},{sizes[1]}]>:{divs[0]},{divs[1]}"
-
     variants = [(None, None, None)] + [config_args(c) + (None,) for c in configs] + \
         [(None, s, None) for s in split_ks] + ([(None, None, False)] if pointers else [])
     for m, n, k in shapes:
@@ -82,11 +72,8 @@ def warm(shapes, configs, split_ks, pointers):
             # torch's tensors of these shapes meet tensor_maps_fit.
             grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
                                                        descriptors=descriptors)
-            a, b = ((block(("BM", "BK"), (m, k)), block(("BK", "BN"), (k, n)))
-                    if constexprs["DESC"] else ("*bf16",) * 2)
             out = "*bf16" if grid[2] == 1 else "*fp32"
-            weft.compile(matmul_kernel, {"a": a, "b": b, "c": out, "M": i32(m), "N": i32(n),
-                                         "K": i32(k), "k_steps": "i32"},
+            weft.compile(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
                          constexprs, target=target, **options)
 
 

@@ -44,6 +44,7 @@ done
 # run on host ranks: compiled from the blocks matmul picks for them.
 PYTHONPATH=$PYTHONPATH:$PWD/bench /usr/bin/python3 - "$ranks" <<'PY'
 import os, sys, weft
+import weft.language as wl
 from weft.ops import _gemm as G, _tp as T
 from fused import HIDDEN, TOKENS
 target = os.environ["WEFT_WARM_TARGET"]
@@ -54,12 +55,12 @@ for hidden in HIDDEN:
     for tokens in TOKENS:
         m, n, k = tokens, hidden // ranks, hidden
         _, _, constexprs, options = G.matmul_plan(m, n, k, backend)
-        sig = dict(a=ptr, b=ptr, c="*fp32:16", M=ints, N=ints, K=ints, k_steps="i32")
+        sig = G.matmul_signature(m, n, k, constexprs, backend, "*fp32:16")
         weft.compile(G.matmul_kernel, sig, constexprs, target=target, **options)
         # The push GEMMs: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
             rows, n, k = (tokens // ranks if scatter else tokens), hidden, hidden // ranks
-            constexprs, warps, stages, _ = G._config_for(rows, n, k, backend)
+            constexprs, warps, stages, _ = G._config_for(rows, n, k, backend, wl.bfloat16)
             sig = dict(a=ptr, b=ptr, slots="*fp32:16", rows=ints, N=ints, K=ints,
                        k_steps="i32")
             weft.compile(T.matmul_push_kernel, sig,

@@ -3,7 +3,7 @@
 _programs and the split-K rule."""
 from .. import _runtime as rt
 from .. import language as wl
-from .._jit import PerBackend, TensorDescriptor, _data_ptr, jit
+from .._jit import PerBackend, TensorDescriptor, _data_ptr, _shape_divisibility, jit
 from ..collectives import _dtype_of, _grid_of, _size
 
 # Output block per program step (GPUs: mma tiles of 4 warps; host programs
@@ -147,23 +147,26 @@ def _programs(num_programs, work):
     return _grid_of(num_programs)
 
 
-def _split_k(blocks, k, bk):
-    """Pieces of K for a grid of `blocks` output blocks: about 256 programs
-    in all (two a streaming multiprocessor on an H200's 132, one wave:
-    decode shapes stream b, and each program keeps its stages of it in
-    flight; the best count at the decode shapes of bench/gemm.py with bulk
-    tensor copies), each piece at least 4 K steps long; one where the
-    blocks alone are that many. The same rule on every backend, so a host
-    run launches what a GPU run will (cache warming)."""
-    return max(1, min(16, 256 // max(1, blocks), k // (4 * bk)))
+def _split_k(blocks, k, bm, bk):
+    """Pieces of K for a grid of `blocks` output blocks of `bm` rows: one
+    wave of programs in all (on an H200's 132 multiprocessors two programs
+    of 64-row blocks fit one, one of 128-row blocks: 256 or 128; decode
+    shapes stream b, and each program keeps its stages of it in flight;
+    the best count at the decode shapes of bench/gemm.py with bulk tensor
+    copies), each piece at least 4 K steps long; one where the blocks alone
+    are that many. The same rule on every backend, so a host run launches
+    what a GPU run will (cache warming)."""
+    wave = 256 if bm <= 64 else 128
+    return max(1, min(16, wave // max(1, blocks), k // (4 * bk)))
 
 
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
-# wgmma m64n256k16 on sm_90) with five stages; products of at most 128
-# rows (decode) with more than 64 take 128x128x64 blocks on eight warps
-# (b read once per column block), and the rest 64x64x64 blocks on four
-# warps, both with four stages: the fastest of the configurations swept
-# on an H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
+# wgmma m64n256k16 on sm_90) with five stages; products of 65 to 128 rows
+# (decode) whose b outgrows L2 (more than 64 MiB: two 64-row blocks would
+# each read it from memory) take 128x128x64 blocks on eight warps with
+# five stages, and the rest 64x64x64 blocks on four warps with four: the
+# fastest of the configurations swept on an H200 (bench/README.md,
+# "GEMM"). Host programs keep 16x16x16.
 _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
               BK=BK)
 _ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128),
@@ -171,40 +174,45 @@ _ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, defa
 _SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
 
 
-def _config_for(m, n, k, backend):
+def _config_for(m, n, k, backend, dtype):
     """(constexprs, num_warps, num_stages, (BM, BN, BK) on `backend`) for an
-    m x n x k product."""
+    m x n x k product of `dtype` operands."""
+    # The wide blocks are for tensor cores (16-bit operands): elsewhere the
+    # product's sums cross shared memory, which they would overflow.
+    tensor_cores = dtype.bits == 16
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
-    if m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132:
+    if tensor_cores and m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132:
         constexprs, warps, stages = _LARGE, 8, 5
-    elif 64 < m <= 128:
-        constexprs, warps, stages = _ROWS128, 8, 4
+    elif tensor_cores and 64 < m <= 128 and n * k * dtype.bits // 8 > 64 << 20:
+        constexprs, warps, stages = _ROWS128, 8, 5
     else:
         constexprs, warps, stages = _SMALL, 4, 4
     return (constexprs, warps, stages,
             tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")))
 
 
-def _pieces(blocks, k, bk, split_k=None):
+def _pieces(blocks, k, bm, bk, split_k=None):
     """(pieces, BK steps per piece) of K for a grid of `blocks` output
-    blocks: split_k pieces, by default _split_k's."""
+    blocks of BM x BN: split_k pieces, by default _split_k's."""
     if split_k is None:
-        split_k = _split_k(blocks, k, bk)
+        split_k = _split_k(blocks, k, bm, bk)
     if int(split_k) < 1:
         raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
     steps = -(-max(1, -(-k // int(split_k))) // bk)
     return max(1, -(-k // (steps * bk))), steps
 
 
-def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None):
-    """How matmul launches an m x n x k product on `backend`: (grid,
+def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
+                dtype=wl.bfloat16):
+    """How matmul launches an m x n x k product of `dtype` operands on
+    `backend`: (grid,
     k_steps, constexprs, launch options); config = (BM, BN, BK, num_warps[,
     num_stages]) overrides what the shape picks; descriptors: a and b go
     as tensor descriptors (None: where the blocks tile the product, so that
     every block is one bulk copy on sm_90; the operands must meet
     tensor_maps_fit)."""
     if config is None:
-        constexprs, warps, stages, (bm, bn, bk) = _config_for(m, n, k, backend)
+        constexprs, warps, stages, (bm, bn, bk) = _config_for(m, n, k, backend, dtype)
     else:
         bm, bn, bk, warps, *rest = (int(v) for v in config)
         stages = rest[0] if rest else 3
@@ -213,9 +221,30 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None):
     constexprs = dict(constexprs, EVEN=even, DESC=even[backend] if descriptors is None
                       else descriptors)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
-    pieces, steps = _pieces(blocks_m * blocks_n, k, bk, split_k)
+    pieces, steps = _pieces(blocks_m * blocks_n, k, bm, bk, split_k)
     return (blocks_m, blocks_n, pieces), steps, constexprs, dict(num_warps=warps,
                                                                 num_stages=stages)
+
+
+def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
+    """The run-time argument types of matmul_kernel for an m x n x k product
+    under matmul_plan's `constexprs` for `backend` (weft.compile's
+    signature: what warming a kernel cache for it takes), with contiguous,
+    16-byte aligned operands of `dtype` and an `out` type ("*fp32",
+    "*bf16")."""
+    def ints(value):
+        return "i32:16" if value % 16 == 0 else "i32"
+
+    def block(names, extents):  # a descriptor of these blocks and extents
+        sizes = [constexprs[n][backend] if isinstance(constexprs[n], PerBackend)
+                 else constexprs[n] for n in names]
+        divs = [_shape_divisibility(e) for e in extents]
+        return f"tensordesc<{dtype.name}[{sizes[0]},{sizes[1]}]>:{divs[0]},{divs[1]}"
+
+    operands = ((block(("BM", "BK"), (m, k)), block(("BK", "BN"), (k, n)))
+                if constexprs["DESC"] else ("*" + dtype.name,) * 2)
+    return dict(a=operands[0], b=operands[1], c=out, M=ints(m), N=ints(n), K=ints(k),
+                k_steps="i32")
 
 
 def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
@@ -245,7 +274,7 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     if descriptors is None and not tensor_maps_fit(a, b):
         descriptors = False
     grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
-                                                   descriptors)
+                                                   descriptors, dtype)
     if grid[2] > 1:  # the pieces add into zeros: a memset in stream order
         rt.memset_async(out, 0, m * n * 4)
     if constexprs["DESC"]:

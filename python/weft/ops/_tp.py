@@ -34,7 +34,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import BLOCK, _get_comm, all_gather
+from ..collectives import BLOCK, _dtype_of, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, _block_product, _check_operands, _config_for,
                     _output, _pieces, _programs, even_blocks, matmul)
 
@@ -110,7 +110,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
         return matmul(gathered, b, out)
     backend = rt.backend()
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
-    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend])
+    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BM[backend], BK[backend])
     if pieces > 1:
         rt.memset_async(out, 0, ranks * rows * n * 4)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
@@ -182,10 +182,11 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if rows * n == 0:
         return out
     # matmul's blocks for each destination's rows x n x k product.
-    constexprs, warps, stages, (bm, bn, bk) = _config_for(rows, n, k, backend)
+    constexprs, warps, stages, (bm, bn, bk) = _config_for(rows, n, k, backend,
+                                                          _dtype_of(a, "a"))
     tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
     dests = ranks if scatter else 1
-    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bk)
+    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bm, bk)
     comm = _get_comm()
     slots = comm.buffer("fused", ranks * pieces * rows * n, wl.float32)
     matmul_push_kernel[(dests * tiles_m, tiles_n, pieces)](
