@@ -2,6 +2,7 @@
 
 #include "weft/Compiler/Compiler.h"
 #include "weft/Conversion/Passes.h"
+#include "weft/Conversion/TensorMaps.h"
 #include "weft/Dialect/Weft/IR/Dialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -158,15 +159,15 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
       settings["dynamic_shared_bytes"] = bytes.getInt();
     if (auto maps = func->getAttrOfType<mlir::DictionaryAttr>(kTensorMapsAttrName)) {
       llvm::json::Object byArg;
-      // [swizzle, then dim, step, size, box per dimension, innermost first]
-      // (PipelineDotOperands); the runtime takes dimensions outermost first.
       for (mlir::NamedAttribute map : maps) {
-        auto fields = llvm::cast<mlir::DenseI64ArrayAttr>(map.getValue()).asArrayRef();
+        TensorCopyPlan plan =
+            decodeTensorCopyPlan(llvm::cast<mlir::DenseI64ArrayAttr>(map.getValue()));
+        // The runtime takes dimensions outermost first.
         llvm::json::Array dims;
-        for (size_t i = fields.size(); i >= 5; i -= 4)
-          dims.push_back(llvm::json::Array(fields.slice(i - 4, 4)));
+        for (const TensorMapDim &d : llvm::reverse(plan.dims))
+          dims.push_back(llvm::json::Array{d.dim, d.step, d.size, d.box});
         byArg[map.getName().strref()] =
-            llvm::json::Object{{"map", std::move(dims)}, {"swizzle", fields.front()}};
+            llvm::json::Object{{"map", std::move(dims)}, {"swizzle", plan.swizzle}};
       }
       settings["tensor_maps"] = std::move(byArg);
     }

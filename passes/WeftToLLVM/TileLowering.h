@@ -13,6 +13,7 @@
 #include "TileLayout.h"
 
 #include "weft/Analysis/AxisInfo.h"
+#include "weft/Conversion/TensorMaps.h"
 
 namespace weft {
 
@@ -145,23 +146,6 @@ int64_t sharedTileAlignment(mlir::ShapedType tile);
 mlir::Value sharedElementOffset(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::ShapedType tile, mlir::Value row,
                                 mlir::Value col);
-/// One dimension of the tensor map bulk copies read: coordinate c along it
-/// is element c * step along the block's dimension `dim` (0: rows, 1:
-/// columns); `size` coordinates (0: the tensor's extent along dim over
-/// step), `box` of them per copy.
-struct TensorMapDim {
-  int64_t dim, step, size, box;
-};
-/// How bulk tensor copies fill a #weft.swizzled buffer: boxes of a tensor
-/// map of `dims` (innermost first; a view of the tensor whose boxes land
-/// in the layout's order) under the hardware swizzle of `swizzle` bytes
-/// (the layout's). The block's offsets must be multiples of `alignment`
-/// (rows, columns).
-struct TensorCopyPlan {
-  llvm::SmallVector<TensorMapDim> dims;
-  unsigned swizzle;
-  std::array<int64_t, 2> alignment;
-};
 /// The plan for block offsets that are multiples of `divisibility` (rows,
 /// columns): one box for the whole block where the view fits a tensor map
 /// and the offsets are aligned to it, else a box per column block and run
@@ -173,11 +157,6 @@ std::optional<TensorCopyPlan> tensorCopyPlan(SharedType buffer,
 /// (sharedElementOffset).
 llvm::SmallVector<std::array<int64_t, 2>> tensorCopyOrigins(llvm::ArrayRef<TensorMapDim> dims,
                                                             mlir::ShapedType block);
-/// A plan as the kTensorMapsAttrName entry of a kernel argument
-/// ([swizzle, then dim, step, size, box per dimension, innermost first]),
-/// and back.
-mlir::DenseI64ArrayAttr encodeTensorCopyPlan(mlir::MLIRContext *ctx, const TensorCopyPlan &plan);
-TensorCopyPlan decodeTensorCopyPlan(mlir::DenseI64ArrayAttr attr);
 /// The accumulator layout that warpgroup MMA fills when the rows of a are
 /// interleaved for `warps` warps (#weft.swizzled).
 BlockedEncodingAttr warpgroupAccumulatorLayout(mlir::MLIRContext *ctx,

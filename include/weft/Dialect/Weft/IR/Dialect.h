@@ -44,9 +44,10 @@ constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared
 /// On the arguments of a function being lowered: a tensor descriptor, which
 /// kernels receive by value (abi.h, weft_tensor_desc).
 constexpr llvm::StringLiteral kTensorDescArgAttrName = "weft.tensor_desc";
-/// On a kernel: the bulk copies its pipelined loops make from tensor
-/// descriptor arguments, {"<argument index>" = [box..., swizzle bytes]};
-/// the "kernels" artifact reports them for the runtime's encoder.
+/// On a kernel: the tensor maps its pipelined loops' bulk copies read from
+/// tensor descriptor arguments, {"<argument index>" = plan} (plans encoded
+/// by weft/Conversion/TensorMaps.h); the "kernels" artifact reports them
+/// for the runtime's encoder.
 constexpr llvm::StringLiteral kTensorMapsAttrName = "weft.tensor_maps";
 
 } // namespace weft
