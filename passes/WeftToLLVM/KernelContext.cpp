@@ -1,5 +1,6 @@
 //===- KernelContext.cpp --------------------------------------------------===//
 #include "KernelContext.h"
+#include "LoweringUtils.h"
 
 #include "weft/Dialect/Weft/IR/Dialect.h"
 
@@ -45,15 +46,8 @@ SmallVector<ByValueParam> takeByValueParams(LLVM::LLVMFuncOp kernel, unsigned co
   return params;
 }
 
-static Value byteAddress(OpBuilder &b, Location loc, Value base,
-                         Value offset) {
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                             ValueRange{offset});
-}
-
 Value loadParamField(OpBuilder &b, Location loc, Value param, size_t offset, Type type) {
-  Value off = LLVM::ConstantOp::create(b, loc, b.getI64Type(), offset);
-  return LLVM::LoadOp::create(b, loc, type, byteAddress(b, loc, param, off),
+  return LLVM::LoadOp::create(b, loc, type, byteOffset(b, loc, param, i64Const(b, loc, offset)),
                               /*alignment=*/type.getIntOrFloatBitWidth() / 8,
                               /*isVolatile=*/false, /*isNonTemporal=*/false,
                               /*isInvariant=*/true);
@@ -62,13 +56,10 @@ Value loadParamField(OpBuilder &b, Location loc, Value param, size_t offset, Typ
 Value loadHeapBase(OpBuilder &b, Location loc, Value context, Value rank) {
   Type i64 = b.getI64Type();
   Value index = LLVM::ZExtOp::create(b, loc, i64, rank);
-  Value scaled = LLVM::MulOp::create(
-      b, loc, index, LLVM::ConstantOp::create(b, loc, i64, sizeof(uint64_t)));
-  Value offset = LLVM::AddOp::create(
-      b, loc, scaled,
-      LLVM::ConstantOp::create(b, loc, i64,
-                               offsetof(weft_kernel_context, heap_base)));
-  return LLVM::LoadOp::create(b, loc, i64, byteAddress(b, loc, context, offset),
+  Value scaled = LLVM::MulOp::create(b, loc, index, i64Const(b, loc, sizeof(uint64_t)));
+  Value offset = LLVM::AddOp::create(b, loc, scaled,
+                                     i64Const(b, loc, offsetof(weft_kernel_context, heap_base)));
+  return LLVM::LoadOp::create(b, loc, i64, byteOffset(b, loc, context, offset),
                               /*alignment=*/8, /*isVolatile=*/false,
                               /*isNonTemporal=*/false, /*isInvariant=*/true);
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelContext.h"
+#include "LoweringUtils.h"
 #include "TargetInfos.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -119,10 +120,6 @@ SmallVector<Value> emitAsmResults(OpBuilder &b, Location loc, ArrayRef<Type> typ
   for (int64_t i = 0, e = types.size(); i < e; ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
   return out;
-}
-
-Value i32(OpBuilder &b, Location loc, int64_t value) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), value);
 }
 
 /// A shared-memory pointer as the 32-bit address PTX's shared state space
@@ -333,14 +330,14 @@ public:
   void barrierInit(OpBuilder &b, Location loc, ValueRange barriers,
                    unsigned arrivals) const override {
     for (Value barrier : barriers)
-      emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32(b, loc, arrivals)},
+      emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32Const(b, loc, arrivals)},
               "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
     // The copy engine (the async proxy) must see the initialised state.
     emitAsm(b, loc, Type(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}");
   }
   void barrierArriveExpect(OpBuilder &b, Location loc, Value barrier,
                            int64_t bytes) const override {
-    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32(b, loc, bytes)},
+    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32Const(b, loc, bytes)},
             "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
   }
   void barrierWait(OpBuilder &b, Location loc, Value barrier, Value phase) const override {
@@ -389,7 +386,7 @@ public:
         "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} {{{3}}, ${4}, ${5}, p, 1, 1, 0, 1; }",
         2 * regs + 2, n, type, list, 2 * regs, 2 * regs + 1);
     SmallVector<Value> operands(acc);
-    operands.append({descA, descB, LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1)});
+    operands.append({descA, descB, i32Const(b, loc, 1)});
     // Reads shared memory asynchronously: ordered with the fence and waits.
     return emitAsmResults(b, loc, SmallVector<Type>(regs, b.getF32Type()), operands, text,
                           constraints, /*hasSideEffects=*/true);
@@ -538,7 +535,7 @@ SmallVector<Value> toRegs(OpBuilder &b, Location loc, Value value,
   SmallVector<Value> out;
   for (unsigned i = 0; i < regs.count; ++i)
     out.push_back(LLVM::ExtractElementOp::create(
-        b, loc, vec, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i)));
+        b, loc, vec, i32Const(b, loc, i)));
   return out;
 }
 
@@ -554,7 +551,7 @@ Value fromRegs(OpBuilder &b, Location loc, Value asmResult, Type type,
                     ? asmResult
                     : LLVM::ExtractValueOp::create(b, loc, asmResult, i);
     vec = LLVM::InsertElementOp::create(
-        b, loc, vec, reg, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
+        b, loc, vec, reg, i32Const(b, loc, i));
   }
   return LLVM::BitcastOp::create(b, loc, type, vec);
 }
