@@ -476,13 +476,21 @@ constexpr llvm::StringLiteral kSharedOffsetAttrName = "weft.shared_offset";
 /// The alignment that offset counts from, where it is more than 16.
 constexpr llvm::StringLiteral kSharedBaseAlignAttrName = "weft.shared_base_align";
 
+/// Bytes and alignment of a shared-memory allocation (a buffer, or
+/// barriers of 8 bytes each).
+std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
+  if (auto alloc = dyn_cast<AllocSharedOp>(op))
+    return {sharedTileBytes(alloc.getType()), sharedTileAlignment(alloc.getType())};
+  return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
+}
+
 /// Where the shared-memory allocation `op` lives: in a kernel on a target
 /// with dynamic shared memory, its place there (placeSharedBuffers);
 /// elsewhere a static shared-memory array of its own (one per allocation
 /// of the function: they live at once); on the host a stack slot of the
 /// program.
-Value sharedAllocation(ConversionPatternRewriter &rewriter, Operation *op, int64_t bytes,
-                       int64_t alignment, const TargetInfo &target) {
+Value sharedAllocation(ConversionPatternRewriter &rewriter, Operation *op,
+                       const TargetInfo &target) {
   Location loc = op->getLoc();
   if (auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName)) {
     auto module = op->getParentOfType<ModuleOp>();
@@ -511,6 +519,7 @@ Value sharedAllocation(ConversionPatternRewriter &rewriter, Operation *op, int64
     }
     return byteOffset(rewriter, loc, base, i64Const(rewriter, loc, offset.getInt()));
   }
+  auto [bytes, alignment] = sharedFootprint(op);
   if (target.singleThreadPrograms())
     return programStackBuffer(rewriter, loc, op, bytes);
   auto module = op->getParentOfType<ModuleOp>();
@@ -522,20 +531,11 @@ Value sharedAllocation(ConversionPatternRewriter &rewriter, Operation *op, int64
   return addressOf(rewriter, loc, global);
 }
 
-/// Bytes and alignment of a shared-memory allocation (a buffer, or
-/// barriers of 8 bytes each).
-std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
-  if (auto alloc = dyn_cast<AllocSharedOp>(op))
-    return {sharedTileBytes(alloc.getType()), sharedTileAlignment(alloc.getType())};
-  return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
-}
-
 struct AllocSharedLowering : TilePattern<AllocSharedOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(AllocSharedOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto [bytes, alignment] = sharedFootprint(op);
-    rewriter.replaceOp(op, sharedAllocation(rewriter, op, bytes, alignment, tiles.target));
+    rewriter.replaceOp(op, sharedAllocation(rewriter, op, tiles.target));
     return success();
   }
 };
@@ -547,8 +547,7 @@ struct AllocMBarriersLowering : TilePattern<AllocMBarriersOp> {
   LogicalResult matchAndRewrite(AllocMBarriersOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto [bytes, alignment] = sharedFootprint(op);
-    Value base = sharedAllocation(rewriter, op, bytes, alignment, tiles.target);
+    Value base = sharedAllocation(rewriter, op, tiles.target);
     SmallVector<Value> barriers;
     for (unsigned i = 0; i < op.getNumResults(); ++i)
       barriers.push_back(byteOffset(rewriter, loc, base, i64Const(rewriter, loc, 8 * i)));
