@@ -131,7 +131,7 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
   Value ctx = hiddenArgs(op).context;
   Type i64 = b.getI64Type();
   Value rank = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, rank),
-                                b.getI32Type());
+                              b.getI32Type());
   Value self = loadHeapBase(b, loc, ctx, rank);
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
   if (target.getSpec().debug) {
@@ -254,7 +254,7 @@ Value Lowering::reservedRegion(OpBuilder &b, Location loc,
                                Operation *op) const {
   Value ctx = hiddenArgs(op).context;
   Value rank = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, rank),
-                                b.getI32Type());
+                              b.getI32Type());
   return LLVM::IntToPtrOp::create(b, loc,
                                   target.globalPtrType(b.getContext()),
                                   loadHeapBase(b, loc, ctx, rank));

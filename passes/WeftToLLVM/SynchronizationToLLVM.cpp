@@ -122,7 +122,7 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
                        MemOrder::relaxed, MemScope::gpu);
         Value ctx = hidden.context;
         Value rank = loadParamField(rewriter, loc, ctx,
-                                      offsetof(weft_kernel_context, rank), i32);
+                                    offsetof(weft_kernel_context, rank), i32);
         Value ranks = loadParamField(
             rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
         Value slot = arriveOffset(rank);

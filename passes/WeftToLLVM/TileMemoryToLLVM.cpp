@@ -289,7 +289,7 @@ struct TileTranslateLowering : TileResultPattern<TranslateOp> {
                                      i64Const(rewriter, loc, 0));
     }
     Value rank = loadParamField(rewriter, loc, ctx,
-                                  offsetof(weft_kernel_context, rank), i32);
+                                offsetof(weft_kernel_context, rank), i32);
     Value delta = LLVM::SubOp::create(rewriter, loc,
                                       loadHeapBase(rewriter, loc, ctx, peer),
                                       loadHeapBase(rewriter, loc, ctx, rank));
