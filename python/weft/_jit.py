@@ -105,7 +105,7 @@ _ENCODED = {}
 def _encode(desc, tensor_map, swizzle):
     """desc encoded with the tensor map the kernel reported for it (None:
     none; compiler.h, "kernels")."""
-    key = (_data_ptr(desc.tensor), desc.dtype.bits // 8, desc.shape, desc.strides, tensor_map,
+    key = (rt.data_ptr(desc.tensor), desc.dtype.bits // 8, desc.shape, desc.strides, tensor_map,
            swizzle, rt.state.generation)
     encoded = _ENCODED.get(key)
     if encoded is None:
@@ -114,14 +114,6 @@ def _encode(desc, tensor_map, swizzle):
         encoded = _ENCODED[key] = rt.tensor_desc(key[0], key[1], desc.shape, desc.strides,
                                                  tensor_map, swizzle)
     return encoded
-
-
-def _data_ptr(arg):
-    if isinstance(arg, rt.Buffer):
-        return arg.ptr
-    if isinstance(arg, np.ndarray):
-        return arg.ctypes.data
-    return arg.data_ptr()
 
 
 def _arg_spec(arg, strided=False):
@@ -289,15 +281,19 @@ class PerBackend:
         return f"PerBackend({', '.join(items)})"
 
 
+def _for_backend(value, backend):
+    """value, or its value on `backend` where it is a PerBackend."""
+    return value[backend] if isinstance(value, PerBackend) else value
+
+
 def _resolve(constexprs, backend):
-    return {k: v[backend] if isinstance(v, PerBackend) else v for k, v in constexprs.items()}
+    return {k: _for_backend(v, backend) for k, v in constexprs.items()}
 
 
 def _resolve_specs(specs, backend):
     """Argument specs with tensor descriptors' PerBackend block sizes
     resolved for `backend`."""
-    return [(kind, name, (tuple(b[backend] if isinstance(b, PerBackend) else b
-                                for b in div[0]), div[1]))
+    return [(kind, name, (tuple(_for_backend(b, backend) for b in div[0]), div[1]))
             if kind == "desc" else (kind, name, div) for kind, name, div in specs]
 
 

@@ -176,13 +176,17 @@ class stream:
         state.stream = self.saved
 
 
+def data_ptr(x):
+    """The address of x's data: a weft.Buffer, a numpy array or a tensor."""
+    return x.data_ptr() if hasattr(x, "data_ptr") else x.ctypes.data  # numpy: .ctypes
+
+
 def memset_async(x, value, nbytes):
     """Sets the first nbytes of x (a weft.Buffer, a numpy array on the
     host, a tensor on GPUs) to the byte value, in order on weft.stream's
     stream without waiting: recorded by a CUDA graph capture."""
-    ptr = x.data_ptr() if hasattr(x, "data_ptr") else x.ctypes.data  # numpy: .ctypes
     ctx = context()
-    check(lib().weft_memset_async(ctx, ptr, value, nbytes, state.stream),
+    check(lib().weft_memset_async(ctx, data_ptr(x), value, nbytes, state.stream),
           "weft_memset_async", ctx)
 
 
@@ -197,7 +201,7 @@ def tensor_desc(ptr, elem_size, shape, strides, map=None, swizzle=0):
     Raises WeftError naming the value when TMA's rules do not hold
     (runtime.h), on every backend."""
     if not isinstance(ptr, int):
-        ptr = ptr.data_ptr() if hasattr(ptr, "data_ptr") else ptr.ctypes.data
+        ptr = data_ptr(ptr)
     rank = len(shape)
     if len(strides) != rank:
         raise ValueError(f"tensor_desc: {len(strides)} strides for {rank} dimensions")

@@ -3,7 +3,8 @@
 _programs and the split-K rule."""
 from .. import _runtime as rt
 from .. import language as wl
-from .._jit import PerBackend, TensorDescriptor, _data_ptr, _shape_divisibility, jit
+from .._jit import (PerBackend, TensorDescriptor, _for_backend, _resolve, _shape_divisibility,
+                    jit)
 from ..collectives import _dtype_of, _grid_of, _size
 
 # Output block per program step (GPUs: mma tiles of 4 warps; host programs
@@ -55,7 +56,7 @@ def tensor_maps_fit(*tensors):
     16-byte aligned start and rows of whole 16-byte chunks."""
     for t in tensors:
         width = t.shape[-1] * _dtype_of(t, "operand").bits // 8
-        if _data_ptr(t) % 16 or width % 16:
+        if rt.data_ptr(t) % 16 or width % 16:
             return False
     return True
 
@@ -71,8 +72,7 @@ def even_blocks(m, n, k, constexprs):
     """EVEN for an m x n x k product in constexprs' blocks: per backend
     where the blocks are (PerBackend)."""
     def even(backend):
-        bm, bn, bk = (v[backend] if isinstance(v, PerBackend) else v
-                      for v in (constexprs["BM"], constexprs["BN"], constexprs["BK"]))
+        bm, bn, bk = (_for_backend(constexprs[name], backend) for name in ("BM", "BN", "BK"))
         return m % bm == 0 and n % bn == 0 and k % bk == 0
     return PerBackend(**{backend: even(backend) for backend in DEFAULT_PROGRAMS})
 
@@ -205,12 +205,11 @@ def _pieces(blocks, k, bm, bk, split_k=None):
 def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
                 dtype=wl.bfloat16):
     """How matmul launches an m x n x k product of `dtype` operands on
-    `backend`: (grid,
-    k_steps, constexprs, launch options); config = (BM, BN, BK, num_warps[,
-    num_stages]) overrides what the shape picks; descriptors: a and b go
-    as tensor descriptors (None: where the blocks tile the product, so that
-    every block is one bulk copy on sm_90; the operands must meet
-    tensor_maps_fit)."""
+    `backend`: (grid, k_steps, constexprs, launch options); config = (BM,
+    BN, BK, num_warps[, num_stages]) overrides what the shape picks;
+    descriptors: a and b go as tensor descriptors (None: where the blocks
+    tile the product, so that every block is one bulk copy on sm_90; the
+    operands must meet tensor_maps_fit)."""
     if config is None:
         constexprs, warps, stages, (bm, bn, bk) = _config_for(m, n, k, backend, dtype)
     else:
@@ -235,9 +234,10 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
     def ints(value):
         return "i32:16" if value % 16 == 0 else "i32"
 
+    blocks = _resolve(constexprs, backend)
+
     def block(names, extents):  # a descriptor of these blocks and extents
-        sizes = [constexprs[n][backend] if isinstance(constexprs[n], PerBackend)
-                 else constexprs[n] for n in names]
+        sizes = [blocks[name] for name in names]
         divs = [_shape_divisibility(e) for e in extents]
         return f"tensordesc<{dtype.name}[{sizes[0]},{sizes[1]}]>:{divs[0]},{divs[1]}"
 
