@@ -63,16 +63,29 @@ const char *weft_last_error(const weft_context *ctx);
 weft_status weft_malloc(weft_context *ctx, size_t size, void **out);
 /* Collective. */
 weft_status weft_free(weft_context *ctx, void *ptr);
+/* This rank's own memory, outside the symmetric heap: device memory on GPU
+ * backends, host memory on the host backend. Kernels, weft_memcpy and
+ * weft_memset reach it as they reach this rank's part of the heap; peers
+ * cannot (no peer= or weft_peer_ptr on it). Not collective: what one
+ * rank's local work allocates, such as weft.ops.matmul's default out.
+ * Aligned to WEFT_HEAP_ALIGN, not cleared. Allowed while this thread
+ * captures a CUDA/HIP graph (the allocation is made at once, not recorded
+ * in the graph). */
+weft_status weft_malloc_local(weft_context *ctx, size_t size, void **out);
+/* Frees a weft_malloc_local block; not collective. No launched work may
+ * still use it. weft_finalize frees the blocks left. */
+weft_status weft_free_local(weft_context *ctx, void *ptr);
 /* This process's address of peer's copy of the symmetric object at ptr. */
 weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **out);
 
-/* Copies size bytes between host memory and this rank's part of the
- * symmetric heap: exactly one of dst and src lies in it, whole. Ordered
+/* Copies size bytes between host memory and this rank's memory (its part
+ * of the symmetric heap or a weft_malloc_local block): exactly one of dst
+ * and src lies in one of those, whole. Ordered
  * after this rank's launched work; returns when the copy is done. On the
  * host backend it is a plain copy. */
 weft_status weft_memcpy(weft_context *ctx, void *dst, const void *src, size_t size);
-/* Sets size bytes of this rank's heap at ptr to (unsigned char)value,
- * ordered and complete like weft_memcpy. */
+/* Sets size bytes of this rank's memory (as weft_memcpy's) at ptr to
+ * (unsigned char)value, ordered and complete like weft_memcpy. */
 weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size);
 /* Sets size bytes of this rank's device memory at ptr (in the heap or not:
  * any allocation of the context's device) to (unsigned char)value, ordered

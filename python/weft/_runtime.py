@@ -57,6 +57,8 @@ def lib():
             getattr(l, f).argtypes = [vp]
         l.weft_malloc.argtypes = [vp, _c.c_size_t, pvp]
         l.weft_free.argtypes = [vp, vp]
+        l.weft_malloc_local.argtypes = [vp, _c.c_size_t, pvp]
+        l.weft_free_local.argtypes = [vp, vp]
         l.weft_memcpy.argtypes = [vp, vp, vp, _c.c_size_t]
         l.weft_memset.argtypes = [vp, vp, _c.c_int, _c.c_size_t]
         l.weft_memset_async.argtypes = [vp, vp, _c.c_int, _c.c_size_t, vp]
@@ -235,19 +237,24 @@ _NUMPY_TYPESTR = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "
 
 class Buffer:
     """A symmetric allocation: the same offset on every rank, so kernels
-    reach a peer's copy with peer=r. Lives until free() or finalize()."""
+    reach a peer's copy with peer=r; made collectively. local=True: this
+    rank's own memory instead (weft_malloc_local), made and freed by this
+    rank alone, which peers cannot reach. Lives until free() or
+    finalize()."""
 
-    __slots__ = ("ptr", "shape", "dtype", "nbytes", "_generation")
+    __slots__ = ("ptr", "shape", "dtype", "nbytes", "local", "_generation")
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, local=False):
         shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
         if not isinstance(dtype, wl.dtype):
             raise TypeError(f"dtype must be a wl dtype, got {dtype!r}")
         ctx = context()
         self.shape, self.dtype = shape, dtype
         self.nbytes = max(1, math.prod(shape)) * max(1, dtype.bits // 8)
+        self.local = bool(local)
         out = _c.c_void_p()
-        check(lib().weft_malloc(ctx, self.nbytes, _c.byref(out)), "weft_malloc", ctx)
+        what = "weft_malloc_local" if self.local else "weft_malloc"
+        check(getattr(lib(), what)(ctx, self.nbytes, _c.byref(out)), what, ctx)
         self.ptr = out.value
         self._generation = state.generation
 
@@ -259,9 +266,11 @@ class Buffer:
         return self.ptr
 
     def free(self):
-        """Collective, like the allocation."""
+        """Collective, like the allocation (a local buffer: this rank's
+        alone)."""
         ctx = context()
-        check(lib().weft_free(ctx, _c.c_void_p(self.ptr)), "weft_free", ctx)
+        what = "weft_free_local" if self.local else "weft_free"
+        check(getattr(lib(), what)(ctx, _c.c_void_p(self.ptr)), what, ctx)
         self.ptr = None
 
     def _interface(self):
@@ -433,18 +442,18 @@ def _dlpack_capsule(buf):
     return capsule
 
 
-def empty(shape, dtype=wl.float32):
-    return Buffer(shape, dtype)
+def empty(shape, dtype=wl.float32, local=False):
+    return Buffer(shape, dtype, local)
 
 
-def zeros(shape, dtype=wl.float32):
-    return full(shape, 0, dtype)
+def zeros(shape, dtype=wl.float32, local=False):
+    return full(shape, 0, dtype, local)
 
 
-def full(shape, value, dtype=wl.float32):
+def full(shape, value, dtype=wl.float32, local=False):
     """A buffer with every element set to value (for bf16: the raw bits,
     as numpy() shows them); zeros by weft_memset."""
-    buf = Buffer(shape, dtype)
+    buf = Buffer(shape, dtype, local)
     if value == 0:
         ctx = context()
         check(lib().weft_memset(ctx, buf.ptr, 0, buf.nbytes), "weft_memset", ctx)

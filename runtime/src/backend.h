@@ -67,6 +67,13 @@ typedef struct weft_backend_ops {
                           uint64_t *multicast_base);
   weft_status (*heap_unmap)(void *state);
 
+  /* This rank's own memory outside the heap (weft_malloc_local): at least
+   * WEFT_HEAP_ALIGN-aligned, allowed while the calling thread captures a
+   * graph; free runs after the caller made sure nothing launched still
+   * uses it. */
+  weft_status (*local_alloc)(void *state, size_t size, void **out);
+  weft_status (*local_free)(void *state, void *ptr);
+
   /* Copies between host memory and this rank's device memory (plain
    * memcpy on the host backend). Synchronous. */
   weft_status (*copy_to_device)(void *state, void *dst, const void *src, size_t n);

@@ -541,6 +541,32 @@ static weft_status cuda_memset(void *state, void *dst, int value, size_t n) {
   return st != WEFT_SUCCESS ? st : CU(cuStreamSynchronize, s->stream);
 }
 
+/* ---- local memory ---- */
+
+/* In relaxed capture mode, so that this thread may allocate while it
+ * captures a CUDA graph (the allocation is made at once, not recorded). */
+static weft_status cuda_local_alloc(void *state, size_t size, void **out) {
+  CUdeviceptr p = 0;
+  weft_status st = enter(state);
+  if (st != WEFT_SUCCESS)
+    return st;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if ((st = CU(cuThreadExchangeStreamCaptureMode, &mode)))
+    return st;
+  st = CU(cuMemAlloc, &p, size);
+  weft_keep(&st, CU(cuThreadExchangeStreamCaptureMode, &mode));
+  if (st == WEFT_SUCCESS)
+    *out = (void *)(uintptr_t)p;
+  else if (p)
+    drv.cuMemFree(p);
+  return st;
+}
+
+static weft_status cuda_local_free(void *state, void *ptr) {
+  weft_status st = enter(state);
+  return st != WEFT_SUCCESS ? st : CU(cuMemFree, (CUdeviceptr)(uintptr_t)ptr);
+}
+
 /* ---- modules and launch ---- */
 
 static weft_status cuda_module_load(void *state, const void *image, size_t size,
@@ -682,6 +708,8 @@ const weft_backend_ops weft_backend_cuda = {
     .close = cuda_close,
     .heap_map = cuda_heap_map,
     .heap_unmap = cuda_heap_unmap,
+    .local_alloc = cuda_local_alloc,
+    .local_free = cuda_local_free,
     .copy_to_device = cuda_copy_to_device,
     .copy_to_host = cuda_copy_to_host,
     .memset_device = cuda_memset,

@@ -39,6 +39,7 @@
   X(hipStreamCreateWithFlags, hipError_t, (hipStream_t *, unsigned int))       \
   X(hipStreamDestroy, hipError_t, (hipStream_t))                               \
   X(hipStreamSynchronize, hipError_t, (hipStream_t))                           \
+  X(hipThreadExchangeStreamCaptureMode, hipError_t, (hipStreamCaptureMode *))  \
   X(hipExtMallocWithFlags, hipError_t, (void **, size_t, unsigned int))        \
   X(hipFree, hipError_t, (void *))                                             \
   X(hipIpcGetMemHandle, hipError_t, (hipIpcMemHandle_t *, void *))             \
@@ -284,6 +285,29 @@ static weft_status hip_copy_to_host(void *state, void *dst, const void *src,
   return copy(state, dst, src, n, hipMemcpyDeviceToHost);
 }
 
+/* In relaxed capture mode: as cuda_local_alloc. */
+static weft_status hip_local_alloc(void *state, size_t size, void **out) {
+  void *p = NULL;
+  weft_status st = enter(state);
+  if (st != WEFT_SUCCESS)
+    return st;
+  hipStreamCaptureMode mode = hipStreamCaptureModeRelaxed;
+  if ((st = HIP(hipThreadExchangeStreamCaptureMode, &mode)))
+    return st;
+  st = HIP(hipExtMallocWithFlags, &p, size, hipDeviceMallocDefault);
+  weft_keep(&st, HIP(hipThreadExchangeStreamCaptureMode, &mode));
+  if (st == WEFT_SUCCESS)
+    *out = p;
+  else if (p)
+    hip.hipFree(p);
+  return st;
+}
+
+static weft_status hip_local_free(void *state, void *ptr) {
+  weft_status st = enter(state);
+  return st != WEFT_SUCCESS ? st : HIP(hipFree, ptr);
+}
+
 static weft_status hip_memset_async(void *state, void *dst, int value, size_t n,
                                     void *stream) {
   hip_state *s = state;
@@ -387,6 +411,8 @@ const weft_backend_ops weft_backend_hip = {
     .close = hip_close,
     .heap_map = hip_heap_map,
     .heap_unmap = hip_heap_unmap,
+    .local_alloc = hip_local_alloc,
+    .local_free = hip_local_free,
     .copy_to_device = hip_copy_to_device,
     .copy_to_host = hip_copy_to_host,
     .memset_device = hip_memset,

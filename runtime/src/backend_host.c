@@ -109,6 +109,21 @@ static weft_status host_heap_map(void *state, size_t size, void **bases,
   return st;
 }
 
+static weft_status host_local_alloc(void *state, size_t size, void **out) {
+  (void)state;
+  size_t rounded = (size + WEFT_HEAP_ALIGN - 1) & ~(size_t)(WEFT_HEAP_ALIGN - 1);
+  if (rounded < size || !(*out = aligned_alloc(WEFT_HEAP_ALIGN, rounded)))
+    return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: cannot allocate %zu "
+                     "bytes", size);
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_local_free(void *state, void *ptr) {
+  (void)state;
+  free(ptr);
+  return WEFT_SUCCESS;
+}
+
 static weft_status host_copy(void *state, void *dst, const void *src, size_t n) {
   (void)state;
   memcpy(dst, src, n);
@@ -278,6 +293,8 @@ const weft_backend_ops weft_backend_host = {
     .close = host_close,
     .heap_map = host_heap_map,
     .heap_unmap = host_heap_unmap,
+    .local_alloc = host_local_alloc,
+    .local_free = host_local_free,
     .copy_to_device = host_copy,
     .copy_to_host = host_copy,
     .memset_device = host_memset,

@@ -100,6 +100,7 @@ static weft_status check_setup(weft_context *ctx) {
 
 static void teardown(weft_context *ctx) {
   weft_modules_unload_all(ctx);
+  weft_local_free_all(ctx);
   if (ctx->heap_mapped)
     ctx->ops->heap_unmap(ctx->state);
   if (ctx->state)

@@ -123,6 +123,9 @@ enum { CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3 };
 typedef int CUtensorMapFloatOOBfill;
 enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 
+typedef int CUstreamCaptureMode;
+enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
+
 /* X(field, symbol, parameters): every entry point the backend calls. */
 #define WEFT_CUDA_DRIVER_FUNCTIONS(X)                                          \
   X(cuGetErrorName, "cuGetErrorName", (CUresult, const char **))               \
@@ -141,6 +144,8 @@ enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
   X(cuStreamCreate, "cuStreamCreate", (CUstream *, unsigned int))              \
   X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                         \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                    \
+  X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode",    \
+    (CUstreamCaptureMode *))                                                   \
   X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity",            \
     (size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags)) \
   X(cuMemCreate, "cuMemCreate",                                                \

@@ -4,8 +4,9 @@
  * argument, local verdict) among all ranks first, so a rank that asks for
  * something different, or whose local check failed, fails the call on
  * every rank instead of leaving the heaps out of step. weft_memcpy /
- * weft_memset: host access to the local part; weft_memset_async: a
- * stream-ordered fill of any of the device's memory.
+ * weft_memset: host access to the local part and to weft_malloc_local
+ * blocks (local.c); weft_memset_async: a stream-ordered fill of any of the
+ * device's memory.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -163,10 +164,12 @@ weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **o
   return WEFT_SUCCESS;
 }
 
-/* 1 when [ptr, ptr + size) lies in this rank's heap. */
-static int in_local_heap(const weft_context *ctx, const void *ptr, size_t size) {
+/* 1 when [ptr, ptr + size) lies in this rank's memory: its heap or one of
+ * its weft_malloc_local blocks. */
+static int in_rank_memory(const weft_context *ctx, const void *ptr, size_t size) {
   uint64_t offset = heap_offset(ctx, ptr);
-  return offset != NOT_IN_HEAP && size <= ctx->heap_size - offset;
+  return (offset != NOT_IN_HEAP && size <= ctx->heap_size - offset) ||
+         weft_local_contains(ctx, ptr, size);
 }
 
 weft_status weft_memcpy(weft_context *ctx, void *dst, const void *src, size_t size) {
@@ -177,16 +180,17 @@ weft_status weft_memcpy(weft_context *ctx, void *dst, const void *src, size_t si
   if (!dst || !src)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_memcpy: %s is NULL", dst ? "src" : "dst"));
-  int to_heap = in_local_heap(ctx, dst, size), from_heap = in_local_heap(ctx, src, size);
-  if (to_heap == from_heap)
+  int to_device = in_rank_memory(ctx, dst, size);
+  if (to_device == in_rank_memory(ctx, src, size))
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_memcpy: %s of %p and %p (%zu bytes) lies in "
-                         "this rank's symmetric heap [%p, +0x%zx); exactly one "
-                         "must", to_heap ? "each" : "neither", dst, src, size,
+                         "this rank's memory (its symmetric heap [%p, +0x%zx) "
+                         "or a weft_malloc_local block); exactly one must",
+                         to_device ? "each" : "neither", dst, src, size,
                          (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
                          ctx->heap_size));
-  weft_status st = to_heap ? ctx->ops->copy_to_device(ctx->state, dst, src, size)
-                           : ctx->ops->copy_to_host(ctx->state, dst, src, size);
+  weft_status st = to_device ? ctx->ops->copy_to_device(ctx->state, dst, src, size)
+                             : ctx->ops->copy_to_host(ctx->state, dst, src, size);
   return weft_ctx_fail(ctx, st);
 }
 
@@ -195,10 +199,11 @@ weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size) {
     return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_memset: ctx is NULL");
   if (size == 0)
     return WEFT_SUCCESS;
-  if (!in_local_heap(ctx, ptr, size))
+  if (!in_rank_memory(ctx, ptr, size))
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
-                         "weft_memset: [%p, +%zu) is not in this rank's "
-                         "symmetric heap [%p, +0x%zx)", ptr, size,
+                         "weft_memset: [%p, +%zu) is neither in this rank's "
+                         "symmetric heap [%p, +0x%zx) nor in a "
+                         "weft_malloc_local block", ptr, size,
                          (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
                          ctx->heap_size));
   return weft_ctx_fail(ctx, ctx->ops->memset_device(ctx->state, ptr, value, size));

@@ -80,6 +80,19 @@ uint64_t weft_allocator_alloc(weft_allocator *a, uint64_t size); /* after check 
 weft_status weft_allocator_check_free(const weft_allocator *a, uint64_t offset);
 void weft_allocator_free(weft_allocator *a, uint64_t offset); /* after check */
 
+/* ---- local.c: weft_malloc_local blocks ---- */
+
+typedef struct weft_local_block {
+  void *ptr;
+  size_t size;
+  struct weft_local_block *next;
+} weft_local_block;
+
+/* 1 when [ptr, ptr + size) lies in one of ctx's local blocks. */
+int weft_local_contains(const weft_context *ctx, const void *ptr, size_t size);
+/* Frees every local block (weft_finalize). */
+void weft_local_free_all(weft_context *ctx);
+
 /* ---- module.c ---- */
 
 struct weft_kernel {
@@ -120,7 +133,8 @@ struct weft_context {
   weft_allocator allocator;
   uint64_t collective_seq; /* weft_malloc/weft_free calls so far */
 
-  weft_module *modules; /* loaded, for weft_finalize */
+  weft_local_block *local_blocks; /* weft_malloc_local's, newest first */
+  weft_module *modules;           /* loaded, for weft_finalize */
   char last_error[WEFT_ERROR_MAX];
 };
 

@@ -1,6 +1,6 @@
 """The documented errors of bad inputs, at 1-4 ranks: a
-store to a bad peer under the debug checks, an asymmetric allocation, a
-cache miss under WEFT_CACHE_ONLY=1. Every rank runs every test, so the
+store to a bad peer under the debug checks, an asymmetric allocation (and
+local buffers, which may differ), a cache miss under WEFT_CACHE_ONLY=1. Every rank runs every test, so the
 collective calls in them (allocations, barriers) match up."""
 import inspect
 import os
@@ -84,6 +84,27 @@ def test_asymmetric_allocation(alloc):
     buf.copy_from(rank)
     weft.barrier()
     buf.free()
+
+
+@weft.jit
+def fill(dst, value, BLOCK: wl.constexpr):
+    wl.store(dst + wl.arange(0, BLOCK), value)
+
+
+def test_local_buffers_differ_per_rank():
+    """Local buffers are this rank's alone: their number and sizes may
+    differ between ranks (no WEFT_ERROR_ASYMMETRIC, no host barrier), and
+    kernels and copies reach them."""
+    rank = weft.rank()
+    bufs = [weft.empty((64 * (rank + 1),), wl.float32, local=True) for _ in range(rank + 1)]
+    bufs[-1].copy_from(np.arange(bufs[-1].size))
+    np.testing.assert_array_equal(bufs[-1].to_numpy(), np.arange(bufs[-1].size))
+    filled = weft.zeros((64,), wl.float32, local=True)
+    np.testing.assert_array_equal(filled.to_numpy(), 0)
+    fill[(1,)](filled, 3.0 + rank, BLOCK=64)
+    np.testing.assert_array_equal(filled.to_numpy(), np.full(64, 3.0 + rank))
+    for buf in bufs + [filled]:
+        buf.free()
 
 
 @weft.jit

@@ -314,6 +314,23 @@ def test_matmul_16bit_out(m, n, k, dtype):
         buf.free()
 
 
+def test_matmul_out_none():
+    """Without out, matmul returns a new local fp32 buffer: no collective
+    allocation, so ranks may multiply different shapes."""
+    m, n, k = (64, 128, 1024) if weft.rank() == 0 else (32, 64, 1024)
+    rng = np.random.default_rng(weft.rank())
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    ab = [weft.empty(x.shape, wl.bfloat16, local=True) for x in (a, b)]
+    for buf, x in zip(ab, (a, b)):
+        buf.copy_from(to_bits(x, wl.bfloat16))
+    out = weft.ops.matmul(*ab)
+    assert out.local and out.dtype is wl.float32 and out.shape == (m, n)
+    np.testing.assert_array_equal(out.to_numpy(), a @ b)
+    for buf in ab + [out]:
+        buf.free()
+
+
 @pytest.mark.parametrize("split_k", [2, 3, 7])
 @pytest.mark.parametrize("m,k,n", [(17, 100, 9), (64, 256, 64)])
 def test_matmul_split_k(split_k, m, k, n):

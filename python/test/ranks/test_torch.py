@@ -110,3 +110,26 @@ def test_collective_replays_in_a_cuda_graph(device):
     weft.barrier()
     x.free()
     out.free()
+
+
+
+def test_matmul_out_none_in_a_cuda_graph(device):
+    """matmul's default out is a local buffer, which may be allocated while
+    a CUDA graph is captured (weft_malloc_local in relaxed capture mode):
+    the graph's replays write it. The kernel is test_ops'
+    test_matmul_out_none's (rank 0's shape)."""
+    m, k, n = 64, 1024, 128
+    a = torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16)
+    b = torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16)
+    with weft.stream(torch.cuda.current_stream()):
+        weft.ops.matmul(a, b).free()  # compiled and loaded outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph), weft.stream(torch.cuda.current_stream()):
+        out = weft.ops.matmul(a, b)
+    assert out.local
+    for _ in range(2):
+        a.copy_(torch.randint(-2, 3, (m, k), device=device))
+        graph.replay()
+        torch.cuda.synchronize(device)
+        np.testing.assert_array_equal(out.to_numpy(), (a.float() @ b.float()).cpu().numpy())
+    out.free()

@@ -101,8 +101,8 @@ def multicast_enabled():
 
 def _view(buf, n, dtype):
     v = object.__new__(rt.Buffer)
-    v.ptr, v.shape, v.dtype, v.nbytes, v._generation = \
-        buf.ptr, (n,), dtype, max(1, n) * dtype.bits // 8, buf._generation
+    v.ptr, v.shape, v.dtype, v.nbytes, v.local, v._generation = \
+        buf.ptr, (n,), dtype, max(1, n) * dtype.bits // 8, buf.local, buf._generation
     return v
 
 

@@ -128,10 +128,11 @@ def _check_operands(op, a, b):
 
 
 def _output(op, out, rows, n, dtypes=(wl.float32,)):
-    """out, checked to hold rows x n elements of one of dtypes; a new
-    weft.Buffer of the first of them when None."""
+    """out, checked to hold rows x n elements of one of dtypes; a new local
+    weft.Buffer of the first of them when None (local: the ops write their
+    out on this rank only, and ranks may ask for different shapes)."""
     if out is None:
-        return rt.empty((rows, n), dtypes[0])
+        return rt.empty((rows, n), dtypes[0], local=True)
     if _dtype_of(out, "out") not in dtypes or _size(out) != rows * n:
         names = " or ".join(d.name for d in dtypes)
         raise ValueError(f"{op}: out must hold {rows} x {n} {names} elements")
@@ -147,55 +148,69 @@ def _programs(num_programs, work):
     return _grid_of(num_programs)
 
 
-def _split_k(blocks, k, bm, bk):
-    """Pieces of K for a grid of `blocks` output blocks of `bm` rows: one
-    wave of programs in all (on an H200's 132 multiprocessors two programs
-    of 64-row blocks fit one, one of 128-row blocks: 256 or 128; decode
-    shapes stream b, and each program keeps its stages of it in flight;
-    the best count at the decode shapes of bench/gemm.py with bulk tensor
-    copies), each piece at least 4 K steps long; one where the blocks alone
-    are that many. The same rule on every backend, so a host run launches
-    what a GPU run will (cache warming)."""
-    wave = 256 if bm <= 64 else 128
+def _wave(bm):
+    """Programs that fill an H200's 132 multiprocessors once where a
+    configuration does not say (_config_for): two of 64-row blocks fit
+    one, one of 128-row blocks."""
+    return 256 if bm <= 64 else 128
+
+
+def _split_k(blocks, k, bk, wave):
+    """Pieces of K for a grid of `blocks` output blocks: `wave` programs
+    in all (decode shapes stream b, and each program keeps its stages of it
+    in flight; the best count at the decode shapes of bench/gemm.py with
+    bulk tensor copies), each piece at least 4 K steps long; one where the
+    blocks alone are that many. The same rule on every backend, so a host
+    run launches what a GPU run will (cache warming)."""
     return max(1, min(16, wave // max(1, blocks), k // (4 * bk)))
 
 
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
-# wgmma m64n256k16 on sm_90) with five stages; products of 65 to 128 rows
-# (decode) whose b outgrows L2 (more than 64 MiB: two 64-row blocks would
-# each read it from memory) take 128x128x64 blocks on eight warps with
-# five stages, and the rest 64x64x64 blocks on four warps with four: the
-# fastest of the configurations swept on an H200 (bench/README.md,
-# "GEMM"). Host programs keep 16x16x16.
+# wgmma m64n256k16 on sm_90) with five stages. Decode products (64 or 128
+# rows) that 64x64x128 blocks divide, so that every block is one bulk
+# copy, stream b through deep rings, one program per multiprocessor:
+# 128x64x64 blocks on eight warps with eight stages where b outgrows L2
+# (more than 64 MiB: two 64-row blocks would each read it from memory),
+# else 64x64x128 blocks on four warps with six. The rest take 64x64x64
+# blocks on four warps with four stages, two programs per multiprocessor
+# (masked rows, as at 16, lose the deep rings' gain). K is split where the
+# blocks are fewer than the programs that fill the GPU once. The fastest
+# of the configurations swept on an H200 (bench/README.md, "GEMM"). Host
+# programs keep 16x16x16.
 _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
               BK=BK)
-_ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128),
+_ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=BN,
                 BK=PerBackend(host=16, default=64))
+_STREAM = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=128))
 _SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
 
 
 def _config_for(m, n, k, backend, dtype):
-    """(constexprs, num_warps, num_stages, (BM, BN, BK) on `backend`) for an
-    m x n x k product of `dtype` operands."""
+    """(constexprs, num_warps, num_stages, wave, (BM, BN, BK) on `backend`)
+    for an m x n x k product of `dtype` operands; wave: the programs that
+    fill the GPU once (_split_k)."""
     # The wide blocks are for tensor cores (16-bit operands): elsewhere the
     # product's sums cross shared memory, which they would overflow.
     tensor_cores = dtype.bits == 16
+    streams = m in (64, 128) and n % 64 == 0 and k % 128 == 0
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
     if tensor_cores and m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132:
-        constexprs, warps, stages = _LARGE, 8, 5
-    elif tensor_cores and 64 < m <= 128 and n * k * dtype.bits // 8 > 64 << 20:
-        constexprs, warps, stages = _ROWS128, 8, 5
+        constexprs, warps, stages, wave = _LARGE, 8, 5, 128
+    elif tensor_cores and streams and m == 128 and n * k * dtype.bits // 8 > 64 << 20:
+        constexprs, warps, stages, wave = _ROWS128, 8, 8, 128
+    elif tensor_cores and streams:
+        constexprs, warps, stages, wave = _STREAM, 4, 6, 128
     else:
-        constexprs, warps, stages = _SMALL, 4, 4
-    return (constexprs, warps, stages,
+        constexprs, warps, stages, wave = _SMALL, 4, 4, 256
+    return (constexprs, warps, stages, wave,
             tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")))
 
 
-def _pieces(blocks, k, bm, bk, split_k=None):
+def _pieces(blocks, k, bk, wave, split_k=None):
     """(pieces, BK steps per piece) of K for a grid of `blocks` output
-    blocks of BM x BN: split_k pieces, by default _split_k's."""
+    blocks: split_k pieces, by default _split_k's for `wave` programs."""
     if split_k is None:
-        split_k = _split_k(blocks, k, bm, bk)
+        split_k = _split_k(blocks, k, bk, wave)
     if int(split_k) < 1:
         raise ValueError(f"matmul: split_k must be at least 1, got {split_k}")
     steps = -(-max(1, -(-k // int(split_k))) // bk)
@@ -211,16 +226,16 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
     tile the product, so that every block is one bulk copy on sm_90; the
     operands must meet tensor_maps_fit)."""
     if config is None:
-        constexprs, warps, stages, (bm, bn, bk) = _config_for(m, n, k, backend, dtype)
+        constexprs, warps, stages, wave, (bm, bn, bk) = _config_for(m, n, k, backend, dtype)
     else:
         bm, bn, bk, warps, *rest = (int(v) for v in config)
-        stages = rest[0] if rest else 3
+        stages, wave = rest[0] if rest else 3, _wave(bm)
         constexprs = dict(BM=bm, BN=bn, BK=bk)
     even = even_blocks(m, n, k, constexprs)
     constexprs = dict(constexprs, EVEN=even, DESC=even[backend] if descriptors is None
                       else descriptors)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
-    pieces, steps = _pieces(blocks_m * blocks_n, k, bm, bk, split_k)
+    pieces, steps = _pieces(blocks_m * blocks_n, k, bk, wave, split_k)
     return (blocks_m, blocks_n, pieces), steps, constexprs, dict(num_warps=warps,
                                                                 num_stages=stages)
 
@@ -250,8 +265,8 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
 def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     """out = a @ b, accumulated in f32 (a M x K, b K x N, both fp16, bf16
     or fp32: weft buffers, numpy arrays on the host, tensors on GPUs; out
-    M x N fp32 or a's 16-bit dtype, rounded once at the end; a new fp32
-    weft.Buffer when None). Local: no communication. split_k: pieces of K
+    M x N fp32 or a's 16-bit dtype, rounded once at the end; a new local
+    fp32 weft.Buffer when None). Local: no communication. split_k: pieces of K
     computed by separate programs and added into an fp32 out (None: chosen
     by the shape and the block size; a 16-bit out takes one piece). config:
     (BM, BN, BK, num_warps[, num_stages]) of the kernel (None: chosen by

@@ -36,7 +36,7 @@ from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _dtype_of, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, _block_product, _check_operands, _config_for,
-                    _output, _pieces, _programs, even_blocks, matmul)
+                    _output, _pieces, _programs, _wave, even_blocks, matmul)
 
 
 @jit
@@ -78,7 +78,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
     """out = all_gather(a) @ b, in f32: a is this rank's rows x K (a
     symmetric weft.Buffer, f16, bf16 or f32), b is K x N (local or
     symmetric, a's dtype), out (num_ranks * rows) x N f32 (local or
-    symmetric; allocated as a weft.Buffer when None). Returns out.
+    symmetric; a new local weft.Buffer when None). Returns out.
 
     algorithm "gather" (default): every rank pushes its a into a symmetric
     scratch of every rank (weft.collectives.all_gather), then weft.ops.matmul
@@ -110,7 +110,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
         return matmul(gathered, b, out)
     backend = rt.backend()
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
-    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BM[backend], BK[backend])
+    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend], _wave(BM[backend]))
     if pieces > 1:
         rt.memset_async(out, 0, ranks * rows * n * 4)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
@@ -182,11 +182,11 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if rows * n == 0:
         return out
     # matmul's blocks for each destination's rows x n x k product.
-    constexprs, warps, stages, (bm, bn, bk) = _config_for(rows, n, k, backend,
-                                                          _dtype_of(a, "a"))
+    constexprs, warps, stages, wave, (bm, bn, bk) = _config_for(rows, n, k, backend,
+                                                                _dtype_of(a, "a"))
     tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
     dests = ranks if scatter else 1
-    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bm, bk)
+    pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bk, wave)
     comm = _get_comm()
     slots = comm.buffer("fused", ranks * pieces * rows * n, wl.float32)
     matmul_push_kernel[(dests * tiles_m, tiles_n, pieces)](

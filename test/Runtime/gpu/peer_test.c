@@ -94,6 +94,25 @@ static void check_slots(uint64_t words, unsigned long long *errors) {
   CHECK_OK(weft_free(g_ctx, slots));
 }
 
+/* A weft_malloc_local block (rank 0 takes one more: not collective) is
+ * device memory that kernels, weft_memcpy and weft_memset reach. */
+static void check_local(unsigned long long *errors) {
+  uint64_t words = 1 << 16, *block, *spare = NULL, got[2];
+  CHECK_OK(weft_malloc_local(g_ctx, words * 8, (void **)&block));
+  if (g_rank == 0)
+    CHECK_OK(weft_malloc_local(g_ctx, 4096, (void **)&spare));
+  uint32_t tag = copy_tag(g_rank);
+  void *args[] = {&block, &words, &tag, &g_rank};
+  launch(kernel("fill_words"), CHECK_GRID, args, 4);
+  expect_words(block, words, tag, g_rank, errors, 3);
+  CHECK_OK(weft_memset(g_ctx, block, 0, 8));
+  CHECK_OK(weft_memcpy(g_ctx, got, block, sizeof got));
+  CHECK(got[0] == 0 && got[1] == ((uint64_t)tag << 40 | 1));
+  CHECK_OK(weft_free_local(g_ctx, block));
+  CHECK_OK(weft_free_local(g_ctx, spare));
+  printf("rank %d: local block ok\n", g_rank);
+}
+
 /* Pull (read next's memory) and push (write next's memory), timed over
  * ITERATIONS launches for each grid size, then the moved bytes are checked. */
 static void bandwidth(uint64_t bytes, unsigned long long *errors) {
@@ -140,6 +159,7 @@ static int test_peers(const char *module, uint64_t mib) {
   void *args[] = {&errors};
   launch(kernel("zero"), 1, args, 1);
   check_slots((uint64_t)1 << 20, errors);
+  check_local(errors);
   bandwidth(mib << 20, errors);
   CHECK_OK(weft_finalize(g_ctx));
   return 0;
