@@ -1,7 +1,8 @@
 """The documented errors of bad inputs, at 1-4 ranks: a
 store to a bad peer under the debug checks, an asymmetric allocation (and
-local buffers, which may differ), a cache miss under WEFT_CACHE_ONLY=1. Every rank runs every test, so the
-collective calls in them (allocations, barriers) match up."""
+local buffers, which may differ), a cache miss under WEFT_CACHE_ONLY=1.
+Every rank runs every test, so the collective calls in them (allocations,
+barriers) match up."""
 import inspect
 import os
 import shutil

@@ -112,7 +112,6 @@ def test_collective_replays_in_a_cuda_graph(device):
     out.free()
 
 
-
 def test_matmul_out_none_in_a_cuda_graph(device):
     """matmul's default out is a local buffer, which may be allocated while
     a CUDA graph is captured (weft_malloc_local in relaxed capture mode):

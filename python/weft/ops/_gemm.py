@@ -266,8 +266,8 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     """out = a @ b, accumulated in f32 (a M x K, b K x N, both fp16, bf16
     or fp32: weft buffers, numpy arrays on the host, tensors on GPUs; out
     M x N fp32 or a's 16-bit dtype, rounded once at the end; a new local
-    fp32 weft.Buffer when None). Local: no communication. split_k: pieces of K
-    computed by separate programs and added into an fp32 out (None: chosen
+    fp32 weft.Buffer when None). Local: no communication. split_k: pieces
+    of K computed by separate programs and added into an fp32 out (None: chosen
     by the shape and the block size; a 16-bit out takes one piece). config:
     (BM, BN, BK, num_warps[, num_stages]) of the kernel (None: chosen by
     the shape; bench/gemm.py --configs compares them). descriptors: a and
