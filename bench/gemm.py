@@ -14,10 +14,11 @@ specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
 configuration matmul picks and the --configs variants.
 
---configs BMxBNxBKxWARPS[xSTAGES[xSPLIT]],... adds a graph system per
-kernel configuration (weft.ops.matmul's config= and split_k=), to compare
-block sizes, warp counts, pipeline depths and split-K counts by the
-kernels' own time.
+--configs BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... adds a graph
+system per kernel configuration (weft.ops.matmul's config= and split_k=),
+to compare block sizes, warp counts, pipeline depths, split-K counts and
+clusters (programs of neighbouring column blocks sharing a's copies) by
+the kernels' own time.
 """
 import argparse
 import csv
@@ -51,12 +52,12 @@ def parse_configs(text):
 
 def config_name(config):
     return ("weft_{}x{}x{}w{}".format(*config) + "".join(
-        f"{tag}{value}" for tag, value in zip("sk", config[4:])) + "_graph")
+        f"{tag}{value}" for tag, value in zip("skc", config[4:])) + "_graph")
 
 
 def config_args(config):
     """(config=, split_k=) of matmul for a --configs entry."""
-    return config[:5], config[5] if len(config) > 5 else None
+    return config[:5] + config[6:], config[5] if len(config) > 5 else None
 
 
 def warm(shapes, configs, split_ks, pointers):
@@ -98,6 +99,48 @@ def run_host(shapes):
             sys.exit(1)
 
 
+def capture(torch, fn, calls):
+    """A CUDA graph of `calls` calls of fn."""
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g), weft.stream(torch.cuda.current_stream()):
+        for _ in range(calls):
+            fn()
+    return g
+
+
+def trace_calls(torch, fn, args):
+    """The kernels of one replay of --iters graph-captured calls, from
+    torch's profiler: per kernel name, its launch shape, the median of its
+    durations and the median gap from one kernel's end to the next one's
+    start (negative where programmatic dependent launch overlaps them).
+    torch 2.11's profiler may abort the process at exit afterwards ("double
+    free or corruption": it frees CUPTI buffers CUPTI still holds,
+    pytorch/pytorch#195207); what was measured is printed by then."""
+    import json
+    import tempfile
+    from torch.profiler import ProfilerActivity, profile
+    g = capture(torch, fn, args.iters)
+    g.replay()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        g.replay()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        trace = json.load(open(f.name))["traceEvents"]
+    kernels = sorted((e for e in trace if e.get("cat") == "kernel"), key=lambda e: e["ts"])
+    gaps = [b["ts"] - (a["ts"] + a["dur"]) for a, b in zip(kernels, kernels[1:])]
+    for name in dict.fromkeys(e["name"] for e in kernels):
+        mine = [e for e in kernels if e["name"] == name]
+        a = mine[0]["args"]
+        print(f"    {name[:90]}\n      grid {a.get('grid')} block {a.get('block')} "
+              f"smem {a.get('shared memory')} regs {a.get('registers per thread')}: "
+              f"{len(mine)} x {np.median([e['dur'] for e in mine]):.2f} us", flush=True)
+    if gaps:
+        print(f"    gap between kernels: median {np.median(gaps):.2f} us, "
+              f"min {min(gaps):.2f}", flush=True)
+
+
 def time_calls(torch, fn, args, graph):
     """Sorted ms per call. Eager: --iters calls, each between two events
     (the host's launch overhead included, as a caller sees it). Graph:
@@ -105,11 +148,7 @@ def time_calls(torch, fn, args, graph):
     sample is a replay's time per call (the kernels alone)."""
     calls, samples, run = 1, args.iters, fn
     if graph:
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g), weft.stream(torch.cuda.current_stream()):
-            for _ in range(args.iters):
-                fn()
-        calls, samples, run = args.iters, args.reps, g.replay
+        calls, samples, run = args.iters, args.reps, capture(torch, fn, args.iters).replay
     for _ in range(args.warmup):
         run()
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
@@ -164,6 +203,8 @@ def run_gpu(args):
                     torch.cuda.synchronize()
                     ok = bool(torch.equal(tc, expect.to(tc.dtype)))
                 times = time_calls(torch, fn, args, graph=name.endswith("_graph"))
+                if args.trace and name.endswith("_graph"):
+                    trace_calls(torch, fn, args)
                 median = float(np.median(times))
                 row = dict(m=m, n=n, k=k, system=name, out=str(tc.dtype)[6:],
                            median_ms=round(median, 4),
@@ -195,13 +236,16 @@ def main():
                    help="skip the CUDA-graph systems (weft_graph, torch_graph)")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--configs", default=None,
-                   help="BMxBNxBKxWARPS[xSTAGES[xSPLIT]],... weft.ops.matmul configs to add "
-                        "(graph systems)")
+                   help="BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... weft.ops.matmul "
+                        "configs to add (graph systems)")
     p.add_argument("--split-k", default=None,
                    help="N,... graph systems with split_k forced to N (same kernels)")
     p.add_argument("--pointers", action="store_true",
                    help="add weft_pointers_graph: a and b as pointers (cp.async copies on "
                         "sm_90) instead of tensor descriptors (bulk tensor copies)")
+    p.add_argument("--trace", action="store_true",
+                   help="print the kernels of each graph system (torch's profiler): "
+                        "launch shape, duration, gaps between kernels")
     p.add_argument("--csv", default=None)
     args = p.parse_args()
     weft.init()

@@ -171,6 +171,8 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
       }
       settings["tensor_maps"] = std::move(byArg);
     }
+    if (auto cluster = func->getAttrOfType<mlir::DenseI32ArrayAttr>(kClusterAttrName))
+      settings["cluster"] = llvm::json::Array(cluster.asArrayRef());
     if (!settings.empty())
       kernels[func.getSymName()] = std::move(settings);
   });

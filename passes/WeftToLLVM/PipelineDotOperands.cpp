@@ -84,12 +84,55 @@ std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, Operation 
 }
 
 /// A dot operand to pipeline: its load (a weft.load or a weft.desc_load)
-/// and the load's address slice.
+/// and the load's address slice; `multicast`: the programs of the cluster
+/// share its copies.
 struct Operand {
   Operation *load;
   SmallVector<Operation *> slice;
   SharedType buffer;
+  bool multicast = false;
 };
+
+/// Whether `value` is the same in every program of a cluster of `cluster`
+/// programs along each grid axis: computed without side effects from the
+/// kernel's arguments, constants, grid sizes, program ids along axes the
+/// cluster does not span, program ids over a multiple of the cluster's
+/// extent (clusters start at multiples of it), and induction variables of
+/// loops whose bounds are all such values.
+bool sameInCluster(Value value, const std::array<int64_t, 3> &cluster,
+                   llvm::DenseMap<Value, bool> &known) {
+  if (auto it = known.find(value); it != known.end())
+    return it->second;
+  known[value] = false; // until shown otherwise (cycles through loops)
+  bool same = false;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<FunctionOpInterface>(owner))
+      same = owner->hasAttr(kKernelAttrName);
+    else if (auto loop = dyn_cast<scf::ForOp>(owner); loop && arg == loop.getInductionVar())
+      same = llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()},
+                          [&](Value v) { return sameInCluster(v, cluster, known); });
+  } else if (Operation *def = value.getDefiningOp()) {
+    auto axisOf = [](Value v) -> std::optional<unsigned> {
+      if (auto pid = v.getDefiningOp<ProgramIdOp>())
+        return static_cast<unsigned>(pid.getAxis());
+      return std::nullopt;
+    };
+    APInt divisor;
+    if (auto axis = axisOf(value)) {
+      same = cluster[*axis] == 1;
+    } else if (isa<arith::DivSIOp, arith::DivUIOp>(def) && axisOf(def->getOperand(0)) &&
+               matchPattern(def->getOperand(1), m_ConstantInt(&divisor)) &&
+               divisor.getSExtValue() > 0 &&
+               divisor.getSExtValue() % cluster[*axisOf(def->getOperand(0))] == 0) {
+      same = true;
+    } else if (isMemoryEffectFree(def) && def->getNumRegions() == 0) {
+      same = llvm::all_of(def->getOperands(),
+                          [&](Value v) { return sameInCluster(v, cluster, known); });
+    }
+  }
+  return known[value] = same;
+}
 
 std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
   Operation *load = operand.getDefiningOp();
@@ -122,7 +165,8 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
     SmallVector<Value> offsets;
     for (Value offset : desc.getOffsets())
       offsets.push_back(map.lookupOrDefault(offset));
-    DescAsyncCopyOp::create(b, loc, desc.getDesc(), offsets, buffer, barrier, inRange);
+    DescAsyncCopyOp::create(b, loc, desc.getDesc(), offsets, buffer, barrier, inRange,
+                            operand.multicast);
     return;
   }
   auto load = cast<LoadOp>(operand.load);
@@ -131,6 +175,12 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
   if (Value original = load.getMask())
     mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(original), mask);
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
+}
+
+/// Programs in a cluster of `func` (weft.cluster).
+int64_t clusterSize(Operation *func) {
+  auto shape = clusterShape(func);
+  return shape[0] * shape[1] * shape[2];
 }
 
 /// The bulk copies `operand` (a descriptor's block in a buffer with its
@@ -161,7 +211,51 @@ std::optional<std::pair<unsigned, TensorCopyPlan>> tensorMapOf(const Operand &op
   auto plan = tensorCopyPlan(operand.buffer, divisibility);
   if (!plan)
     return std::nullopt;
+  // A shared copy's box is its slice of the outermost dimension
+  // (weft.desc_async_copy's multicast).
+  if (operand.multicast)
+    plan->dims.back().box /= clusterSize(func);
   return std::pair{arg.getArgNumber(), std::move(*plan)};
+}
+
+/// Whether every program of the cluster runs `op`, as often as the others:
+/// the loops around it have bounds, and the branches conditions, that are
+/// the same in all of them (sameInCluster).
+bool reachedTogether(Operation *op, const std::array<int64_t, 3> &cluster,
+                     llvm::DenseMap<Value, bool> &known) {
+  for (Operation *parent = op->getParentOp(); !isa<FunctionOpInterface>(parent);
+       parent = parent->getParentOp()) {
+    SmallVector<Value> decides;
+    if (auto loop = dyn_cast<scf::ForOp>(parent))
+      decides = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    else if (auto branch = dyn_cast<scf::IfOp>(parent))
+      decides = {branch.getCondition()};
+    else
+      return false;
+    if (!llvm::all_of(decides, [&](Value v) { return sameInCluster(v, cluster, known); }))
+      return false;
+  }
+  return true;
+}
+
+/// Whether the programs of `func`'s cluster can share the copies of
+/// `operand`: its block is the same in all of them, one box (the offsets
+/// aligned to a plan of one box per block) whose outermost dimension
+/// splits evenly among them, each slice starting where the swizzle
+/// pattern does.
+bool shareable(const Operand &operand, FunctionOpInterface func, const AxisInfoAnalysis &axis,
+               llvm::DenseMap<Value, bool> &known) {
+  auto desc = dyn_cast<DescLoadOp>(operand.load);
+  int64_t programs = clusterSize(func);
+  auto same = [&](Value v) { return sameInCluster(v, clusterShape(func), known); };
+  if (!desc || programs == 1 || !llvm::all_of(desc.getOffsets(), same))
+    return false;
+  auto map = tensorMapOf(operand, axis);
+  if (!map || tensorCopyOrigins(map->second.dims, operand.buffer).size() != 1)
+    return false;
+  int64_t bytes = sharedTileBytes(operand.buffer);
+  return map->second.dims.back().box % programs == 0 &&
+         (bytes / programs) % sharedTileAlignment(operand.buffer) == 0;
 }
 
 /// Where the operands' blocks are all bulk copies: the tensor maps they
@@ -269,10 +363,25 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // every operand of the loop can be one (the copies then complete on
   // barriers instead of in groups). Otherwise they become tiles of
   // pointers, and the loop is pipelined as such.
-  Operation *func = loop->getParentOfType<FunctionOpInterface>();
+  auto func = loop->getParentOfType<FunctionOpInterface>();
   std::optional<DictionaryAttr> tensorMaps;
-  if (target.hasTensorCopies())
-    tensorMaps = tensorMapsFor(operands, func, AxisInfoAnalysis(func));
+  if (target.hasTensorCopies()) {
+    AxisInfoAnalysis axis(func);
+    tensorMaps = tensorMapsFor(operands, func, axis);
+    // In a kernel run in clusters, the programs share the copies of the
+    // blocks they all read (unless another loop reads the argument whole).
+    llvm::DenseMap<Value, bool> known;
+    if (tensorMaps && target.hasClusters() && clusterSize(func) > 1 &&
+        reachedTogether(loop, clusterShape(func), known)) {
+      for (Operand &operand : operands)
+        operand.multicast = shareable(operand, func, axis, known);
+      if (auto shared = tensorMapsFor(operands, func, axis))
+        tensorMaps = shared;
+      else
+        for (Operand &operand : operands)
+          operand.multicast = false;
+    }
+  }
   if (!tensorMaps) {
     IRRewriter rewriter(loop.getContext());
     bool expanded = false;
@@ -285,6 +394,14 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
       return pipeline(loop, numStages, budget, unrollRings, target);
   }
   bool bulk = tensorMaps.has_value();
+  // Copies shared across the cluster refill a buffer in every program, so
+  // the cluster's barrier, not the program's join, orders them after the
+  // reads: each thread arrives at the end of a step, once done with the
+  // buffer of the step before (the buffer read two steps back with a
+  // spare, the one read last without), and waits at the next step's
+  // copies, which go to that buffer; the waits trail the arrivals by a
+  // step, so they rarely stall.
+  bool clustered = llvm::any_of(operands, [](const Operand &o) { return o.multicast; });
   // A dot still in flight reads the buffers of the step before: one more
   // buffer per ring keeps the copies off them. (Each warpgroup waits for
   // its own products; the next step's join orders the copies after every
@@ -318,6 +435,10 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
         b.getI32IntegerAttr(operands.size()));
     barriers.assign(alloc.getResults().begin(), alloc.getResults().end());
     phases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    if (clustered) { // every program's barriers exist before copies arrive at them
+      ClusterArriveOp::create(b, loc);
+      ClusterWaitOp::create(b, loc);
+    }
   }
   Value iv = loop.getLowerBound();
   for (int64_t s = 0; s < lead; ++s) {
@@ -329,6 +450,8 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     if (!bulk)
       AsyncCommitOp::create(b, loc);
   }
+  if (clustered)
+    ClusterArriveOp::create(b, loc);
 
   // The loop carries each ring rotated by one per iteration: positions
   // 0..lead - 1 hold the tiles of this iteration and the next ones,
@@ -365,7 +488,7 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
   if (bulk)
-    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0]);
+    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0], /*join=*/!clustered);
   else
     AsyncWaitOp::create(body, loc, stages - 2);
   for (auto [i, dot] : llvm::enumerate(dots)) {
@@ -387,6 +510,8 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // start (they go to the buffer read two steps back, free since the join).
   if (bulk && !overlapped.empty())
     body.setInsertionPoint(yield);
+  if (clustered)
+    ClusterWaitOp::create(body, loc);
   Value leadSteps = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), lead));
   Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
                                       arith::MulIOp::create(body, loc, step, leadSteps));
@@ -395,6 +520,10 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
            ring[i * ringSize + lead], bulk ? Value(barrierRing[lead]) : Value());
   if (!bulk)
     AsyncCommitOp::create(body, loc);
+  if (clustered) {
+    body.setInsertionPoint(yield);
+    ClusterArriveOp::create(body, loc);
+  }
   // The loads and the address arithmetic only they used go: layout
   // assignment would otherwise distribute (and maybe exchange) dead tiles.
   for (const Operand &operand : operands) {
@@ -407,6 +536,8 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // Every copy in flight belongs to an iteration the loop waited for (bulk
   // copies past the bound are not started); the barriers then end, so that
   // an enclosing loop may initialise them again.
+  if (clustered) // the last arrival's wait
+    ClusterWaitOp::create(rewriter, loc);
   if (bulk)
     InvalMBarriersOp::create(rewriter, loc, barriers);
   else

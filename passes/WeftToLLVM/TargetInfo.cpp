@@ -166,7 +166,8 @@ void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned, Value)
   llvm_unreachable("asyncCopy without hasAsyncCopy");
 }
 
-void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, ValueRange, Value) const {
+void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, ValueRange, Value,
+                            Value) const {
   llvm_unreachable("tensorCopy without hasTensorCopies");
 }
 
@@ -184,6 +185,18 @@ void TargetInfo::barrierWait(OpBuilder &, Location, Value, Value) const {
 
 void TargetInfo::barrierInval(OpBuilder &, Location, Value) const {
   llvm_unreachable("barrierInval without hasTensorCopies");
+}
+
+Value TargetInfo::clusterRank(OpBuilder &, Location) const {
+  llvm_unreachable("clusterRank without hasClusters");
+}
+
+void TargetInfo::clusterArrive(OpBuilder &, Location) const {
+  llvm_unreachable("clusterArrive without hasClusters");
+}
+
+void TargetInfo::clusterWait(OpBuilder &, Location) const {
+  llvm_unreachable("clusterWait without hasClusters");
 }
 
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,

@@ -145,6 +145,9 @@ public:
 
   void finalizeKernel(LLVM::LLVMFuncOp kernel, OpBuilder &b) const override {
     kernel->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    // .reqnctapercluster: a plain launch then runs the grid in clusters.
+    if (auto cluster = kernel->getAttrOfType<DenseI32ArrayAttr>(kClusterAttrName))
+      kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), cluster);
     kernel->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                     b.getDenseI32ArrayAttr(
                         {static_cast<int32_t>(spec.threadsPerProgram()), 1, 1}));
@@ -312,20 +315,26 @@ public:
   // addresses travel as 32-bit registers: the shared window is 32-bit.
   bool hasTensorCopies() const override { return true; }
   void tensorCopy(OpBuilder &b, Location loc, Value dst, Value tensorMap, ValueRange coords,
-                  Value barrier) const override {
+                  Value barrier, Value ctaMask) const override {
     SmallVector<std::string> coordRegs;
     for (size_t i = 0; i < coords.size(); ++i)
       coordRegs.push_back("$" + std::to_string(2 + i));
+    size_t barrierReg = 2 + coords.size();
     std::string text = llvm::formatv(
-        "cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-        "[$0], [$1, {{{1}}], [${2}];",
-        coords.size(), llvm::join(coordRegs, ", "), 2 + coords.size());
+        "cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        "{1} [$0], [$1, {{{2}}], [${3}]{4};",
+        coords.size(), ctaMask ? ".multicast::cluster" : "", llvm::join(coordRegs, ", "),
+        barrierReg, ctaMask ? ", $" + std::to_string(barrierReg + 1) : "");
     SmallVector<Value> operands{sharedAddress(b, loc, dst), tensorMap};
     llvm::append_range(operands, coords);
     operands.push_back(sharedAddress(b, loc, barrier));
-    emitAsm(b, loc, Type(), operands, text,
-            "r,l," + llvm::join(SmallVector<StringRef>(coords.size() + 1, "r"), ",") +
-                ",~{memory}");
+    std::string constraints =
+        "r,l," + llvm::join(SmallVector<StringRef>(coords.size() + 1, "r"), ",");
+    if (ctaMask) {
+      operands.push_back(ctaMask);
+      constraints += ",h";
+    }
+    emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
   }
   void barrierInit(OpBuilder &b, Location loc, ValueRange barriers,
                    unsigned arrivals) const override {
@@ -352,6 +361,25 @@ public:
   void barrierInval(OpBuilder &b, Location loc, Value barrier) const override {
     emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
             "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}");
+  }
+
+  // Thread block clusters (PTX ISA 7.8, sm_90). A kernel launched without
+  // a cluster shape is a cluster of one CTA, so these hold everywhere.
+  bool hasClusters() const override { return true; }
+  Value clusterRank(OpBuilder &b, Location loc) const override {
+    return NVVM::ClusterId::create(b, loc, b.getI32Type());
+  }
+  // Every thread of the program executes them together (.aligned). The
+  // arrival is relaxed: what it announces is that reads have completed
+  // (wgmma.wait_group has retired the products that read a buffer), which
+  // no later write can undo, and a releasing arrival costs a cluster-scope
+  // fence: 1024^3 took 14.5 us a GEMM with it, 7.1 without
+  // (bench/README.md, "Clusters").
+  void clusterArrive(OpBuilder &b, Location loc) const override {
+    emitAsm(b, loc, Type(), {}, "barrier.cluster.arrive.relaxed.aligned;", "~{memory}");
+  }
+  void clusterWait(OpBuilder &b, Location loc) const override {
+    emitAsm(b, loc, Type(), {}, "barrier.cluster.wait.acquire.aligned;", "~{memory}");
   }
 
   SwizzledSharedAttr warpgroupOperandLayout(MLIRContext *ctx, Type elemType,

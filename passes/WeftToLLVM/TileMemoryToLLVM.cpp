@@ -581,7 +581,10 @@ struct InvalMBarriersLowering : TilePattern<InvalMBarriersOp> {
 /// One thread arrives at the barrier expecting the block's bytes and
 /// starts the bulk copies of its boxes, in the tensor map the kernel
 /// reported for the descriptor (kTensorMapsAttrName: the runtime encodes
-/// that map, so the copies must address its view).
+/// that map, so the copies must address its view). A multicast copy's map
+/// has a slice of the box along its outermost dimension, one per program
+/// of the cluster: each program copies the slice of its rank into every
+/// program (slices lie one after another in shared memory).
 struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(DescAsyncCopyOp op, OpAdaptor adaptor,
@@ -598,32 +601,50 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
       return op.emitOpError("copies from a descriptor its kernel reports no tensor map for");
     TensorCopyPlan plan = decodeTensorCopyPlan(map);
     int64_t bytes = dst.getNumElements() * naturalAlignment(dst.getElementType());
+    std::array<int64_t, 3> cluster = clusterShape(kernel);
+    int64_t programs = op.getMulticast() ? cluster[0] * cluster[1] * cluster[2] : 1;
+    if (programs > 1 && !tiles.target.hasClusters())
+      return op.emitOpError("is a multicast copy on a target without clusters");
+    int64_t slice = plan.dims.back().box;
+    plan.dims.back().box *= programs; // the whole box, for its origins
     tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
                                   /*joinAfter=*/false, [&] {
       emitIf(rewriter, loc, adaptor.getPred(), {}, [&] {
         tiles.target.barrierArriveExpect(rewriter, loc, adaptor.getBarrier(), bytes);
+        Value rank, mask;
+        if (programs > 1) {
+          rank = tiles.target.clusterRank(rewriter, loc);
+          mask = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(),
+                                          rewriter.getI16IntegerAttr((1 << programs) - 1));
+        }
         for (auto origin : tensorCopyOrigins(plan.dims, dst)) {
           // Innermost first: a dimension that walks the tensor starts at the
           // box's element over its step (the plan makes that whole), one of
-          // a fixed number at 0 (the box takes all of them).
+          // a fixed number at 0 (the box takes all of them); the rank's
+          // slice of the outermost one further on.
           SmallVector<Value> coords;
           for (const TensorMapDim &d : plan.dims) {
-            if (d.size) {
-              coords.push_back(i32Const(rewriter, loc, 0));
-              continue;
+            Value coord = i32Const(rewriter, loc, 0);
+            if (!d.size) {
+              coord = LLVM::AddOp::create(rewriter, loc, adaptor.getOffsets()[d.dim],
+                                          i32Const(rewriter, loc, origin[d.dim]));
+              if (d.step != 1)
+                coord = LLVM::SDivOp::create(rewriter, loc, coord,
+                                             i32Const(rewriter, loc, d.step));
             }
-            Value element = LLVM::AddOp::create(rewriter, loc, adaptor.getOffsets()[d.dim],
-                                                i32Const(rewriter, loc, origin[d.dim]));
-            coords.push_back(d.step == 1 ? element
-                                         : LLVM::SDivOp::create(rewriter, loc, element,
-                                                                i32Const(rewriter, loc, d.step)));
+            coords.push_back(coord);
           }
           Value to = byteOffset(rewriter, loc, adaptor.getDst(),
                                 sharedElementOffset(rewriter, loc, dst,
                                                     i32Const(rewriter, loc, origin[0]),
                                                     i32Const(rewriter, loc, origin[1])));
+          if (rank) {
+            coords.back() = LLVM::AddOp::create(rewriter, loc, coords.back(),
+                                                mulConst(rewriter, loc, rank, slice));
+            to = byteOffset(rewriter, loc, to, mulConst(rewriter, loc, rank, bytes / programs));
+          }
           tiles.target.tensorCopy(rewriter, loc, to, adaptor.getDesc(), coords,
-                                  adaptor.getBarrier());
+                                  adaptor.getBarrier(), mask);
         }
         return SmallVector<Value>{};
       }, {});
@@ -634,13 +655,41 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
   }
 };
 
-/// Every thread waits for the phase, then the program joins.
+/// Every thread waits for the phase, then the program joins (unless told
+/// not to).
 struct MBarrierWaitLowering : TilePattern<MBarrierWaitOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     tiles.target.barrierWait(rewriter, op.getLoc(), adaptor.getBarrier(), adaptor.getPhase());
-    tiles.lowering.joinProgram(rewriter, op.getLoc());
+    if (op.getJoin())
+      tiles.lowering.joinProgram(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The cluster's barrier; where clusters are single programs, a wait is
+/// the program's join and an arrival nothing.
+struct ClusterArriveLowering : TilePattern<ClusterArriveOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (tiles.target.hasClusters())
+      tiles.target.clusterArrive(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClusterWaitLowering : TilePattern<ClusterWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(ClusterWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (tiles.target.hasClusters())
+      tiles.target.clusterWait(rewriter, op.getLoc());
+    else
+      tiles.lowering.joinProgram(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -797,8 +846,8 @@ void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
                TileTranslateLowering, TileAtomicRMWLowering,
                TileAtomicCASLowering, AllocSharedLowering, AsyncCopyLowering,
                AsyncCommitLowering, AsyncWaitLowering, AllocMBarriersLowering,
-               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering>(converter,
-                                                                                     tiles);
+               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering,
+               ClusterArriveLowering, ClusterWaitLowering>(converter, tiles);
 }
 
 } // namespace weft

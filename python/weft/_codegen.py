@@ -79,12 +79,14 @@ class _Return(Exception):
 
 
 class CodeGenerator(ast.NodeVisitor):
-    def __init__(self, fn, params, debug_name=None):
+    def __init__(self, fn, params, debug_name=None, cluster=(1, 1, 1)):
         """fn: a JITFunction; params: [(name, ("arg", dtype, divisibility) |
         ("constexpr", value))]; a tensor descriptor's divisibility is its
-        extents' (one per dimension)."""
+        extents' (one per dimension); cluster: the kernel's cluster shape
+        (weft.cluster)."""
         self.fn = fn
         self.params = params
+        self.cluster = cluster
         self.name = debug_name or fn.__name__
         self.lines = []
         self.indent = 4
@@ -143,7 +145,10 @@ class CodeGenerator(ast.NodeVisitor):
                 attr = f" {{weft.divisibility = {div} : i32}}" if div else ""
             args.append(f"%{name}: {dtype.mlir}{attr}")
             self.scope[name] = Value("%" + name, dtype)
-        head = f"func.func @{self.name}({', '.join(args)}) attributes {{weft.kernel}} {{"
+        attrs = "weft.kernel"
+        if self.cluster != (1, 1, 1):
+            attrs += f", weft.cluster = array<i32: {', '.join(map(str, self.cluster))}>"
+        head = f"func.func @{self.name}({', '.join(args)}) attributes {{{attrs}}} {{"
         body = tree.body
         if body and isinstance(body[-1], ast.Return):
             if body[-1].value is not None:

@@ -199,9 +199,10 @@ class CompiledKernel:
     """One specialisation compiled for one target. `asm` holds the C API's
     artifacts by name; `ir` is the tile IR the frontend generated."""
 
-    def __init__(self, name, target, ir, asm, num_warps, arg_specs):
+    def __init__(self, name, target, ir, asm, num_warps, arg_specs, cluster=(1, 1, 1)):
         self.name, self.target, self.ir, self.asm = name, target, ir, asm
         self.num_warps = num_warps
+        self.cluster = cluster
         self.arg_specs = arg_specs
         self._handle = None
         self._generation = -1
@@ -253,6 +254,9 @@ class CompiledKernel:
         g[0] = grid[0]
         g[1] = grid[1] if len(grid) > 1 else 1
         g[2] = grid[2] if len(grid) > 2 else 1
+        if any(g[d] % self.cluster[d] for d in range(3)):
+            raise ValueError(f"launch of {self.name}: grid {tuple(g)} is not a whole number "
+                             f"of clusters {self.cluster}")
         status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(args))
         rt.check(status, f"launch of {self.name}", rt.state.ctx)
 
@@ -295,6 +299,23 @@ def _resolve_specs(specs, backend):
     resolved for `backend`."""
     return [(kind, name, (tuple(_for_backend(b, backend) for b in div[0]), div[1]))
             if kind == "desc" else (kind, name, div) for kind, name, div in specs]
+
+
+def _cluster_shape(cluster):
+    """A launch's cluster= (None, or up to three positive extents: the
+    programs launched together along each grid axis, at most 8 in all) as
+    (x, y, z). On sm_90 the kernel then runs in thread block clusters, and
+    the compiler shares the bulk copies of blocks that every program of a
+    cluster reads (docs/tile-ir.md, "Clusters"); elsewhere the programs
+    run alone, with the same results."""
+    if cluster is None:
+        return (1, 1, 1)
+    shape = tuple(cluster) if isinstance(cluster, (tuple, list)) else (cluster,)
+    if not 1 <= len(shape) <= 3 or not all(isinstance(d, int) and d > 0 for d in shape) or \
+            np.prod(shape) > 8:
+        raise ValueError(f"cluster must be up to three positive extents of at most 8 "
+                         f"programs in all, got {cluster!r}")
+    return shape + (1,) * (3 - len(shape))
 
 
 def _backend_of_target(target):
@@ -367,11 +388,12 @@ class JITFunction:
         raise RuntimeError(f"launch a kernel with {self.__name__}[grid](...); "
                            "called from another kernel, it is inlined")
 
-    def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3):
+    def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3,
+                   cluster=(1, 1, 1)):
         """The CompiledKernel for a specialisation (cached in memory and on
         disk)."""
         key = (tuple(arg_specs), tuple(sorted(constexprs.items(), key=lambda kv: kv[0])),
-               target, num_warps, debug, num_stages)
+               target, num_warps, debug, num_stages, cluster)
         kernel = self._kernels.get(key)
         if kernel is None:
             params, specs_iter = [], iter(arg_specs)
@@ -388,11 +410,12 @@ class JITFunction:
                         continue
                     params.append((name, ("arg", wl.pointer_type(dtype) if kind else dtype,
                                           div or None)))
-            gen = CodeGenerator(self, params)
+            gen = CodeGenerator(self, params, cluster=cluster)
             ir = gen.generate()
             options = {"num_warps": num_warps, "debug": int(debug), "num_stages": num_stages}
             asm = _cache.lookup_or_compile(ir, gen.files, self.__name__, target, options)
-            kernel = CompiledKernel(self.__name__, target, ir, asm, num_warps, arg_specs)
+            kernel = CompiledKernel(self.__name__, target, ir, asm, num_warps, arg_specs,
+                                    cluster)
             self._kernels[key] = kernel
         return kernel
 
@@ -402,6 +425,7 @@ class JITFunction:
     def run(self, grid, args, kwargs):
         num_warps = kwargs.pop("num_warps", 4)
         num_stages = kwargs.pop("num_stages", 3)
+        cluster = _cluster_shape(kwargs.pop("cluster", None))
         stream = rt.stream_handle(kwargs.pop("stream", None))
         debug = kwargs.pop("debug", None)
         debug = DEBUG if debug is None else bool(debug)
@@ -427,10 +451,11 @@ class JITFunction:
         if WARM_TARGET:
             warm = _backend_of_target(WARM_TARGET)
             self.specialize(_resolve_specs(specs, warm), _resolve(constexprs, warm),
-                            WARM_TARGET, num_warps, debug, num_stages)
+                            WARM_TARGET, num_warps, debug, num_stages, cluster)
         constexprs = _resolve(constexprs, backend)
         kernel = self.specialize(_resolve_specs(specs, backend), constexprs,
-                                 _target_of_backend(backend), num_warps, debug, num_stages)
+                                 _target_of_backend(backend), num_warps, debug, num_stages,
+                                 cluster)
         if callable(grid):
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):
@@ -472,9 +497,10 @@ def jit(fn=None, *, do_not_specialize=()):
 
 
 def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None,
-            num_stages=3):
+            num_stages=3, cluster=None):
     """Compiles without launching (no GPU needed). signature maps each
-    run-time argument to a type: "*fp32", "i32", "fp32", "*fp16:16", ..."""
+    run-time argument to a type: "*fp32", "i32", "fp32", "*fp16:16", ...;
+    the options are a launch's (num_warps, num_stages, cluster)."""
     if not isinstance(fn, JITFunction):
         raise TypeError("weft.compile takes a @weft.jit function")
     constexprs = dict(constexprs or {})
@@ -490,4 +516,5 @@ def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=No
              if n not in fn.constexprs]
     constexprs = _resolve(constexprs, _backend_of_target(target))
     return fn.specialize(specs, constexprs, target, num_warps,
-                         DEBUG if debug is None else bool(debug), num_stages)
+                         DEBUG if debug is None else bool(debug), num_stages,
+                         _cluster_shape(cluster))

@@ -60,7 +60,7 @@ for hidden in HIDDEN:
         # The push GEMMs: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
             rows, n, k = (tokens // ranks if scatter else tokens), hidden, hidden // ranks
-            constexprs, warps, stages, _, _ = G._config_for(rows, n, k, backend, wl.bfloat16)
+            constexprs, warps, stages, _, _, _ = G._config_for(rows, n, k, backend, wl.bfloat16)
             sig = dict(a=ptr, b=ptr, slots="*fp32:16", rows=ints, N=ints, K=ints,
                        k_steps="i32")
             weft.compile(T.matmul_push_kernel, sig,

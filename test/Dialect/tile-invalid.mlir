@@ -324,3 +324,30 @@ func.func @desc_copy(%a: !weft.tensordesc<64x64xbf16>, %i: i32, %go: i1,
   weft.desc_async_copy %a[%i, %i], %buf, %bar, %go : !weft.tensordesc<64x64xbf16>, !weft.shared<64x32xbf16>
   return
 }
+
+// -----
+
+// expected-error @+1 {{weft.cluster must be array<i32: x, y, z> of positive extents with at most 8 programs, got array<i32: 4, 4, 1>}}
+func.func @cluster_too_large() attributes {weft.kernel, weft.cluster = array<i32: 4, 4, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{weft.cluster must be array<i32: x, y, z> of positive extents with at most 8 programs, got array<i32: 2, 0, 1>}}
+func.func @cluster_empty() attributes {weft.kernel, weft.cluster = array<i32: 2, 0, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{weft.cluster must be array<i32: x, y, z>}}
+func.func @cluster_rank() attributes {weft.kernel, weft.cluster = array<i32: 2, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{weft.cluster belongs on a kernel function}}
+module attributes {weft.cluster = array<i32: 2, 1, 1>} {
+}

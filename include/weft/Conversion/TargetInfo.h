@@ -198,7 +198,9 @@ public:
   /// Bulk tensor copies (sm_90 TMA) and the barriers they complete on.
   /// tensorCopy starts copying the box at `coords` (i32, innermost
   /// dimension first) of the tensor map at `tensorMap` into shared `dst`,
-  /// its bytes counted against `barrier`. The barrier calls are what one
+  /// its bytes counted against `barrier`; with `ctaMask` (an i16 of
+  /// cluster ranks) into `dst` and against `barrier` at the same places in
+  /// each of those programs of the cluster. The barrier calls are what one
   /// thread does: initialise `barriers` for `arrivals` arrivals per phase
   /// (visible to the copy engine; the program joins after), arrive expecting `bytes`
   /// more bytes in the phase, and invalidate; barrierWait is every
@@ -207,7 +209,7 @@ public:
   virtual bool hasTensorCopies() const { return false; }
   virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
                           mlir::Value tensorMap, mlir::ValueRange coords,
-                          mlir::Value barrier) const;
+                          mlir::Value barrier, mlir::Value ctaMask = {}) const;
   virtual void barrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange barriers,
                            unsigned arrivals) const;
   virtual void barrierArriveExpect(mlir::OpBuilder &b, mlir::Location loc,
@@ -216,6 +218,15 @@ public:
                            mlir::Value phase) const;
   virtual void barrierInval(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value barrier) const;
+
+  /// Clusters of programs launched together (sm_90 thread block clusters,
+  /// weft.cluster): the program's rank in its cluster (i32), and every
+  /// thread's arrival at and wait on the cluster's barrier. Only called
+  /// when hasClusters(); elsewhere a cluster is one program.
+  virtual bool hasClusters() const { return false; }
+  virtual mlir::Value clusterRank(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void clusterArrive(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void clusterWait(mlir::OpBuilder &b, mlir::Location loc) const;
 
   virtual bool hasMultimem() const { return false; }
   /// The multimem instruction for `op` (a weft.multimem_* op) on the

@@ -314,6 +314,33 @@ def test_matmul_16bit_out(m, n, k, dtype):
         buf.free()
 
 
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_matmul_clusters(cluster):
+    """Programs of neighbouring column blocks launched in clusters (on
+    sm_90 they share the bulk copies of a's blocks, each copying its slice
+    into all of them): the same products. A cluster that does not divide
+    the column blocks, or a grid that is no whole number of clusters, is
+    an error before any launch."""
+    bm = _jit.PerBackend(host=16, default=64)  # the host run warms the GPU's kernel
+    m, n, k = 256, 512, 384
+    rng = np.random.default_rng(cluster)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
+    c = weft.empty((m, n), wl.float32)
+    weft.ops.matmul(*ab, c, config=(bm, bm, bm, 4, 3, cluster))
+    np.testing.assert_array_equal(c.to_numpy(), a @ b)
+    with pytest.raises(ValueError, match="clusters of 3 programs do not divide"):
+        weft.ops.matmul(*ab, c, config=(bm, bm, bm, 4, 3, 3))
+    with pytest.raises(ValueError, match=r"grid \(3, 1, 1\) is not a whole number of clusters"):
+        _jit_fill[(3,)](c, 1.0, cluster=(2,))
+
+
+@weft.jit
+def _jit_fill(c, value):
+    wl.store(c + wl.program_id(0), value)
+
+
 def test_matmul_out_none():
     """Without out, matmul returns a new local fp32 buffer: no collective
     allocation, so ranks may multiply different shapes."""

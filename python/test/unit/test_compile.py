@@ -221,3 +221,35 @@ def test_launch_argument_binding():
         k._bind((1, 2, 3), {"m": 4})
     with pytest.raises(TypeError, match="too many positional arguments"):
         k._bind((1, 2, 3, 4, 5), {})
+
+
+def test_matmul_clusters_on_sm90():
+    """A cluster=(1, 2) launch of matmul_kernel with CLUSTER_N=2: the two
+    programs of neighbouring column blocks read the same blocks of a, so
+    each copies half of a's box (its map's outermost dimension halved)
+    into both, ordered by the cluster's barrier; b's copies stay their
+    own. Without CLUSTER_N the blocks of a are not provably the same:
+    the kernel still runs in clusters, with nothing shared."""
+    from weft.ops._gemm import matmul_kernel
+    sig = {"a": "tensordesc<bf16[128,64]>:256,256", "b": "tensordesc<bf16[64,256]>:256,256",
+           "c": "*bf16", "M": "i32:16", "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
+    consts = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
+    k = weft.compile(matmul_kernel, signature=sig, constexprs=dict(consts, CLUSTER_N=2),
+                     target="cuda:90", num_warps=8, cluster=(1, 2))
+    ptx = k.asm["ptx"].decode()
+    assert ".reqnctapercluster 1, 2, 1" in ptx and "%cluster_ctarank" in ptx
+    assert ptx.count("cp.async.bulk.tensor.4d") == ptx.count(".multicast::cluster") > 0
+    assert "barrier.cluster.arrive.relaxed.aligned" in ptx
+    settings = json.loads(k.asm["kernels"])["matmul_kernel"]
+    assert settings["cluster"] == [1, 2, 1]
+    assert settings["tensor_maps"]["0"]["map"] == [[0, 8, 8, 4], [0, 64, 0, 2], [0, 1, 8, 8],
+                                                   [1, 1, 0, 64]]
+    assert settings["tensor_maps"]["1"]["map"] == [[1, 64, 0, 4], [0, 1, 0, 64], [1, 1, 64, 64]]
+    alone = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
+                         num_warps=8, cluster=(1, 2))
+    ptx = alone.asm["ptx"].decode()
+    assert ".reqnctapercluster 1, 2, 1" in ptx and ".multicast::cluster" not in ptx
+    for bad in ((3, 3), (0,), (1, 1, 1, 1), 2.0):
+        with pytest.raises(ValueError, match="cluster must be up to three positive extents"):
+            weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
+                         num_warps=8, cluster=bad)

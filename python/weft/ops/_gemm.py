@@ -80,31 +80,35 @@ def even_blocks(m, n, k, constexprs):
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
-                  DESC: wl.constexpr = False):
+                  DESC: wl.constexpr = False, CLUSTER_N: wl.constexpr = 1):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
     keep their offsets provably multiples of BK (aligned vector loads).
     Programs launched together take GROUP_M block rows by as many columns
     (grid axes 0 and 1 renumbered), so the blocks of a and b they read
-    stay in L2 while they last. EVEN: BM, BN and BK divide M, N and K
-    (pieces are whole BK steps, so none ends inside a step). DESC: a and b
-    are tensor descriptors (blocks_of), else pointers."""
+    stay in L2 while they last. CLUSTER_N programs along grid axis 1 (a
+    cluster=(1, CLUSTER_N) launch) take neighbouring columns of one block
+    row, so a's blocks are the same in each: the compiler shares their
+    copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
+    steps, so none ends inside a step). DESC: a and b are tensor
+    descriptors (blocks_of), else pointers."""
     blocks_m = (M + BM - 1) // BM
-    blocks_n = (N + BN - 1) // BN
-    pid = wl.program_id(1) * blocks_m + wl.program_id(0)
+    blocks_n = (N + BN - 1) // BN // CLUSTER_N  # of clusters
+    pid = wl.program_id(1) // CLUSTER_N * blocks_m + wl.program_id(0)
     group = pid // (GROUP_M * blocks_n)
     first_m = group * GROUP_M
     rows = wl.minimum(blocks_m - first_m, GROUP_M)
     in_group = pid % (GROUP_M * blocks_n)
-    rm = (first_m + in_group % rows) * BM + wl.arange(0, BM)
-    rn = (in_group // rows) * BN + wl.arange(0, BN)
+    m0 = (first_m + in_group % rows) * BM
+    n0 = (in_group // rows * CLUSTER_N + wl.program_id(1) % CLUSTER_N) * BN
+    rm = m0 + wl.arange(0, BM)
+    rn = n0 + wl.arange(0, BN)
     k_chunk = k_steps * BK
     k_lo = wl.program_id(2) * k_chunk
     k_hi = wl.minimum(K, k_lo + k_chunk)
     if DESC:
-        acc = _desc_block_product(a, b, (first_m + in_group % rows) * BM,
-                                  (in_group // rows) * BN, k_lo, k_hi, BM, BN, BK)
+        acc = _desc_block_product(a, b, m0, n0, k_lo, k_hi, BM, BN, BK)
     else:
         acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
     offs = c + rm[:, None] * N + rn[None, :]
@@ -166,7 +170,8 @@ def _split_k(blocks, k, bk, wave):
 
 
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
-# wgmma m64n256k16 on sm_90) with five stages. Decode products (64 or 128
+# wgmma m64n256k16 on sm_90) with five stages, in clusters of two programs
+# of neighbouring column blocks, which share a's copies. Decode products (64 or 128
 # rows) that 64x64x128 blocks divide, so that every block is one bulk
 # copy, stream b through deep rings, one program per multiprocessor:
 # 128x64x64 blocks on eight warps with eight stages where b outgrows L2
@@ -186,16 +191,20 @@ _SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
 
 
 def _config_for(m, n, k, backend, dtype):
-    """(constexprs, num_warps, num_stages, wave, (BM, BN, BK) on `backend`)
-    for an m x n x k product of `dtype` operands; wave: the programs that
-    fill the GPU once (_split_k)."""
+    """(constexprs, num_warps, num_stages, wave, (BM, BN, BK) on `backend`,
+    cluster) for an m x n x k product of `dtype` operands; wave: the
+    programs that fill the GPU once (_split_k); cluster: programs of
+    neighbouring column blocks launched together (matmul_kernel's
+    CLUSTER_N), which divides the column blocks on every backend."""
     # The wide blocks are for tensor cores (16-bit operands): elsewhere the
     # product's sums cross shared memory, which they would overflow.
     tensor_cores = dtype.bits == 16
     streams = m in (64, 128) and n % 64 == 0 and k % 128 == 0
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
+    cluster = 1
     if tensor_cores and m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132:
         constexprs, warps, stages, wave = _LARGE, 8, 5, 128
+        cluster = 2 if n % 512 == 0 else 1
     elif tensor_cores and streams and m == 128 and n * k * dtype.bits // 8 > 64 << 20:
         constexprs, warps, stages, wave = _ROWS128, 8, 8, 128
     elif tensor_cores and streams:
@@ -203,7 +212,7 @@ def _config_for(m, n, k, backend, dtype):
     else:
         constexprs, warps, stages, wave = _SMALL, 4, 4, 256
     return (constexprs, warps, stages, wave,
-            tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")))
+            tuple(constexprs[name][backend] for name in ("BM", "BN", "BK")), cluster)
 
 
 def _pieces(blocks, k, bk, wave, split_k=None):
@@ -221,23 +230,35 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
                 dtype=wl.bfloat16):
     """How matmul launches an m x n x k product of `dtype` operands on
     `backend`: (grid, k_steps, constexprs, launch options); config = (BM,
-    BN, BK, num_warps[, num_stages]) overrides what the shape picks;
-    descriptors: a and b go as tensor descriptors (None: where the blocks
-    tile the product, so that every block is one bulk copy on sm_90; the
-    operands must meet tensor_maps_fit)."""
+    BN, BK, num_warps[, num_stages[, cluster]]) overrides what the shape
+    picks (the blocks may be PerBackend; cluster: programs of
+    neighbouring column blocks launched together, which share a's
+    copies); descriptors: a and b go as tensor descriptors (None: where
+    the blocks tile the product, so that every block is one bulk copy on
+    sm_90; the operands must meet tensor_maps_fit)."""
     if config is None:
-        constexprs, warps, stages, wave, (bm, bn, bk) = _config_for(m, n, k, backend, dtype)
+        constexprs, warps, stages, wave, (bm, bn, bk), cluster = _config_for(m, n, k, backend,
+                                                                             dtype)
     else:
-        bm, bn, bk, warps, *rest = (int(v) for v in config)
+        # Blocks may be PerBackend, as _config_for's are (cache warming
+        # then compiles the GPU's kernel from a host run).
+        constexprs = dict(zip(("BM", "BN", "BK"), config[:3]))
+        bm, bn, bk = (int(_for_backend(v, backend)) for v in config[:3])
+        warps, *rest = (int(v) for v in config[3:])
         stages, wave = rest[0] if rest else 3, _wave(bm)
-        constexprs = dict(BM=bm, BN=bn, BK=bk)
+        cluster = rest[1] if len(rest) > 1 else 1
     even = even_blocks(m, n, k, constexprs)
     constexprs = dict(constexprs, EVEN=even, DESC=even[backend] if descriptors is None
                       else descriptors)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
+    if blocks_n % cluster:
+        raise ValueError(f"matmul: clusters of {cluster} programs do not divide the "
+                         f"{blocks_n} column blocks of {n} columns")
+    if cluster > 1:
+        constexprs["CLUSTER_N"] = cluster
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, wave, split_k)
-    return (blocks_m, blocks_n, pieces), steps, constexprs, dict(num_warps=warps,
-                                                                num_stages=stages)
+    return (blocks_m, blocks_n, pieces), steps, constexprs, dict(
+        num_warps=warps, num_stages=stages, cluster=(1, cluster))
 
 
 def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
@@ -269,8 +290,10 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     fp32 weft.Buffer when None). Local: no communication. split_k: pieces
     of K computed by separate programs and added into an fp32 out (None: chosen
     by the shape and the block size; a 16-bit out takes one piece). config:
-    (BM, BN, BK, num_warps[, num_stages]) of the kernel (None: chosen by
-    the shape; bench/gemm.py --configs compares them). descriptors: a and
+    (BM, BN, BK, num_warps[, num_stages[, cluster]]) of the kernel (None:
+    chosen by the shape; bench/gemm.py --configs compares them; cluster:
+    programs of neighbouring column blocks that share a's copies, which
+    must divide the column blocks). descriptors: a and
     b go to the kernel as tensor descriptors (on sm_90 its K loop then
     loads them with bulk tensor copies), else as pointers; None: where
     they meet tensor_maps_fit and the blocks tile the product."""

@@ -182,8 +182,9 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if rows * n == 0:
         return out
     # matmul's blocks for each destination's rows x n x k product.
-    constexprs, warps, stages, wave, (bm, bn, bk) = _config_for(rows, n, k, backend,
-                                                                _dtype_of(a, "a"))
+    # (No clusters: the push kernel's programs read their own blocks.)
+    constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(rows, n, k, backend,
+                                                                   _dtype_of(a, "a"))
     tiles_m, tiles_n = -(-rows // bm), -(-n // bn)
     dests = ranks if scatter else 1
     pieces, steps = _pieces(dests * tiles_m * tiles_n, k, bk, wave)

@@ -1,7 +1,9 @@
 //===- Dialect.cpp - the weft dialect -------------------------------------===//
 #include "weft/Dialect/Weft/IR/Dialect.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -17,4 +19,29 @@ void WeftDialect::initialize() {
 #define GET_OP_LIST
 #include "weft/Dialect/Weft/IR/WeftOps.cpp.inc"
       >();
+}
+
+std::array<int64_t, 3> weft::clusterShape(Operation *kernel) {
+  std::array<int64_t, 3> shape = {1, 1, 1};
+  if (auto dims = kernel->getAttrOfType<DenseI32ArrayAttr>(kClusterAttrName))
+    for (auto [i, d] : llvm::enumerate(dims.asArrayRef()))
+      shape[i] = d;
+  return shape;
+}
+
+LogicalResult WeftDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() != kClusterAttrName)
+    return success();
+  auto dims = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << kClusterAttrName << " belongs on a kernel function";
+  int64_t size = 1;
+  if (dims && dims.size() == 3)
+    for (int32_t d : dims.asArrayRef())
+      size = d > 0 ? size * d : 0;
+  if (!dims || dims.size() != 3 || size < 1 || size > kMaxClusterSize)
+    return op->emitError() << kClusterAttrName << " must be array<i32: x, y, z> of positive "
+                           << "extents with at most " << kMaxClusterSize << " programs, got "
+                           << attr.getValue();
+  return success();
 }

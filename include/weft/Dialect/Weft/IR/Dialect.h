@@ -3,6 +3,7 @@
 #define WEFT_DIALECT_WEFT_IR_DIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include <array>
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TensorEncoding.h"
@@ -37,6 +38,15 @@ mlir::Type getMaskType(mlir::Type ptrLike);
 
 /// Name of the unit attribute that marks a func.func as a kernel entry point.
 constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";
+/// On a kernel: its cluster shape, array<i32: x, y, z> (programs launched
+/// together whose copies may be shared: weft.desc_async_copy's multicast).
+/// The grid must be a whole number of clusters along each axis. Targets
+/// without clusters run the programs alone; the results are the same.
+constexpr llvm::StringLiteral kClusterAttrName = "weft.cluster";
+/// The largest cluster every sm_90 GPU launches.
+constexpr int64_t kMaxClusterSize = 8;
+/// The cluster shape of `kernel` (1, 1, 1 without the attribute).
+std::array<int64_t, 3> clusterShape(mlir::Operation *kernel);
 /// On a lowered kernel: the bytes of dynamic shared memory its launches
 /// need (its `!weft.shared` buffers); the "kernels" artifact reports it.
 constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared_bytes";

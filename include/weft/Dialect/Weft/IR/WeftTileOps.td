@@ -339,13 +339,24 @@ def Weft_DescAsyncCopyOp : Weft_Op<"desc_async_copy", [MemoryEffects<[MemRead, M
     makes them visible. Without `pred` nothing happens. Only targets with
     bulk tensor copies (sm_90) have it.
 
+    With `multicast`, the programs of the kernel's cluster (`weft.cluster`)
+    share the copy: the block, `pred`, and the places of `dst` and
+    `barrier` must be the same in each of them. Each program copies its
+    share of the block (a slice of the tensor map's outermost box
+    dimension, which the map's box already is) into every program's
+    `dst`, and each program's `barrier` still counts the whole block's
+    bytes. A program may then start a shared copy only once every program
+    of the cluster is done with the buffers it refills (`weft.cluster_arrive`,
+    `weft.cluster_wait`).
+
     ```mlir
     weft.desc_async_copy %a[%m, %k], %buf, %bar, %in_range
         : !weft.tensordesc<128x64xbf16>, !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
     ```
   }];
   let arguments = (ins Weft_TensorDescType:$desc, Variadic<I32>:$offsets,
-                       Weft_SharedType:$dst, Weft_MBarrierType:$barrier, I1:$pred);
+                       Weft_SharedType:$dst, Weft_MBarrierType:$barrier, I1:$pred,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
     $desc `[` $offsets `]` `,` $dst `,` $barrier `,` $pred attr-dict `:`
     qualified(type($desc)) `,` qualified(type($dst))
@@ -358,15 +369,43 @@ def Weft_MBarrierWaitOp : Weft_Op<"mbarrier_wait", [MemoryEffects<[MemRead, MemW
   let description = [{
     Every thread waits until the phase of `barrier` whose parity is
     `phase` (0 or 1) has completed, which makes the bytes copied into it
-    visible; then the program joins, so that every thread is done with
-    what it read before (a buffer read earlier may be refilled).
+    visible; then, unless `join` is false, the program joins, so that
+    every thread is done with what it read before (a buffer read earlier
+    may be refilled). A pipeline whose copies are shared across a cluster
+    orders the refills with the cluster's barrier instead (`join = false`).
 
     ```mlir
     weft.mbarrier_wait %bar, %parity
     ```
   }];
-  let arguments = (ins Weft_MBarrierType:$barrier, I32:$phase);
+  let arguments = (ins Weft_MBarrierType:$barrier, I32:$phase,
+                       DefaultValuedAttr<BoolAttr, "true">:$join);
   let assemblyFormat = "$barrier `,` $phase attr-dict";
+}
+
+def Weft_ClusterArriveOp : Weft_Op<"cluster_arrive", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive at the barrier of the program's cluster";
+  let description = [{
+    Every thread of the program arrives. The arrival is relaxed: it tells
+    the cluster that the thread's reads before it have completed (a buffer
+    it read may then be refilled by another program of the cluster);
+    writes it must publish need a releasing fence before it (as the
+    initialisation of `weft.alloc_mbarriers` has). Each thread alternates arrivals and
+    `weft.cluster_wait`s, starting with an arrival. In a kernel without
+    `weft.cluster` (or on targets without clusters) the cluster is the
+    program alone.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Weft_ClusterWaitOp : Weft_Op<"cluster_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until every thread of the cluster has arrived";
+  let description = [{
+    Every thread of the program waits until every thread of every program
+    in its cluster has made its latest `weft.cluster_arrive`, acquiring
+    what they released.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 def Weft_DotWaitOp : Weft_Op<"dot_wait", [MemoryEffects<[MemRead]>,
