@@ -177,12 +177,6 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
 
-/// Programs in a cluster of `func` (weft.cluster).
-int64_t clusterSize(Operation *func) {
-  auto shape = clusterShape(func);
-  return shape[0] * shape[1] * shape[2];
-}
-
 /// The bulk copies `operand` (a descriptor's block in a buffer with its
 /// final layout) needs: the kernel argument they read and the plan of its
 /// tensor map (tensorCopyPlan, one box per block where the block's offsets
@@ -247,7 +241,8 @@ bool shareable(const Operand &operand, FunctionOpInterface func, const AxisInfoA
                llvm::DenseMap<Value, bool> &known) {
   auto desc = dyn_cast<DescLoadOp>(operand.load);
   int64_t programs = clusterSize(func);
-  auto same = [&](Value v) { return sameInCluster(v, clusterShape(func), known); };
+  std::array<int64_t, 3> cluster = clusterShape(func);
+  auto same = [&](Value v) { return sameInCluster(v, cluster, known); };
   if (!desc || programs == 1 || !llvm::all_of(desc.getOffsets(), same))
     return false;
   auto map = tensorMapOf(operand, axis);

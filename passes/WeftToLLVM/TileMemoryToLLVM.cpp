@@ -601,8 +601,7 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
       return op.emitOpError("copies from a descriptor its kernel reports no tensor map for");
     TensorCopyPlan plan = decodeTensorCopyPlan(map);
     int64_t bytes = dst.getNumElements() * naturalAlignment(dst.getElementType());
-    std::array<int64_t, 3> cluster = clusterShape(kernel);
-    int64_t programs = op.getMulticast() ? cluster[0] * cluster[1] * cluster[2] : 1;
+    int64_t programs = op.getMulticast() ? clusterSize(kernel) : 1;
     if (programs > 1 && !tiles.target.hasClusters())
       return op.emitOpError("is a multicast copy on a target without clusters");
     int64_t slice = plan.dims.back().box;

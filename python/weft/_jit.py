@@ -254,7 +254,7 @@ class CompiledKernel:
         g[0] = grid[0]
         g[1] = grid[1] if len(grid) > 1 else 1
         g[2] = grid[2] if len(grid) > 2 else 1
-        if any(g[d] % self.cluster[d] for d in range(3)):
+        if self.cluster != (1, 1, 1) and any(g[d] % self.cluster[d] for d in range(3)):
             raise ValueError(f"launch of {self.name}: grid {tuple(g)} is not a whole number "
                              f"of clusters {self.cluster}")
         status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(args))

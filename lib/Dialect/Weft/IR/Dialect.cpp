@@ -29,6 +29,11 @@ std::array<int64_t, 3> weft::clusterShape(Operation *kernel) {
   return shape;
 }
 
+int64_t weft::clusterSize(Operation *kernel) {
+  auto shape = clusterShape(kernel);
+  return shape[0] * shape[1] * shape[2];
+}
+
 LogicalResult WeftDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != kClusterAttrName)
     return success();

@@ -3,7 +3,6 @@
 #define WEFT_DIALECT_WEFT_IR_DIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
-#include <array>
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TensorEncoding.h"
@@ -14,6 +13,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include <array>
 
 #include "weft/Dialect/Weft/IR/WeftDialect.h.inc"
 #include "weft/Dialect/Weft/IR/WeftEnums.h.inc"
@@ -45,8 +45,10 @@ constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";
 constexpr llvm::StringLiteral kClusterAttrName = "weft.cluster";
 /// The largest cluster every sm_90 GPU launches.
 constexpr int64_t kMaxClusterSize = 8;
-/// The cluster shape of `kernel` (1, 1, 1 without the attribute).
+/// The cluster shape of `kernel` (1, 1, 1 without the attribute), and the
+/// programs in one cluster.
 std::array<int64_t, 3> clusterShape(mlir::Operation *kernel);
+int64_t clusterSize(mlir::Operation *kernel);
 /// On a lowered kernel: the bytes of dynamic shared memory its launches
 /// need (its `!weft.shared` buffers); the "kernels" artifact reports it.
 constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared_bytes";
