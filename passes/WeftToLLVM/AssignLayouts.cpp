@@ -217,16 +217,49 @@ private:
           !isTile(op->getOperand(0).getType()))
         return;
       // Storing a dot's result (or its rounding to the pointer's type):
-      // the addresses follow its layout, which costs nothing, rather than
-      // the result going through shared memory (an mma accumulator's rows
-      // are still whole 32-byte sectors).
+      // the addresses follow its layout, which costs nothing, where a
+      // warp's accesses still fill whole sectors (f32 sums: four threads
+      // of two per row of an MMA accumulator). Narrower elements fill half
+      // of one, which costs more than crossing shared memory: the value
+      // keeps the accumulator's layout and is converted to the addresses'
+      // coalesced one, where the exchange fits (bench/README.md, "GEMM").
+      Value value;
       if (auto store = dyn_cast<StoreOp>(op))
-        wish(store.getPtr(), wishedSource(store.getValue()));
-      if (auto rmw = dyn_cast<AtomicRMWOp>(op))
-        wish(rmw.getPtr(), wishedSource(rmw.getValue()));
+        value = store.getValue();
+      else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+        value = rmw.getValue();
+      if (Attribute source = value ? wishedSource(value) : Attribute()) {
+        if (fillsSectors(source, value.getType()) || !conversionFits(op, value.getType()))
+          wish(op->getOperand(0), source);
+        else
+          wish(value, source);
+      }
       wish(op->getOperand(0),
            chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
     });
+  }
+
+  /// Whether a warp's accesses to a tile of `type` in `layout` cover
+  /// whole 32-byte sectors (or whole rows, where those are shorter): the
+  /// consecutive bytes of a row its lanes hold.
+  static bool fillsSectors(Attribute layout, Type type) {
+    auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
+    if (!blocked)
+      return true;
+    auto tile = cast<RankedTensorType>(type);
+    unsigned last = blocked.getRank() - 1;
+    int64_t bytes = elementBytes(tile.getElementType());
+    int64_t run = blocked.getSizePerThread()[last] * bytes;
+    if (blocked.getOrder()[0] == last)
+      run *= blocked.getThreadsPerWarp()[last];
+    return run >= std::min(kSectorBytes, tile.getDimSize(last) * bytes);
+  }
+  static constexpr int64_t kSectorBytes = 32;
+
+  /// Whether converting a tile of `type` before `op` fits the scratch area.
+  bool conversionFits(Operation *op, Type type) const {
+    std::optional<int64_t> allowed = scratchAllowed(op, target);
+    return !allowed || conversionBytes(cast<RankedTensorType>(type)) <= *allowed;
   }
 
   void propagateBackwards() {

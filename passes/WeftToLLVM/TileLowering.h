@@ -99,6 +99,15 @@ public:
 mlir::LogicalResult checkTileLowerable(mlir::Operation *op,
                                        const TargetInfo &target);
 
+/// The row pitch, in elements, of the exchange that moves a tile of `type`
+/// from one layout to another: a 2-D tile of numbers has its rows padded
+/// by 16 bytes (sharedRowPitch), so that layouts whose warps touch several
+/// rows at once (an MMA accumulator: eight rows of a few columns) spread
+/// them over the banks; 0 (packed) for other tiles.
+int64_t conversionRowPitch(mlir::RankedTensorType type);
+/// The bytes of that exchange.
+int64_t conversionBytes(mlir::RankedTensorType type);
+
 /// The tile whose elements the lowering of `op` exchanges through shared
 /// memory, and the bytes it needs there (0: none). The limit check and the
 /// buffer's size both come from here.
@@ -107,6 +116,10 @@ struct ScratchUse {
   int64_t bytes = 0;
 };
 ScratchUse scratchUse(mlir::Operation *op, const TargetInfo &target);
+/// The most scratch `op` may use: the target's static shared memory less
+/// the broadcast slot and, where they are static too, the function's
+/// `!weft.shared` buffers; none: no limit.
+std::optional<int64_t> scratchAllowed(mlir::Operation *op, const TargetInfo &target);
 /// Reports an op that needs more shared memory than the target has.
 mlir::LogicalResult checkScratchLimit(mlir::Operation *op,
                                       const TargetInfo &target);

@@ -138,11 +138,12 @@ SmallVector<Value> redistribute(OpBuilder &b, Location loc, Operation *op,
           rowMajor(dst.constantCoordinates(i), dstType.getShape())));
     return out;
   }
+  int64_t pitch = isa<ConvertLayoutOp>(op) ? conversionRowPitch(srcType) : 0;
   auto write = [&](Value buffer) {
-    tiles.storeRowMajor(b, loc, buffer, elemType, srcType, in);
+    tiles.storeRowMajor(b, loc, buffer, elemType, srcType, in, pitch);
   };
   auto read = [&](Value buffer) {
-    return tiles.loadRowMajor(b, loc, buffer, elemType, dstType);
+    return tiles.loadRowMajor(b, loc, buffer, elemType, dstType, pitch);
   };
   return tiles.exchange(b, loc, op, write, read);
 }

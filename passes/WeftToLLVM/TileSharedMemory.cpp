@@ -42,6 +42,18 @@ Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes,
 
 } // namespace
 
+int64_t conversionRowPitch(RankedTensorType type) {
+  if (type.getRank() != 2 || isa<PtrType>(type.getElementType()))
+    return 0;
+  return sharedRowPitch(type);
+}
+
+int64_t conversionBytes(RankedTensorType type) {
+  int64_t pitch = conversionRowPitch(type);
+  int64_t elements = pitch ? type.getDimSize(0) * pitch : type.getNumElements();
+  return elements * elementBytes(type);
+}
+
 ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
   auto use = [](RankedTensorType tile, int64_t elements) {
     return ScratchUse{tile, elements * elementBytes(tile)};
@@ -51,6 +63,8 @@ ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
     auto dst = cast<RankedTensorType>(op->getResult(0).getType());
     if (TileLayout(src).isThreadLocal() && TileLayout(dst).isThreadLocal())
       return {};
+    if (isa<ConvertLayoutOp>(op))
+      return ScratchUse{src, conversionBytes(src)};
     return use(src, src.getNumElements());
   }
   if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
@@ -74,19 +88,31 @@ ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
   return {};
 }
 
+/// The bytes of the function's `!weft.shared` buffers where they are
+/// static (not placed in dynamic shared memory by placeSharedBuffers).
+static int64_t staticBufferBytes(Operation *op, const TargetInfo &target) {
+  int64_t buffers = 0;
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (func && !(target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName)))
+    func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
+  return buffers;
+}
+
+std::optional<int64_t> scratchAllowed(Operation *op, const TargetInfo &target) {
+  // The broadcast slot of oncePerProgram and the static buffers live
+  // beside the scratch buffer.
+  if (std::optional<int64_t> limit = target.staticSharedMemoryBytes())
+    return *limit - kBroadcastSlotBytes - staticBufferBytes(op, target);
+  return std::nullopt;
+}
+
 LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
   std::optional<int64_t> limit = target.staticSharedMemoryBytes();
   ScratchUse need = scratchUse(op, target);
   if (!limit || need.bytes == 0)
     return success();
-  // The broadcast slot of oncePerProgram and the function's static
-  // !weft.shared buffers (placeSharedBuffers) live beside the scratch
-  // buffer.
-  int64_t buffers = 0;
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  if (func && !(target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName)))
-    func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
-  int64_t allowed = *limit - kBroadcastSlotBytes - buffers;
+  int64_t buffers = staticBufferBytes(op, target);
+  int64_t allowed = *scratchAllowed(op, target);
   if (need.bytes <= allowed)
     return success();
   std::string tile; // unquoted, as the source spells it

@@ -74,7 +74,8 @@ build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py > /dev/null
 # compiled on every warm-up, so a new compiler build still has them.
 mkdir -p build/gpu-misses
 for dir in "$@"; do
-  cp "$dir"/*.json build/gpu-misses/
+  [[ "$(realpath "$dir")" == "$(realpath build/gpu-misses)" ]] ||
+    cp "$dir"/*.json build/gpu-misses/
 done
 if compgen -G "build/gpu-misses/*.json" > /dev/null; then
   /usr/bin/python3 -m weft fill-cache build/gpu-misses

@@ -1,8 +1,11 @@
 // A dot's sums rounded to bf16 and stored (weft.ops.matmul with a 16-bit
-// out): the addresses take the accumulator's layout through the rounding,
-// as for an f32 store (dot-k-loop.mlir), so the sums never cross shared
-// memory; each thread rounds its pairs of sums and stores them as one
-// 4-byte word.
+// out). In the accumulator's layout a warp would write eight rows of 16
+// bytes per store, half of each 32-byte sector; so the rounded sums cross
+// shared memory instead (an f32 store keeps the accumulator's layout,
+// dot-k-loop.mlir): each thread rounds its pairs and writes them as 4-byte
+// words into rows padded by 16 bytes (64 x 144 bytes, so the eight rows
+// of a store fall in distinct banks), the program joins, and every thread
+// reads 16 bytes of a row and stores them whole.
 //
 // RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
@@ -12,12 +15,16 @@
 // IR-LABEL: func.func @rounded
 // IR-NOT:   weft.convert_layout
 // IR:       arith.truncf {{.*}} : tensor<64x64xf32, [[ACC:#weft.blocked<{sizePerThread = \[1, 2\], threadsPerWarp = \[8, 4\], warpsPerProgram = \[2, 2\], order = \[1, 0\]}>]]> to tensor<64x64xbf16, [[ACC]]>
-// IR-NEXT:  weft.store {{.*}} : tensor<64x64x!weft.ptr<bf16>, [[ACC]]>
-// IR-NOT:   weft.convert_layout
+// IR-NEXT:  weft.convert_layout {{.*}} : tensor<64x64xbf16, [[ACC]]> -> tensor<64x64xbf16, [[ROWS:#weft.blocked<{sizePerThread = \[1, 8\], threadsPerWarp = \[4, 8\], warpsPerProgram = \[4, 1\], order = \[1, 0\]}>]]>
+// IR-NEXT:  weft.store {{.*}} : tensor<64x64x!weft.ptr<bf16>, [[ROWS]]>
 // PTX-LABEL: .entry rounded(
-// PTX-NOT:   st.shared
+// PTX:       .shared .align 16 .b8 __weft_tile_scratch[9216];
 // PTX:       cvt.rn.bf16x2.f32
-// PTX:       st.global.b32
+// PTX-COUNT-16: st.shared.b32
+// PTX:       bar.sync 0;
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX-COUNT-4: st.global.v4.b32
+// PTX-NOT:   st.global
 func.func @rounded(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<bf16>,
                   %K: i32 {weft.divisibility = 16 : i32},
                   %k_lo: i32 {weft.divisibility = 16 : i32}) attributes {weft.kernel} {

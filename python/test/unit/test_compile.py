@@ -253,3 +253,21 @@ def test_matmul_clusters_on_sm90():
         with pytest.raises(ValueError, match="cluster must be up to three positive extents"):
             weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                          num_warps=8, cluster=bad)
+
+
+@pytest.mark.parametrize("shape, blocks, warps, stages, cluster", [
+    ((8192, 8192, 8192), (128, 256, 32), 8, 5, (1, 2)),  # large, pairs share a
+    ((2048, 2048, 2048), (128, 128, 64), 8, 4, (1, 1)),  # 256 blocks of 128x128
+    ((1024, 1024, 1024), (128, 64, 64), 8, 4, (1, 1)),   # 128 of 128x64, short K
+    ((1024, 1024, 2048), (128, 64, 64), 8, 5, (1, 1)),
+    ((512, 1024, 1024), (64, 64, 64), 4, 4, (1, 1)),     # too few wide blocks
+    ((64, 4096, 4096), (64, 64, 128), 4, 6, (1, 1)),     # decode: deep rings
+])
+def test_matmul_blocks_by_shape(shape, blocks, warps, stages, cluster):
+    """matmul's configuration for bf16 products on a GPU: the widest
+    blocks of which there are still a program per SM (docs/python.md)."""
+    from weft.ops._gemm import matmul_plan
+    _, _, constexprs, options = matmul_plan(*shape, "cuda")
+    assert tuple(constexprs[n]["cuda"] for n in ("BM", "BN", "BK")) == blocks
+    assert (options["num_warps"], options["num_stages"], options["cluster"]) == \
+        (warps, stages, cluster)

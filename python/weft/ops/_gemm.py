@@ -176,17 +176,22 @@ def _split_k(blocks, k, bk, wave):
 # copy, stream b through deep rings, one program per multiprocessor:
 # 128x64x64 blocks on eight warps with eight stages where b outgrows L2
 # (more than 64 MiB: two 64-row blocks would each read it from memory),
-# else 64x64x128 blocks on four warps with six. The rest take 64x64x64
-# blocks on four warps with four stages, two programs per multiprocessor
-# (masked rows, as at 16, lose the deep rings' gain). K is split where the
-# blocks are fewer than the programs that fill the GPU once. The fastest
-# of the configurations swept on an H200 (bench/README.md, "GEMM"). Host
-# programs keep 16x16x16.
+# else 64x64x128 blocks on four warps with six. The rest take the widest
+# blocks of which there are still 128 (one program per multiprocessor of
+# an H200), on eight warps: 128x128x64 with four stages, else 128x64x64
+# with five, or four where K is at most 1024 (filling the ring is then a
+# larger part of the time); else 64x64x64 on four warps with four stages,
+# two programs per multiprocessor (masked rows, as at 16, lose the deep
+# rings' gain). K is split where the blocks are fewer than the programs
+# that fill the GPU once. The fastest of the configurations swept on an
+# H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
 _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
               BK=BK)
 _ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=BN,
                 BK=PerBackend(host=16, default=64))
 _STREAM = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=128))
+_WIDE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128),
+             BK=PerBackend(host=16, default=64))
 _SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
 
 
@@ -200,15 +205,23 @@ def _config_for(m, n, k, backend, dtype):
     # product's sums cross shared memory, which they would overflow.
     tensor_cores = dtype.bits == 16
     streams = m in (64, 128) and n % 64 == 0 and k % 128 == 0
+
+    def blocks(bm, bn):  # whole output blocks of bm x bn
+        return (m // bm) * (n // bn)
+
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
     cluster = 1
-    if tensor_cores and m * n * k >= 1 << 33 and (m // 128) * (n // 256) >= 132:
+    if tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 132:
         constexprs, warps, stages, wave = _LARGE, 8, 5, 128
         cluster = 2 if n % 512 == 0 else 1
     elif tensor_cores and streams and m == 128 and n * k * dtype.bits // 8 > 64 << 20:
         constexprs, warps, stages, wave = _ROWS128, 8, 8, 128
     elif tensor_cores and streams:
         constexprs, warps, stages, wave = _STREAM, 4, 6, 128
+    elif tensor_cores and blocks(128, 128) >= 128:
+        constexprs, warps, stages, wave = _WIDE, 8, 4, 128
+    elif tensor_cores and blocks(128, 64) >= 128:
+        constexprs, warps, stages, wave = _ROWS128, 8, 4 if k <= 1024 else 5, 128
     else:
         constexprs, warps, stages, wave = _SMALL, 4, 4, 256
     return (constexprs, warps, stages, wave,
