@@ -111,10 +111,10 @@ LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
   ScratchUse need = scratchUse(op, target);
   if (!limit || need.bytes == 0)
     return success();
-  int64_t buffers = staticBufferBytes(op, target);
   int64_t allowed = *scratchAllowed(op, target);
   if (need.bytes <= allowed)
     return success();
+  int64_t buffers = *limit - kBroadcastSlotBytes - allowed;
   std::string tile; // unquoted, as the source spells it
   llvm::raw_string_ostream(tile) << need.tile;
   InFlightDiagnostic error = op->emitError()
