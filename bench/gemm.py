@@ -18,7 +18,8 @@ configuration matmul picks and the --configs variants.
 system per kernel configuration (weft.ops.matmul's config= and split_k=),
 to compare block sizes, warp counts, pipeline depths, split-K counts and
 clusters (programs of neighbouring column blocks sharing a's copies) by
-the kernels' own time.
+the kernels' own time; with --warp-mma those kernels take warp-level MMA
+(mma.sync on sm_90) instead of warpgroup MMA (names ending _mma_graph).
 """
 import argparse
 import csv
@@ -50,9 +51,10 @@ def parse_configs(text):
     return [tuple(map(int, c.split("x"))) for c in text.split(",")] if text else []
 
 
-def config_name(config):
+def config_name(config, warp_mma=False):
     return ("weft_{}x{}x{}w{}".format(*config) + "".join(
-        f"{tag}{value}" for tag, value in zip("skc", config[4:])) + "_graph")
+        f"{tag}{value}" for tag, value in zip("skc", config[4:])) +
+        ("_mma" if warp_mma else "") + "_graph")
 
 
 def config_args(config):
@@ -60,19 +62,21 @@ def config_args(config):
     return config[:5] + config[6:], config[5] if len(config) > 5 else None
 
 
-def warm(shapes, configs, split_ks, pointers):
+def warm(shapes, configs, split_ks, pointers, warp_mma):
     """Compiles the matmul kernels run_gpu launches for the warm target."""
     target = os.environ.get("WEFT_WARM_TARGET")
     if not target:
         return
     backend = target.split(":")[0]
-    variants = [(None, None, None)] + [config_args(c) + (None,) for c in configs] + \
-        [(None, s, None) for s in split_ks] + ([(None, None, False)] if pointers else [])
+    variants = [(None, None, None, False)] + \
+        [config_args(c) + (None, warp_mma) for c in configs] + \
+        [(None, s, None, False) for s in split_ks] + \
+        ([(None, None, False, False)] if pointers else [])
     for m, n, k in shapes:
-        for config, split_k, descriptors in variants:
+        for config, split_k, descriptors, mma in variants:
             # torch's tensors of these shapes meet tensor_maps_fit.
             grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
-                                                       descriptors=descriptors)
+                                                       descriptors=descriptors, warp_mma=mma)
             out = "*bf16" if grid[2] == 1 else "*fp32"
             weft.compile(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
                          constexprs, target=target, **options)
@@ -178,16 +182,17 @@ def run_gpu(args):
                 0: torch.empty(m, n, dtype=torch.float32, device=device)}
         td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
 
-        def weft_system(pieces=None, config=None, descriptors=None):
+        def weft_system(pieces=None, config=None, descriptors=None, warp_mma=False):
             plan = matmul_plan(m, n, k, "cuda", pieces, config)
             c = outs[plan[0][2] == 1]
             return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config,
-                                              descriptors=descriptors)
+                                              descriptors=descriptors, warp_mma=warp_mma)
 
         systems = {"weft": weft_system(), "torch": (td, lambda: torch.matmul(ta, tb, out=td))}
         for config in parse_configs(args.configs):
             kernel, pieces = config_args(config)
-            systems[config_name(config)] = weft_system(pieces, kernel)
+            systems[config_name(config, args.warp_mma)] = weft_system(
+                pieces, kernel, warp_mma=args.warp_mma)
         for pieces in parse_list(args.split_k):
             systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
         if args.pointers:
@@ -238,6 +243,9 @@ def main():
     p.add_argument("--configs", default=None,
                    help="BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... weft.ops.matmul "
                         "configs to add (graph systems)")
+    p.add_argument("--warp-mma", action="store_true",
+                   help="the --configs kernels take warp-level MMA (mma.sync on sm_90, "
+                        "from cp.async rings) instead of warpgroup MMA")
     p.add_argument("--split-k", default=None,
                    help="N,... graph systems with split_k forced to N (same kernels)")
     p.add_argument("--pointers", action="store_true",
@@ -252,7 +260,7 @@ def main():
     if weft.backend() == "host":
         run_host([(32, 32, 32), (16, 48, 256)])  # the second one splits K
         warm(parse_shapes(args.shapes), parse_configs(args.configs),
-             parse_list(args.split_k), args.pointers)
+             parse_list(args.split_k), args.pointers, args.warp_mma)
     else:
         run_gpu(args)
     weft.finalize()

@@ -28,6 +28,8 @@ typedef struct weft_compile_options {
   int debug;          /* bounds checks on peer ids and heap ranges */
   int num_stages;     /* buffers of a K loop's pipelined dot operands (copies
                          run num_stages - 1 iterations ahead); 0 = 3, 1 = none */
+  int warp_mma;       /* 1: wl.dot uses warp-level MMA (cuda: mma.sync) even
+                         where warpgroup MMA (wgmma) applies */
 } weft_compile_options;
 
 void weft_compile_options_default(weft_compile_options *opts);

@@ -146,6 +146,7 @@ weft_status makeCompileOptions(const weft_compile_options *opts,
                 "invalid num_stages " + std::to_string(opts->num_stages) +
                     ": expected 1..8 (1: no pipelining), or 0 for 3");
   out.target.numStages = numStages;
+  out.target.warpMma = opts->warp_mma != 0;
 
   int optLevel = opts->opt_level == -1 ? 3 : opts->opt_level;
   if (optLevel < 0 || optLevel > 3)
@@ -168,6 +169,7 @@ void weft_compile_options_default(weft_compile_options *opts) {
   opts->opt_level = 3;
   opts->debug = 0;
   opts->num_stages = 3;
+  opts->warp_mma = 0;
 }
 
 weft_status weft_compiler_create(weft_compiler **out) {

@@ -15,8 +15,9 @@
 //    and the sums stay in registers; otherwise the warps share the
 //    result's instruction-sized tiles, write their sums to a second scratch
 //    region, join, and every thread adds the products at its elements of
-//    c's layout. The fragments come from padded rows by ldmatrix
-//    (TargetInfo::loadMatrices);
+//    c's layout. The fragments come by ldmatrix (TargetInfo::loadMatrices)
+//    from padded rows, or from pipelined buffers swizzled for it
+//    (TargetInfo::mmaOperandLayout);
 //    On AMDGPU the instruction is MFMA 16x16x16, whose fragments are runs
 //    of four elements per lane (TargetInfo::MmaFragments::LaneBlocks),
 //    loaded with plain shared-memory loads; only with c in the accumulator
@@ -41,23 +42,29 @@ std::array<int64_t, 3> shapeOf(DotOp op) {
   return {typeOfA(op).getDimSize(0), typeOfB(op).getDimSize(1), typeOfA(op).getDimSize(1)};
 }
 
-/// The operands are in the layouts warpgroup MMA reads on `target`.
-bool warpgroupOperands(DotOp op, const TargetInfo &target) {
+/// The operands are buffers in the #weft.swizzled layouts `layoutOf` (a
+/// TargetInfo's) gives them.
+bool operandsIn(DotOp op, const TargetInfo &target, TargetInfo::OperandLayoutFn layoutOf) {
   auto a = dyn_cast<SharedType>(op.getA().getType());
   auto b = dyn_cast<SharedType>(op.getB().getType());
   MLIRContext *ctx = op.getContext();
   Type in = typeOfA(op).getElementType();
-  return a && a.getLayout() &&
-         a.getLayout() == target.warpgroupOperandLayout(ctx, in, shapeOf(op), 0) &&
-         b.getLayout() == target.warpgroupOperandLayout(ctx, in, shapeOf(op), 1);
+  return a && a.getLayout() && a.getLayout() == (target.*layoutOf)(ctx, in, shapeOf(op), 0) &&
+         b.getLayout() == (target.*layoutOf)(ctx, in, shapeOf(op), 1);
 }
 
-/// Operands in a #weft.swizzled layout, which only descriptors (or the
-/// portable path's element loads) read.
-bool swizzledOperands(DotOp op) {
+/// The operands are in the layouts warpgroup MMA reads on `target`.
+bool warpgroupOperands(DotOp op, const TargetInfo &target) {
+  return operandsIn(op, target, &TargetInfo::warpgroupOperandLayout);
+}
+
+/// Operands in a #weft.swizzled layout that warp-level MMA does not read
+/// (only descriptors, or the portable path's element loads, do).
+bool swizzledOperands(DotOp op, const TargetInfo &target) {
   auto a = dyn_cast<SharedType>(op.getA().getType());
   auto b = dyn_cast<SharedType>(op.getB().getType());
-  return a && (a.getLayout() || b.getLayout());
+  return a && (a.getLayout() || b.getLayout()) &&
+         !operandsIn(op, target, &TargetInfo::mmaOperandLayout);
 }
 
 /// c's layout keeps the accumulator in registers.
@@ -68,7 +75,7 @@ bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
 
 /// The warp-level instruction shape the dot lowers to, if any.
 std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target) {
-  if (swizzledOperands(op))
+  if (swizzledOperands(op, target))
     return std::nullopt;
   auto [m, n, k] = shapeOf(op);
   auto shape = target.mmaShape(typeOfA(op).getElementType());
@@ -248,41 +255,56 @@ private:
   }
   /// a's four registers for columns k0..k0+15 of the fragment's rows 0-7
   /// (a's rows row0..row0+7) and 8-15 (rows row0+half..row0+half+7; half
-  /// = 8 for 16 consecutive rows), a's rows `pitch` apart in shared
-  /// memory: the four 8x8 quarters, rows 0-7 and 8-15 of columns 0-7, then
-  /// of columns 8-15; lane l gives row l % 8 of quarter l / 8.
-  SmallVector<Value> aFragment(OpBuilder &b, Location loc, Type in, Value a, int64_t pitch,
+  /// = 8 for 16 consecutive rows), a of `type` in shared memory (padded
+  /// or swizzled rows, sharedElementOffset): the four 8x8 quarters, rows
+  /// 0-7 and 8-15 of columns 0-7, then of columns 8-15; lane l gives row
+  /// l % 8 of quarter l / 8.
+  SmallVector<Value> aFragment(OpBuilder &b, Location loc, Value a, ShapedType type,
                                const Fragments &f, Value row0, int64_t half, Value k0) const {
     Value quarter = divConst(b, loc, f.lane, 8);
     Value row = add(b, loc, add(b, loc, row0, remConst(b, loc, f.lane, 8)),
                     mulConst(b, loc, remConst(b, loc, quarter, 2), half));
     Value col = add(b, loc, k0, mulConst(b, loc, divConst(b, loc, quarter, 2), 8));
     return tiles.target.loadMatrices(
-        b, loc, elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, row, pitch), col)), 4,
+        b, loc, byteOffset(b, loc, a, sharedElementOffset(b, loc, type, row, col)), 4,
         /*transpose=*/false);
   }
-  /// b's two registers for rows k0..k0+15 and columns col0..col0+7 (b's
-  /// rows `pitch` apart): rows 0-7 and 8-15, transposed into column
-  /// fragments; lane l gives row l % 16.
-  SmallVector<Value> bFragment(OpBuilder &b, Location loc, Type in, Value bBase, int64_t pitch,
-                               const Fragments &f, Value col0, Value k0) const {
+  /// b's registers for rows k0..k0+15 of `nTiles` n-tiles, the first at
+  /// columns col0..col0+7 and each `stride` columns after the one before
+  /// (b of `type` in shared memory): two per n-tile, its rows 0-7 and
+  /// 8-15 transposed into column fragments. Pairs of n-tiles take one
+  /// load of four matrices, lane l giving row l % 16 of the pair's n-tile
+  /// l / 16 (an odd last n-tile, two).
+  SmallVector<SmallVector<Value>> bFragments(OpBuilder &b, Location loc, Value bBase,
+                                             ShapedType type, const Fragments &f, Value col0,
+                                             int64_t stride, int64_t nTiles, Value k0) const {
     Value row = add(b, loc, k0, remConst(b, loc, f.lane, 16));
-    return tiles.target.loadMatrices(
-        b, loc, elementPtr(b, loc, bBase, in, add(b, loc, mulConst(b, loc, row, pitch), col0)), 2,
-        /*transpose=*/true);
+    Value second = mulConst(b, loc, divConst(b, loc, f.lane, 16), stride);
+    SmallVector<SmallVector<Value>> regs;
+    for (int64_t s = 0; s < nTiles; s += 2) {
+      bool pair = s + 1 < nTiles;
+      Value col = add(b, loc, col0, i32Const(b, loc, s * stride));
+      if (pair)
+        col = add(b, loc, col, second);
+      SmallVector<Value> loaded = tiles.target.loadMatrices(
+          b, loc, byteOffset(b, loc, bBase, sharedElementOffset(b, loc, type, row, col)),
+          pair ? 4 : 2, /*transpose=*/true);
+      regs.push_back({loaded[0], loaded[1]});
+      if (pair)
+        regs.push_back({loaded[2], loaded[3]});
+    }
+    return regs;
   }
 
   /// One step of K of a warp's in-register MMA over mTiles x nTiles
-  /// instruction tiles: b's registers for every n-tile (bOf), then per
+  /// instruction tiles: b's registers for every n-tile (bRegs), then per
   /// m-tile a's (aOf) and one mma() per n-tile on accumulator elements
   /// index(tm, s, 0..3) of `sums`, updated in place.
-  void mmaTiles(OpBuilder &b, Location loc, Type in, int64_t mTiles, int64_t nTiles,
+  void mmaTiles(OpBuilder &b, Location loc, Type in, int64_t mTiles,
+                ArrayRef<SmallVector<Value>> bRegs,
                 function_ref<unsigned(int64_t, int64_t, int)> index, SmallVector<Value> &sums,
-                function_ref<SmallVector<Value>(int64_t)> aOf,
-                function_ref<SmallVector<Value>(int64_t)> bOf) const {
-    SmallVector<SmallVector<Value>> bRegs;
-    for (int64_t s = 0; s < nTiles; ++s)
-      bRegs.push_back(bOf(s));
+                function_ref<SmallVector<Value>(int64_t)> aOf) const {
+    int64_t nTiles = bRegs.size();
     for (int64_t tm = 0; tm < mTiles; ++tm) {
       SmallVector<Value> aRegs = aOf(tm);
       for (int64_t s = 0; s < nTiles; ++s) {
@@ -308,7 +330,6 @@ private:
     RankedTensorType cType = op.getC().getType();
     int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
     int64_t n = typeOfB(op).getDimSize(1);
-    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     TileLayout layout(cType);
     ArrayRef<unsigned> grid = layout.getBlocked().getWarpsPerProgram();
     int64_t wm = grid[0], wn = grid[1];
@@ -326,12 +347,10 @@ private:
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
           Value k0 = mulConst(b, loc, step, 16);
-          mmaTiles(b, loc, in, mTiles, nTiles, index, next, [&](int64_t tm) {
-            return aFragment(b, loc, in, a, aPitch, f,
+          auto bRegs = bFragments(b, loc, bBase, typeOfB(op), f, warpCol, 8 * wn, nTiles, k0);
+          mmaTiles(b, loc, in, mTiles, bRegs, index, next, [&](int64_t tm) {
+            return aFragment(b, loc, a, typeOfA(op), f,
                              add(b, loc, warpRow, i32Const(b, loc, 16 * wm * tm)), 8 * wm, k0);
-          }, [&](int64_t s) {
-            return bFragment(b, loc, in, bBase, bPitch, f,
-                             add(b, loc, warpCol, i32Const(b, loc, 8 * wn * s)), k0);
           });
           return next;
         });
@@ -366,13 +385,8 @@ private:
         b, loc, i32Const(b, loc, k / 16), acc, [&](Value step, ValueRange sums) {
           SmallVector<Value> next(sums.begin(), sums.end());
           Value k0 = add(b, loc, mulConst(b, loc, step, 16), quad);
-          mmaTiles(b, loc, in, mTiles, nTiles, index, next, [&](int64_t tm) {
-            Value r = add(b, loc, row, i32Const(b, loc, 16 * wm * tm));
-            return SmallVector<Value>{LLVM::LoadOp::create(
-                b, loc, vector4,
-                elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, r, aPitch), k0)),
-                4 * elementBytes)};
-          }, [&](int64_t s) {
+          SmallVector<SmallVector<Value>> bRegs;
+          for (int64_t s = 0; s < nTiles; ++s) {
             Value column = add(b, loc, col, i32Const(b, loc, 16 * wn * s));
             Value v = LLVM::PoisonOp::create(b, loc, vector4);
             for (int64_t j = 0; j < 4; ++j) {
@@ -381,7 +395,14 @@ private:
               Value x = LLVM::LoadOp::create(b, loc, in, elementPtr(b, loc, bBase, in, at));
               v = LLVM::InsertElementOp::create(b, loc, v, x, i32Const(b, loc, j));
             }
-            return SmallVector<Value>{v};
+            bRegs.push_back({v});
+          }
+          mmaTiles(b, loc, in, mTiles, bRegs, index, next, [&](int64_t tm) {
+            Value r = add(b, loc, row, i32Const(b, loc, 16 * wm * tm));
+            return SmallVector<Value>{LLVM::LoadOp::create(
+                b, loc, vector4,
+                elementPtr(b, loc, a, in, add(b, loc, mulConst(b, loc, r, aPitch), k0)),
+                4 * elementBytes)};
           });
           return next;
         });
@@ -399,7 +420,6 @@ private:
     RankedTensorType cType = op.getC().getType();
     int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
     int64_t n = typeOfB(op).getDimSize(1);
-    int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     auto [tm, tn, tk] = shape;
     int64_t warps = target.getSpec().numWarps;
     int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;
@@ -424,9 +444,9 @@ private:
             b, loc, i32Const(b, loc, k / tk), SmallVector<Value>(4, zero),
             [&](Value step, ValueRange c) {
               Value k0 = mulConst(b, loc, step, tk);
-              SmallVector<Value> aRegs = aFragment(b, loc, in, a, aPitch, f, tileRow, 8, k0);
-              SmallVector<Value> bRegs = bFragment(b, loc, in, bBase, bPitch, f, tileCol, k0);
-              return target.mma(b, loc, in, aRegs, bRegs, c);
+              SmallVector<Value> aRegs = aFragment(b, loc, a, typeOfA(op), f, tileRow, 8, k0);
+              auto bRegs = bFragments(b, loc, bBase, typeOfB(op), f, tileCol, tn, 1, k0);
+              return target.mma(b, loc, in, aRegs, bRegs.front(), c);
             });
         Value col1 = add(b, loc, col, i32Const(b, loc, 1));
         Value at[4][2] = {{row, col}, {row, col1}, {row8, col}, {row8, col1}};
@@ -461,7 +481,7 @@ BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const TargetInfo &target) {
   if (warpgroupOperands(dot, target))
     return warpgroupAccumulatorLayout(dot.getContext(),
                                       cast<SharedType>(dot.getA().getType()).getLayout().getWarps());
-  if (swizzledOperands(dot))
+  if (swizzledOperands(dot, target))
     return {};
   return target.mmaAccumulatorLayout(dot.getContext(), typeOfA(dot).getElementType(),
                                      shapeOf(dot));

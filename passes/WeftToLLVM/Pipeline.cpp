@@ -26,7 +26,8 @@ struct LowerOptions : mlir::PassPipelineOptions<LowerOptions> {
 void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
   std::string target = spec.str();
   if (spec.numStages > 1)
-    pm.addPass(createWeftPipelineDotOperands({target, spec.numWarps, spec.numStages}));
+    pm.addPass(createWeftPipelineDotOperands(
+        {target, spec.numWarps, spec.numStages, /*unrollRings=*/true, spec.warpMma}));
   pm.addPass(createWeftExpandTensorDescs());
   pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));

@@ -300,15 +300,17 @@ int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop, const Targe
   return most;
 }
 
-/// Gives the buffers of `dot`'s operands the layouts warpgroup MMA reads,
-/// where the target has it for the dot's shape; returns whether it did.
-bool useWarpgroupLayouts(DotOp dot, Operand &a, Operand &b, const TargetInfo &target) {
+/// The layout that `layoutOf` (a TargetInfo's, for a dot of operand
+/// type, shape {M, N, K} and operand index) gives each of a dot's operand
+/// buffers, where it gives one to both; returns whether it did.
+bool useLayouts(Operand &a, Operand &b, const TargetInfo &target,
+                TargetInfo::OperandLayoutFn layoutOf) {
   std::array<int64_t, 3> mnk = {a.buffer.getDimSize(0), b.buffer.getDimSize(1),
                                 a.buffer.getDimSize(1)};
-  MLIRContext *ctx = dot.getContext();
+  MLIRContext *ctx = a.buffer.getContext();
   Type in = a.buffer.getElementType();
-  SwizzledSharedAttr aLayout = target.warpgroupOperandLayout(ctx, in, mnk, 0);
-  SwizzledSharedAttr bLayout = target.warpgroupOperandLayout(ctx, in, mnk, 1);
+  SwizzledSharedAttr aLayout = (target.*layoutOf)(ctx, in, mnk, 0);
+  SwizzledSharedAttr bLayout = (target.*layoutOf)(ctx, in, mnk, 1);
   if (!aLayout || !bLayout)
     return false;
   a.buffer = SharedType::get(ctx, a.buffer.getShape(), in, aLayout);
@@ -341,13 +343,22 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // Yield positions of warpgroup dots whose products overlap the next
   // step's (weft.dot_wait 1 after each, 0 after the loop).
   SmallVector<std::pair<DotOp, unsigned>> overlapped;
+  // Whether threads read the rings themselves (ldmatrix, element loads),
+  // not only wgmma: a cluster's arrivals must then release those reads.
+  bool threadReads = false;
   for (auto dot : loop.getBody()->getOps<DotOp>()) {
     auto a = pipelinable(loop, dot.getA()), b = pipelinable(loop, dot.getB());
     if (!a || !b)
       continue;
-    if (useWarpgroupLayouts(dot, *a, *b, target))
+    // The layouts that warpgroup MMA reads in place, else those that
+    // warp-level MMA's loads read without bank conflicts.
+    if (useLayouts(*a, *b, target, &TargetInfo::warpgroupOperandLayout)) {
       if (auto position = carriedOnly(loop, dot))
         overlapped.push_back({dot, *position});
+    } else {
+      threadReads = true;
+      useLayouts(*a, *b, target, &TargetInfo::mmaOperandLayout);
+    }
     dots.push_back(dot);
     operands.push_back(std::move(*a));
     operands.push_back(std::move(*b));
@@ -517,7 +528,7 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     AsyncCommitOp::create(body, loc);
   if (clustered) {
     body.setInsertionPoint(yield);
-    ClusterArriveOp::create(body, loc);
+    ClusterArriveOp::create(body, loc, /*release=*/threadReads);
   }
   // The loads and the address arithmetic only they used go: layout
   // assignment would otherwise distribute (and maybe exchange) dead tiles.
@@ -563,6 +574,7 @@ struct WeftPipelineDotOperands
     auto spec = parseTargetOption(module, target, numWarps, /*debug=*/false);
     if (failed(spec))
       return signalPassFailure();
+    spec->warpMma = warpMma;
     auto info = TargetInfo::create(*spec);
     for (auto func : module.getOps<FunctionOpInterface>()) {
       SmallVector<scf::ForOp> loops;

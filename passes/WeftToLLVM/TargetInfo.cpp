@@ -144,6 +144,26 @@ SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsign
   llvm_unreachable("loadMatrices without mmaShape");
 }
 
+SwizzledSharedAttr TargetInfo::mmaOperandLayout(MLIRContext *ctx, Type elemType,
+                                               std::array<int64_t, 3> mnk,
+                                               unsigned index) const {
+  auto shape = mmaShape(elemType);
+  if (!shape || mmaFragments() != MmaFragments::Ldmatrix)
+    return {};
+  auto [m, n, k] = mnk;
+  if (m % (*shape)[0] || n % (*shape)[1] || k % (*shape)[2])
+    return {};
+  unsigned bytes = swizzleSpan(elemType.getIntOrFloatBitWidth() / 8 * (index == 0 ? k : n));
+  return bytes ? SwizzledSharedAttr::get(ctx, bytes, 0) : SwizzledSharedAttr();
+}
+
+unsigned swizzleSpan(int64_t rowBytes) {
+  for (unsigned bytes : {128u, 64u, 32u})
+    if (rowBytes % bytes == 0)
+      return bytes;
+  return 0;
+}
+
 SmallVector<Value> TargetInfo::warpgroupMma(OpBuilder &, Location, Type, int64_t, Value, Value,
                                             ValueRange) const {
   llvm_unreachable("warpgroupMma without warpgroupOperandLayout");
@@ -191,7 +211,7 @@ Value TargetInfo::clusterRank(OpBuilder &, Location) const {
   llvm_unreachable("clusterRank without hasClusters");
 }
 
-void TargetInfo::clusterArrive(OpBuilder &, Location) const {
+void TargetInfo::clusterArrive(OpBuilder &, Location, bool) const {
   llvm_unreachable("clusterArrive without hasClusters");
 }
 

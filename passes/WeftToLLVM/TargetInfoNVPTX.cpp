@@ -370,13 +370,18 @@ public:
     return NVVM::ClusterId::create(b, loc, b.getI32Type());
   }
   // Every thread of the program executes them together (.aligned). The
-  // arrival is relaxed: what it announces is that reads have completed
-  // (wgmma.wait_group has retired the products that read a buffer), which
-  // no later write can undo, and a releasing arrival costs a cluster-scope
-  // fence: 1024^3 took 14.5 us a GEMM with it, 7.1 without
-  // (bench/README.md, "Clusters").
-  void clusterArrive(OpBuilder &b, Location loc) const override {
-    emitAsm(b, loc, Type(), {}, "barrier.cluster.arrive.relaxed.aligned;", "~{memory}");
+  // arrival is relaxed unless asked to release: what it announces is
+  // mostly that reads have completed (wgmma.wait_group has retired the
+  // products that read a buffer), which no later write can undo, and a
+  // releasing arrival costs a cluster-scope fence: 1024^3 took 14.5 us a
+  // GEMM with it, 7.1 without (bench/README.md, "Clusters"). ldmatrix's
+  // loads have no such wait: relaxed, ptxas may complete them after the
+  // arrival, and a peer's copy then overwrites what they read.
+  void clusterArrive(OpBuilder &b, Location loc, bool release) const override {
+    emitAsm(b, loc, Type(), {},
+            release ? "barrier.cluster.arrive.release.aligned;"
+                    : "barrier.cluster.arrive.relaxed.aligned;",
+            "~{memory}");
   }
   void clusterWait(OpBuilder &b, Location loc) const override {
     emitAsm(b, loc, Type(), {}, "barrier.cluster.wait.acquire.aligned;", "~{memory}");
@@ -389,14 +394,11 @@ public:
     unsigned warps = spec.numWarps;
     // Every warpgroup takes whole m64 instructions over all of N (at most
     // 256); rows of b of at least 32 bytes, so that they swizzle.
-    if (!(elemType.isF16() || elemType.isBF16()) || warps % 4 || m % (16 * warps) ||
+    if (spec.warpMma || !(elemType.isF16() || elemType.isBF16()) || warps % 4 || m % (16 * warps) ||
         n % 16 || n > 256 || k % 16)
       return {};
-    int64_t rowBytes = 2 * (index == 0 ? k : n);
-    unsigned bytes = 128;
-    while (rowBytes % bytes)
-      bytes /= 2;
-    return SwizzledSharedAttr::get(ctx, bytes, index == 0 ? warps : 0);
+    return SwizzledSharedAttr::get(ctx, swizzleSpan(2 * (index == 0 ? k : n)),
+                                   index == 0 ? warps : 0);
   }
 
   SmallVector<Value> warpgroupMma(OpBuilder &b, Location loc, Type elemType, int64_t n,

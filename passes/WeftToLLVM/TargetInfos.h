@@ -23,6 +23,10 @@ BlockedEncodingAttr mmaGridLayout(mlir::MLIRContext *ctx, std::array<int64_t, 3>
                                   llvm::ArrayRef<unsigned> sizePerThread,
                                   llvm::ArrayRef<unsigned> threadsPerWarp, unsigned warps);
 
+/// The widest #weft.swizzled span (128, 64 or 32 bytes) that divides rows
+/// of `rowBytes`; 0 for none.
+unsigned swizzleSpan(int64_t rowBytes);
+
 /// The i32 special register for `axis`: one of the NVVM or ROCDL ops `X`,
 /// `Y`, `Z` (block ids, grid dimensions).
 template <typename X, typename Y, typename Z>

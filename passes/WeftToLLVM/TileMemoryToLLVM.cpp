@@ -675,7 +675,7 @@ struct ClusterArriveLowering : TilePattern<ClusterArriveOp> {
   LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (tiles.target.hasClusters())
-      tiles.target.clusterArrive(rewriter, op.getLoc());
+      tiles.target.clusterArrive(rewriter, op.getLoc(), op.getRelease());
     rewriter.eraseOp(op);
     return success();
   }

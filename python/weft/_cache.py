@@ -73,8 +73,7 @@ def lookup_or_compile(ir, files, name, target, options):
             "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it"
             + (f" (request saved as {recorded}: `python3 -m weft fill-cache` "
                "compiles it there)" if recorded else ""))
-    arts = _capi.compile_ir(ir, target, options["num_warps"], options["debug"],
-                            options.get("num_stages", 3))
+    arts = _capi.compile_ir(ir, target, options)
     _store(entry, name, target, arts)
     return arts
 
@@ -114,8 +113,7 @@ def fill(paths):
             present += 1
             continue
         options = r["options"]
-        arts = _capi.compile_ir(r["ir"], r["target"], options["num_warps"], options["debug"],
-                                options.get("num_stages", 3))
+        arts = _capi.compile_ir(r["ir"], r["target"], r["options"])
         _store(entry, r["kernel"], r["target"], arts)
         compiled += 1
     return compiled, present

@@ -12,7 +12,8 @@ _c = ctypes
 
 class _Options(_c.Structure):
     _fields_ = [("target", _c.c_char_p), ("num_warps", _c.c_int),
-                ("opt_level", _c.c_int), ("debug", _c.c_int), ("num_stages", _c.c_int)]
+                ("opt_level", _c.c_int), ("debug", _c.c_int), ("num_stages", _c.c_int),
+                ("warp_mma", _c.c_int)]
 
 
 _lib = None
@@ -56,17 +57,20 @@ def _compiler():
     return comp
 
 
-def compile_ir(ir, target, num_warps, debug, num_stages=3):
-    """Compiles IR text; returns {artifact name: bytes}. A failure raises
-    CompilationError located at the Python line of the first diagnostic."""
+def compile_ir(ir, target, options):
+    """Compiles IR text with `options` (a launch's: num_warps, debug and,
+    optionally, num_stages and warp_mma); returns {artifact name: bytes}. A
+    failure raises CompilationError located at the Python line of the first
+    diagnostic."""
     from ._errors import from_diagnostics
     l = lib()
     opts = _Options()
     l.weft_compile_options_default(_c.byref(opts))
     opts.target = target.encode()
-    opts.num_warps = num_warps
-    opts.debug = int(bool(debug))
-    opts.num_stages = num_stages
+    opts.num_warps = options["num_warps"]
+    opts.debug = int(bool(options["debug"]))
+    opts.num_stages = options.get("num_stages", 3)
+    opts.warp_mma = int(bool(options.get("warp_mma", False)))
     data = ir.encode()
     comp = _compiler()
     arts = _c.c_void_p()

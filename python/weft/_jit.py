@@ -389,11 +389,11 @@ class JITFunction:
                            "called from another kernel, it is inlined")
 
     def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3,
-                   cluster=(1, 1, 1)):
+                   cluster=(1, 1, 1), warp_mma=False):
         """The CompiledKernel for a specialisation (cached in memory and on
         disk)."""
         key = (tuple(arg_specs), tuple(sorted(constexprs.items(), key=lambda kv: kv[0])),
-               target, num_warps, debug, num_stages, cluster)
+               target, num_warps, debug, num_stages, cluster, warp_mma)
         kernel = self._kernels.get(key)
         if kernel is None:
             params, specs_iter = [], iter(arg_specs)
@@ -412,7 +412,8 @@ class JITFunction:
                                           div or None)))
             gen = CodeGenerator(self, params, cluster=cluster)
             ir = gen.generate()
-            options = {"num_warps": num_warps, "debug": int(debug), "num_stages": num_stages}
+            options = {"num_warps": num_warps, "debug": int(debug), "num_stages": num_stages,
+                       "warp_mma": int(warp_mma)}
             asm = _cache.lookup_or_compile(ir, gen.files, self.__name__, target, options)
             kernel = CompiledKernel(self.__name__, target, ir, asm, num_warps, arg_specs,
                                     cluster)
@@ -426,6 +427,7 @@ class JITFunction:
         num_warps = kwargs.pop("num_warps", 4)
         num_stages = kwargs.pop("num_stages", 3)
         cluster = _cluster_shape(kwargs.pop("cluster", None))
+        warp_mma = bool(kwargs.pop("warp_mma", False))
         stream = rt.stream_handle(kwargs.pop("stream", None))
         debug = kwargs.pop("debug", None)
         debug = DEBUG if debug is None else bool(debug)
@@ -451,11 +453,11 @@ class JITFunction:
         if WARM_TARGET:
             warm = _backend_of_target(WARM_TARGET)
             self.specialize(_resolve_specs(specs, warm), _resolve(constexprs, warm),
-                            WARM_TARGET, num_warps, debug, num_stages, cluster)
+                            WARM_TARGET, num_warps, debug, num_stages, cluster, warp_mma)
         constexprs = _resolve(constexprs, backend)
         kernel = self.specialize(_resolve_specs(specs, backend), constexprs,
                                  _target_of_backend(backend), num_warps, debug, num_stages,
-                                 cluster)
+                                 cluster, warp_mma)
         if callable(grid):
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):
@@ -497,10 +499,10 @@ def jit(fn=None, *, do_not_specialize=()):
 
 
 def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None,
-            num_stages=3, cluster=None):
+            num_stages=3, cluster=None, warp_mma=False):
     """Compiles without launching (no GPU needed). signature maps each
     run-time argument to a type: "*fp32", "i32", "fp32", "*fp16:16", ...;
-    the options are a launch's (num_warps, num_stages, cluster)."""
+    the options are a launch's (num_warps, num_stages, cluster, warp_mma)."""
     if not isinstance(fn, JITFunction):
         raise TypeError("weft.compile takes a @weft.jit function")
     constexprs = dict(constexprs or {})
@@ -517,4 +519,4 @@ def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=No
     constexprs = _resolve(constexprs, _backend_of_target(target))
     return fn.specialize(specs, constexprs, target, num_warps,
                          DEBUG if debug is None else bool(debug), num_stages,
-                         _cluster_shape(cluster))
+                         _cluster_shape(cluster), bool(warp_mma))

@@ -18,6 +18,14 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
 // RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --emit=kernels | FileCheck %s --check-prefix=MAPS
+// With mma.sync (warp-mma) the threads read the rings themselves
+// (ldmatrix), and a relaxed arrival would let those loads complete after
+// it, when a peer's copy may already be refilling the buffer: the loop's
+// arrivals release (the ones in front of the loop follow no reads).
+// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3 unroll-rings=false warp-mma=true" | FileCheck %s --check-prefix=WARP
+// RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --warp-mma --emit=ptx -o %t.w.ptx
+// RUN: FileCheck %s --check-prefix=WPTX < %t.w.ptx
+// RUN: %ptxas %t.w.ptx
 // gfx942 has no clusters: its programs run alone, copying their own.
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn | FileCheck %s --check-prefix=GCN
 
@@ -42,6 +50,22 @@
 // CHECK-NEXT:    scf.yield
 // CHECK:       weft.cluster_wait
 // CHECK-NEXT:  weft.inval_mbarriers
+
+// WARP-LABEL: func.func @shared_a
+// WARP:       weft.cluster_arrive{{$}}
+// WARP:       weft.cluster_arrive{{$}}
+// WARP-NEXT:  scf.for
+// WARP:         weft.dot {{.*}} !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+// WARP:         weft.cluster_arrive release
+// WARP-NEXT:    scf.yield
+
+// WPTX-LABEL: .entry shared_a(
+// WPTX:       barrier.cluster.arrive.relaxed.aligned;
+// WPTX:       mbarrier.try_wait.parity.shared::cta.b64
+// WPTX:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// WPTX:       mma.sync.aligned.m16n8k16
+// WPTX:       barrier.cluster.arrive.release.aligned;
+// WPTX:       ret;
 
 // CHECK-LABEL: func.func @cluster_ids
 // CHECK:       weft.desc_async_copy %arg0[{{.*}} {multicast}

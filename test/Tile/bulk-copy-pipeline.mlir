@@ -29,12 +29,16 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
 // RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --emit=kernels | FileCheck %s --check-prefix=MAPS
-// Without wgmma (two warps: mma.sync from padded rows, which no box
-// fills) the blocks are tiles of pointers and the loop pipelines them
-// with cp.async; gfx942 has no asynchronous copies.
+// Without wgmma (two warps, or --warp-mma) the rings take mma.sync's
+// layouts (#weft.swizzled with rows in order), which boxes fill as well:
+// the same bulk copies, then ldmatrix and mma.sync. gfx942 has no
+// asynchronous copies.
 // RUN: weft-compile %s --target=cuda:90 --num-warps=2 --emit=ptx -o %t.2.ptx
-// RUN: FileCheck %s --check-prefix=CPASYNC < %t.2.ptx
+// RUN: FileCheck %s --check-prefix=WARP < %t.2.ptx
 // RUN: %ptxas %t.2.ptx
+// RUN: weft-compile %s --target=cuda:90 --num-warps=8 --warp-mma --emit=ptx -o %t.w.ptx
+// RUN: FileCheck %s --check-prefix=WARP < %t.w.ptx
+// RUN: %ptxas %t.w.ptx
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn | FileCheck %s --check-prefix=GCN
 
 // CHECK-LABEL: func.func @desc_loop
@@ -103,11 +107,15 @@
 // PTX-NOT:   cp.async.bulk.tensor.2d
 // PTX:       ret;
 
-// CPASYNC-LABEL: .entry desc_loop(
-// CPASYNC-NOT:   cp.async.bulk
-// CPASYNC:       cp.async.cg.shared.global
-// CPASYNC:       mma.sync.aligned.m16n8k16
-// CPASYNC-NOT:   mbarrier
+// WARP-LABEL: .entry desc_loop(
+// WARP-NOT:   cp.async.cg
+// WARP:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// WARP:       mbarrier.try_wait.parity
+// WARP:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// WARP:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// WARP:       mma.sync.aligned.m16n8k16
+// WARP-NOT:   wgmma
+// WARP:       ret;
 
 // GCN-LABEL: desc_loop:
 // GCN-NOT:   buffer_load_dword{{.*}}lds

@@ -32,7 +32,8 @@
 // (here 2 x 2: M a multiple of 16 x 2, N of 8 x 2) gets the mma
 // accumulator layout for its result and c (a loop's initial accumulator
 // too), so no products go through shared memory: each warp owns 16 rows
-// and 16 columns, two 16x8 tiles. @matmul's 32x8 fits no grid of 4 warps.
+// and 16 columns, two 16x8 tiles, whose b fragments one ldmatrix .x4.trans
+// reads. @matmul's 32x8 fits no grid of 4 warps.
 // IR-LABEL: func.func @accumulate
 // IR:       %[[INIT:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #[[MMA:weft.blocked<\{sizePerThread = \[1, 2\], threadsPerWarp = \[8, 4\], warpsPerProgram = \[2, 2\], order = \[1, 0\]\}>]]>
 // IR:       scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<32x32xf32, #[[MMA]]>)
@@ -41,7 +42,7 @@
 // IR:         scf.yield
 // NVVM-LABEL: llvm.func @accumulate(
 // NVVM:       nvvm.barrier0
-// NVVM:       ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// NVVM:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // NVVM-COUNT-2: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // NVVM-NOT:   llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0

@@ -18,12 +18,16 @@
 // iteration's group (one may stay pending), start lb + 2 steps ahead into
 // the buffer the last iteration read, multiply from the current buffers,
 // rotate the rings. Copies are masked by the original mask and the bound.
+// On sm_90 the buffers of a dot that mma.sync computes take #weft.swizzled
+// layouts with rows in order (TargetInfo::mmaOperandLayout): 16-byte
+// chunks xor-ed by row, so that ldmatrix's eight rows and the copies'
+// runs of a row both fall in distinct banks.
 // CHECK-LABEL: func.func @k_loop
-// CHECK-COUNT-3: weft.alloc_shared : !weft.shared<16x32xbf16>
-// CHECK-COUNT-3: weft.alloc_shared : !weft.shared<32x16xbf16>
+// CHECK-COUNT-3: weft.alloc_shared : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>
+// CHECK-COUNT-3: weft.alloc_shared : !weft.shared<32x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>
 // CHECK:       %[[IN0:.*]] = arith.cmpi slt, %[[LB:.*]], %[[UB:.*]] : i32
-// CHECK:       weft.async_copy %{{.*}}, %{{.*}}, mask %{{.*}} : tensor<16x32x!weft.ptr<bf16>>, !weft.shared<16x32xbf16>
-// CHECK:       weft.async_copy %{{.*}}, %{{.*}}, mask %{{.*}} : tensor<32x16x!weft.ptr<bf16>>, !weft.shared<32x16xbf16>
+// CHECK:       weft.async_copy %{{.*}}, %{{.*}}, mask %{{.*}} : tensor<16x32x!weft.ptr<bf16>>, !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>
+// CHECK:       weft.async_copy %{{.*}}, %{{.*}}, mask %{{.*}} : tensor<32x16x!weft.ptr<bf16>>, !weft.shared<32x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>
 // CHECK-NEXT:  weft.async_commit
 // CHECK:       weft.async_copy
 // CHECK:       weft.async_copy
@@ -36,7 +40,7 @@
 // CHECK:         weft.async_copy %{{.*}}, %[[B2]], mask
 // CHECK-NEXT:    weft.async_commit
 // CHECK-NOT:     weft.load
-// CHECK:         %[[D:.*]] = weft.dot %[[A0]], %[[B0]], %[[ACC]] : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32>
+// CHECK:         %[[D:.*]] = weft.dot %[[A0]], %[[B0]], %[[ACC]] : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>, !weft.shared<32x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>, tensor<16x16xf32>
 // CHECK-NEXT:    scf.yield %[[D]], %[[A1]], %[[A2]], %[[A0]], %[[B1]], %[[B2]], %[[B0]]
 // CHECK:       weft.async_wait 0
 // With cp.async the loop is unrolled by the ring's size: each of the three
@@ -58,8 +62,8 @@
 // UNROLL-NEXT:     scf.yield %{{.*}}, %[[R1]], %[[R2]], %[[R0]], %[[S1]], %[[S2]], %[[S0]]
 // UNROLL:        weft.async_wait 0
 // TWO-LABEL:   func.func @k_loop
-// TWO-COUNT-2: weft.alloc_shared : !weft.shared<16x32xbf16>
-// TWO-NOT:     weft.alloc_shared : !weft.shared<16x32xbf16>
+// TWO-COUNT-2: weft.alloc_shared : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>
+// TWO-NOT:     weft.alloc_shared : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>
 // TWO:         weft.async_wait 0
 // HOST-LABEL:  func.func @k_loop
 // HOST:        weft.async_copy

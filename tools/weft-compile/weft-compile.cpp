@@ -1,7 +1,8 @@
 //===- weft-compile.cpp - weft IR to PTX/cubin, HSACO or a host .so -------===//
 //
 //   weft-compile kernel.mlir --target=cuda:90 --emit=ptx [-O3]
-//                [--num-warps=4] [--num-stages=3] [--debug] [--no-optimize]
+//                [--num-warps=4] [--num-stages=3] [--warp-mma] [--debug]
+//                [--no-optimize]
 //                [-o out.ptx]
 //
 //===----------------------------------------------------------------------===//
@@ -38,6 +39,9 @@ static cl::opt<unsigned> numWarps("num-warps",
                                   cl::init(4));
 static cl::opt<unsigned> numStages(
     "num-stages", cl::desc("Stages of K-loop dot operand pipelining (1: none)"), cl::init(3));
+static cl::opt<bool> warpMma("warp-mma",
+                             cl::desc("wl.dot takes warp-level MMA (mma.sync) even where "
+                                      "warpgroup MMA (wgmma) applies"));
 static cl::opt<bool> debug("debug",
                            cl::desc("Bounds checks on peer ids and heap "
                                     "ranges"));
@@ -85,6 +89,7 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(spec.takeError()));
   spec->numWarps = numWarps;
   spec->numStages = numStages;
+  spec->warpMma = warpMma;
   spec->debug = debug;
   if (!targetProduces(spec->kind, artifact))
     return fail("target " + spec->str() + " does not produce '" + artifact +

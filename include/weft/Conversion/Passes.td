@@ -61,8 +61,11 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     elsewhere the static limit less 8 KiB for the program's other uses and
     the scratch of the function's other dots. None below two. Where the
     target has warpgroup MMA for a dot's shape (sm_90 wgmma, with
-    `num-warps` a multiple of 4), its buffers get the `#weft.swizzled`
-    layouts that wgmma reads in place; if the dot's sums only feed the
+    `num-warps` a multiple of 4, unless `warp-mma`), its buffers get the
+    `#weft.swizzled` layouts that wgmma reads in place; otherwise, where
+    the target's warp-level MMA reads its fragments with ldmatrix, the
+    swizzled layouts with rows in order, which ldmatrix and the copies
+    both access without bank conflicts. If a warpgroup dot's sums only feed the
     dot of the next iteration, a `weft.dot_wait 1` after it lets each
     step's products run while the next step starts (`weft.dot_wait 0`
     after the loop), and every ring gets one spare buffer, so that the
@@ -81,6 +84,8 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
            "Buffers per operand: copies run num-stages - 1 iterations ahead">,
     Option<"unrollRings", "unroll-rings", "bool", /*default=*/"true",
            "Unroll pipelined loops by their rings' size where copies are asynchronous">,
+    Option<"warpMma", "warp-mma", "bool", /*default=*/"false",
+           "Padded buffers for warp-level MMA even where warpgroup MMA applies">,
   ];
   let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
 }

@@ -152,6 +152,19 @@ public:
   virtual llvm::SmallVector<mlir::Value> loadMatrices(mlir::OpBuilder &b, mlir::Location loc,
                                                       mlir::Value rowAddress, unsigned count,
                                                       bool transpose) const;
+  /// The #weft.swizzled layout (rows in order) that shared-memory buffers
+  /// of operand `index` (0: a, 1: b) of a dot of `elemType` inputs and
+  /// shape {M, N, K} take for mma() where its fragments are Ldmatrix's:
+  /// the 8 rows of a matrix that loadMatrices reads, and the 16-byte
+  /// chunks of a row that copies write, then fall in distinct banks (padded
+  /// rows cannot give both). Null where the dot has no mma() or its rows
+  /// are narrower than 32 bytes.
+  SwizzledSharedAttr mmaOperandLayout(mlir::MLIRContext *ctx, mlir::Type elemType,
+                                      std::array<int64_t, 3> mnk, unsigned index) const;
+  /// mmaOperandLayout or warpgroupOperandLayout.
+  using OperandLayoutFn = SwizzledSharedAttr (TargetInfo::*)(mlir::MLIRContext *, mlir::Type,
+                                                             std::array<int64_t, 3>,
+                                                             unsigned) const;
 
   /// Warpgroup matrix multiply-accumulate (sm_90 wgmma), which reads both
   /// operands from shared memory by descriptor. warpgroupOperandLayout is
@@ -221,11 +234,12 @@ public:
 
   /// Clusters of programs launched together (sm_90 thread block clusters,
   /// weft.cluster): the program's rank in its cluster (i32), and every
-  /// thread's arrival at and wait on the cluster's barrier. Only called
+  /// thread's arrival at (releasing its earlier accesses where `release`,
+  /// weft.cluster_arrive) and wait on the cluster's barrier. Only called
   /// when hasClusters(); elsewhere a cluster is one program.
   virtual bool hasClusters() const { return false; }
   virtual mlir::Value clusterRank(mlir::OpBuilder &b, mlir::Location loc) const;
-  virtual void clusterArrive(mlir::OpBuilder &b, mlir::Location loc) const;
+  virtual void clusterArrive(mlir::OpBuilder &b, mlir::Location loc, bool release) const;
   virtual void clusterWait(mlir::OpBuilder &b, mlir::Location loc) const;
 
   virtual bool hasMultimem() const { return false; }

@@ -27,6 +27,9 @@ struct TargetSpec {
   bool debug = false;
   /// Stages of weft-pipeline-dot-operands (1: no pipelining).
   unsigned numStages = 3;
+  /// wl.dot takes warp-level MMA (sm_90: mma.sync) even where warpgroup MMA
+  /// (wgmma) applies: the Ampere-style kernel, kept for comparison.
+  bool warpMma = false;
 
   /// Parses "cuda:90" / "cuda:sm_90", "hip:gfx942", "host".
   static llvm::Expected<TargetSpec> parse(llvm::StringRef text);

@@ -336,6 +336,27 @@ def test_matmul_clusters(cluster):
         _jit_fill[(3,)](c, 1.0, cluster=(2,))
 
 
+@pytest.mark.parametrize("dtype", [wl.float16, wl.bfloat16])
+@pytest.mark.parametrize("m,n,k", [(130, 70, 100), (256, 256, 320)])
+def test_matmul_warp_mma(m, n, k, dtype):
+    """warp_mma=True in blocks where wgmma would run (128x128x64 on 8
+    warps): mma.sync from rows swizzled for ldmatrix, filled by cp.async
+    where masks cut the blocks (130 x 70 x 100), by bulk tensor copies
+    where they tile the product (K = 320: five steps through three-stage
+    rings). The same products as numpy."""
+    wide = _jit.PerBackend(host=16, default=128)
+    rng = np.random.default_rng(m + n + k)
+    a = rng.integers(-3, 4, (m, k)).astype(np.float32)
+    b = rng.integers(-3, 4, (k, n)).astype(np.float32)
+    ab = [buffer_of(a, dtype), buffer_of(b, dtype)]
+    c = weft.empty((m, n), wl.float32)
+    config = (wide, wide, _jit.PerBackend(host=16, default=64), 8, 3)
+    assert weft.ops.matmul(*ab, c, config=config, warp_mma=True) is c
+    np.testing.assert_array_equal(c.to_numpy(), a @ b)
+    for buf in ab + [c]:
+        buf.free()
+
+
 @weft.jit
 def _jit_fill(c, value):
     wl.store(c + wl.program_id(0), value)

@@ -98,6 +98,30 @@ def test_matmul_bulk_copies_on_sm90():
     assert k.asm["ptx"].decode().count("cp.async.bulk.tensor.2d") >= 16 + 4
 
 
+def test_matmul_warp_mma_on_sm90():
+    """warp_mma=True: the same K loop with mma.sync where wgmma would run.
+    Its rings take the rows-in-order swizzled layouts that ldmatrix reads
+    (a's 128-byte rows as one 2-D box of 128 rows, no interleaving for
+    warpgroups), still filled by bulk tensor copies; b's pairs of n-tiles
+    come from one ldmatrix .x4.trans. The option is part of the cache key."""
+    from weft.ops._gemm import matmul_kernel
+    sig = {"a": "tensordesc<bf16[128,64]>:256,256", "b": "tensordesc<bf16[64,256]>:256,256",
+           "c": "*bf16", "M": "i32:16", "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
+    consts = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
+    k = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
+                     num_warps=8, num_stages=3, warp_mma=True)
+    ptx = k.asm["ptx"].decode()
+    assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k16" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x2" not in ptx
+    assert "cp.async.bulk.tensor" in ptx and "cp.async.cg" not in ptx
+    maps = json.loads(k.asm["kernels"])["matmul_kernel"]["tensor_maps"]
+    assert maps["0"] == {"map": [[0, 1, 0, 128], [1, 1, 0, 64]], "swizzle": 128}
+    default = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
+                           num_warps=8, num_stages=3)
+    assert "wgmma.mma_async" in default.asm["ptx"].decode()
+
+
 def test_hip():
     k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="hip:gfx942")
     assert {"weft", "llir", "amdgcn", "hsaco"} <= set(k.asm)

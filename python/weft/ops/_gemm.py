@@ -240,7 +240,7 @@ def _pieces(blocks, k, bk, wave, split_k=None):
 
 
 def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
-                dtype=wl.bfloat16):
+                dtype=wl.bfloat16, warp_mma=False):
     """How matmul launches an m x n x k product of `dtype` operands on
     `backend`: (grid, k_steps, constexprs, launch options); config = (BM,
     BN, BK, num_warps[, num_stages[, cluster]]) overrides what the shape
@@ -248,7 +248,8 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
     neighbouring column blocks launched together, which share a's
     copies); descriptors: a and b go as tensor descriptors (None: where
     the blocks tile the product, so that every block is one bulk copy on
-    sm_90; the operands must meet tensor_maps_fit)."""
+    sm_90; the operands must meet tensor_maps_fit); warp_mma: the
+    launch's option (warp-level MMA even where warpgroup MMA applies)."""
     if config is None:
         constexprs, warps, stages, wave, (bm, bn, bk), cluster = _config_for(m, n, k, backend,
                                                                              dtype)
@@ -271,7 +272,7 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
         constexprs["CLUSTER_N"] = cluster
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, wave, split_k)
     return (blocks_m, blocks_n, pieces), steps, constexprs, dict(
-        num_warps=warps, num_stages=stages, cluster=(1, cluster))
+        num_warps=warps, num_stages=stages, cluster=(1, cluster), warp_mma=warp_mma)
 
 
 def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
@@ -296,7 +297,7 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
                 k_steps="i32")
 
 
-def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
+def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma=False):
     """out = a @ b, accumulated in f32 (a M x K, b K x N, both fp16, bf16
     or fp32: weft buffers, numpy arrays on the host, tensors on GPUs; out
     M x N fp32 or a's 16-bit dtype, rounded once at the end; a new local
@@ -309,7 +310,9 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     must divide the column blocks). descriptors: a and
     b go to the kernel as tensor descriptors (on sm_90 its K loop then
     loads them with bulk tensor copies), else as pointers; None: where
-    they meet tensor_maps_fit and the blocks tile the product."""
+    they meet tensor_maps_fit and the blocks tile the product. warp_mma:
+    warp-level MMA (mma.sync on sm_90, from cp.async rings) instead of
+    warpgroup MMA, for comparison (the launch option of that name)."""
     m, k, n = _check_operands("matmul", a, b)
     dtype = _dtype_of(a, "a")
     out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
@@ -325,7 +328,7 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None):
     if descriptors is None and not tensor_maps_fit(a, b):
         descriptors = False
     grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
-                                                   descriptors, dtype)
+                                                   descriptors, dtype, warp_mma)
     if grid[2] > 1:  # the pieces add into zeros: a memset in stream order
         rt.memset_async(out, 0, m * n * 4)
     if constexprs["DESC"]:

@@ -387,15 +387,19 @@ def Weft_ClusterArriveOp : Weft_Op<"cluster_arrive", [MemoryEffects<[MemRead, Me
   let summary = "arrive at the barrier of the program's cluster";
   let description = [{
     Every thread of the program arrives. The arrival is relaxed: it tells
-    the cluster that the thread's reads before it have completed (a buffer
-    it read may then be refilled by another program of the cluster);
-    writes it must publish need a releasing fence before it (as the
-    initialisation of `weft.alloc_mbarriers` has). Each thread alternates arrivals and
-    `weft.cluster_wait`s, starting with an arrival. In a kernel without
-    `weft.cluster` (or on targets without clusters) the cluster is the
-    program alone.
+    the cluster that reads the thread has seen complete (as `wgmma`'s,
+    retired by its wait) are done, so that a buffer they read may be
+    refilled by another program of the cluster; writes it must publish
+    need a releasing fence before it (as the initialisation of
+    `weft.alloc_mbarriers` has). With `release` it also orders the
+    thread's own earlier accesses before the arrival (shared-memory loads
+    such as `ldmatrix`'s, which a relaxed arrival would let complete after
+    it). Each thread alternates arrivals and `weft.cluster_wait`s,
+    starting with an arrival. In a kernel without `weft.cluster` (or on
+    targets without clusters) the cluster is the program alone.
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins UnitAttr:$release);
+  let assemblyFormat = "(`release` $release^)? attr-dict";
 }
 
 def Weft_ClusterWaitOp : Weft_Op<"cluster_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
