@@ -244,8 +244,8 @@ def main():
                    help="BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... weft.ops.matmul "
                         "configs to add (graph systems)")
     p.add_argument("--warp-mma", action="store_true",
-                   help="the --configs kernels take warp-level MMA (mma.sync on sm_90, "
-                        "from cp.async rings) instead of warpgroup MMA")
+                   help="the --configs kernels take warp-level MMA (mma.sync on sm_90) "
+                        "instead of warpgroup MMA")
     p.add_argument("--split-k", default=None,
                    help="N,... graph systems with split_k forced to N (same kernels)")
     p.add_argument("--pointers", action="store_true",

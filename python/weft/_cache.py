@@ -112,7 +112,6 @@ def fill(paths):
         if os.path.isdir(entry):
             present += 1
             continue
-        options = r["options"]
         arts = _capi.compile_ir(r["ir"], r["target"], r["options"])
         _store(entry, r["kernel"], r["target"], arts)
         compiled += 1

@@ -85,7 +85,7 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     Option<"unrollRings", "unroll-rings", "bool", /*default=*/"true",
            "Unroll pipelined loops by their rings' size where copies are asynchronous">,
     Option<"warpMma", "warp-mma", "bool", /*default=*/"false",
-           "Padded buffers for warp-level MMA even where warpgroup MMA applies">,
+           "Buffers in warp-level MMA's layouts even where warpgroup MMA applies">,
   ];
   let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
 }

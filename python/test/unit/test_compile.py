@@ -22,6 +22,12 @@ def vadd(x, y, out, n, BLOCK: wl.constexpr):
 
 
 SIG = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32"}
+# matmul_kernel on 128x256x64 blocks of tensor descriptors whose extents
+# are multiples of 256 (bulk tensor copies on sm_90).
+DESC_MATMUL_SIG = {"a": "tensordesc<bf16[128,64]>:256,256",
+                   "b": "tensordesc<bf16[64,256]>:256,256", "c": "*bf16", "M": "i32:16",
+                   "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
+DESC_MATMUL_CONSTS = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
 
 
 def test_cuda():
@@ -77,9 +83,7 @@ def test_matmul_bulk_copies_on_sm90():
     artifact naming the maps the runtime must encode; 8-row boxes of plain
     2-D maps where nothing is known of the extents."""
     from weft.ops._gemm import matmul_kernel
-    sig = {"a": "tensordesc<bf16[128,64]>:256,256", "b": "tensordesc<bf16[64,256]>:256,256",
-           "c": "*bf16", "M": "i32:16", "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
-    consts = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
+    sig, consts = DESC_MATMUL_SIG, DESC_MATMUL_CONSTS
     k = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                      num_warps=8)
     ptx = k.asm["ptx"].decode()
@@ -105,9 +109,7 @@ def test_matmul_warp_mma_on_sm90():
     warpgroups), still filled by bulk tensor copies; b's pairs of n-tiles
     come from one ldmatrix .x4.trans. The option is part of the cache key."""
     from weft.ops._gemm import matmul_kernel
-    sig = {"a": "tensordesc<bf16[128,64]>:256,256", "b": "tensordesc<bf16[64,256]>:256,256",
-           "c": "*bf16", "M": "i32:16", "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
-    consts = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
+    sig, consts = DESC_MATMUL_SIG, DESC_MATMUL_CONSTS
     k = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                      num_warps=8, num_stages=3, warp_mma=True)
     ptx = k.asm["ptx"].decode()
@@ -255,9 +257,7 @@ def test_matmul_clusters_on_sm90():
     own. Without CLUSTER_N the blocks of a are not provably the same:
     the kernel still runs in clusters, with nothing shared."""
     from weft.ops._gemm import matmul_kernel
-    sig = {"a": "tensordesc<bf16[128,64]>:256,256", "b": "tensordesc<bf16[64,256]>:256,256",
-           "c": "*bf16", "M": "i32:16", "N": "i32:16", "K": "i32:16", "k_steps": "i32"}
-    consts = {"BM": 128, "BN": 256, "BK": 64, "EVEN": True, "DESC": True}
+    sig, consts = DESC_MATMUL_SIG, DESC_MATMUL_CONSTS
     k = weft.compile(matmul_kernel, signature=sig, constexprs=dict(consts, CLUSTER_N=2),
                      target="cuda:90", num_warps=8, cluster=(1, 2))
     ptx = k.asm["ptx"].decode()

@@ -311,8 +311,8 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     b go to the kernel as tensor descriptors (on sm_90 its K loop then
     loads them with bulk tensor copies), else as pointers; None: where
     they meet tensor_maps_fit and the blocks tile the product. warp_mma:
-    warp-level MMA (mma.sync on sm_90, from cp.async rings) instead of
-    warpgroup MMA, for comparison (the launch option of that name)."""
+    warp-level MMA (mma.sync on sm_90) instead of warpgroup MMA, for
+    comparison (the launch option of that name)."""
     m, k, n = _check_operands("matmul", a, b)
     dtype = _dtype_of(a, "a")
     out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
