@@ -18,8 +18,9 @@ configuration matmul picks and the --configs variants.
 system per kernel configuration (weft.ops.matmul's config= and split_k=),
 to compare block sizes, warp counts, pipeline depths, split-K counts and
 clusters (programs of neighbouring column blocks sharing a's copies) by
-the kernels' own time; with --warp-mma those kernels take warp-level MMA
-(mma.sync on sm_90) instead of warpgroup MMA (names ending _mma_graph).
+the kernels' own time. --warp-mma adds weft_mma_graph, the configuration
+matmul picks for warp-level MMA (mma.sync on sm_90) instead of warpgroup
+MMA, and the --configs kernels take it too (names ending _mma_graph).
 """
 import argparse
 import csv
@@ -68,7 +69,7 @@ def warm(shapes, configs, split_ks, pointers, warp_mma):
     if not target:
         return
     backend = target.split(":")[0]
-    variants = [(None, None, None, False)] + \
+    variants = [(None, None, None, False)] + ([(None, None, None, True)] if warp_mma else []) + \
         [config_args(c) + (None, warp_mma) for c in configs] + \
         [(None, s, None, False) for s in split_ks] + \
         ([(None, None, False, False)] if pointers else [])
@@ -183,12 +184,14 @@ def run_gpu(args):
         td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
 
         def weft_system(pieces=None, config=None, descriptors=None, warp_mma=False):
-            plan = matmul_plan(m, n, k, "cuda", pieces, config)
+            plan = matmul_plan(m, n, k, "cuda", pieces, config, warp_mma=warp_mma)
             c = outs[plan[0][2] == 1]
             return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config,
                                               descriptors=descriptors, warp_mma=warp_mma)
 
         systems = {"weft": weft_system(), "torch": (td, lambda: torch.matmul(ta, tb, out=td))}
+        if args.warp_mma:
+            systems["weft_mma_graph"] = weft_system(warp_mma=True)
         for config in parse_configs(args.configs):
             kernel, pieces = config_args(config)
             systems[config_name(config, args.warp_mma)] = weft_system(
@@ -244,8 +247,9 @@ def main():
                    help="BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... weft.ops.matmul "
                         "configs to add (graph systems)")
     p.add_argument("--warp-mma", action="store_true",
-                   help="the --configs kernels take warp-level MMA (mma.sync on sm_90) "
-                        "instead of warpgroup MMA")
+                   help="add weft_mma_graph (matmul's configuration for warp-level MMA: "
+                        "mma.sync on sm_90, instead of warpgroup MMA), and the --configs "
+                        "kernels take it too")
     p.add_argument("--split-k", default=None,
                    help="N,... graph systems with split_k forced to N (same kernels)")
     p.add_argument("--pointers", action="store_true",

@@ -408,12 +408,19 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // copies, which go to that buffer; the waits trail the arrivals by a
   // step, so they rarely stall.
   bool clustered = llvm::any_of(operands, [](const Operand &o) { return o.multicast; });
+  // Elsewhere bulk copies need no join at each step: every warp arrives at
+  // a ring of "empty" barriers, one per buffer, once done with its step's
+  // buffer, and only the copying thread waits there before it refills one;
+  // the other warps go on until data they need has not landed. (Products
+  // still in flight retire warpgroup by warpgroup after their step, and
+  // keep the join.)
+  bool empties = bulk && !clustered && overlapped.empty();
   // A dot still in flight reads the buffers of the step before: one more
   // buffer per ring keeps the copies off them. (Each warpgroup waits for
   // its own products; the next step's join orders the copies after every
   // warpgroup's.)
   int64_t spare = overlapped.empty() ? 0 : 1;
-  int64_t barrierBytes = bulk ? 8 : 0;
+  int64_t barrierBytes = bulk ? (empties ? 16 : 8) : 0;
   int64_t stages = stagesFor(operands, numStages, budget, spare, barrierBytes);
   if (stages < 2)
     return 0;
@@ -429,18 +436,29 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   bool unsignedCmp = loop.getUnsignedCmp();
   OpBuilder b(loop);
   // Ring buffers, operand by operand; with bulk copies a ring of barriers
-  // (one per stage, every operand's copy arriving at it) and their phase
-  // parities; then the first stages - 1 stages.
-  SmallVector<Value> rings, barriers, phases;
+  // (one per stage, every operand's copy arriving at it) and maybe one of
+  // empty barriers (every warp arriving), and the parities of the phases
+  // they wait for next; then the first stages - 1 stages.
+  SmallVector<Value> rings, barriers, emptyBarriers, phases, emptyPhases;
   for (const Operand &operand : operands)
     for (int64_t s = 0; s < ringSize; ++s)
       rings.push_back(AllocSharedOp::create(b, loc, operand.buffer));
-  if (bulk) {
+  auto allocBarriers = [&](SmallVector<Value> &ring, int64_t arrivals) {
     auto alloc = AllocMBarriersOp::create(
         b, loc, SmallVector<Type>(ringSize, MBarrierType::get(loop.getContext())),
-        b.getI32IntegerAttr(operands.size()));
-    barriers.assign(alloc.getResults().begin(), alloc.getResults().end());
+        b.getI32IntegerAttr(arrivals));
+    ring.assign(alloc.getResults().begin(), alloc.getResults().end());
+  };
+  if (bulk) {
+    allocBarriers(barriers, operands.size());
     phases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    // A fresh barrier's phase before its first counts as complete: the
+    // first wait on each empty barrier passes (parity 1), and the parity
+    // flips where the full barriers' does, once per turn of the ring.
+    if (empties) {
+      allocBarriers(emptyBarriers, target.getSpec().numWarps);
+      emptyPhases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)));
+    }
     if (clustered) { // every program's barriers exist before copies arrive at them
       ClusterArriveOp::create(b, loc);
       ClusterWaitOp::create(b, loc);
@@ -466,8 +484,9 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // Barriers rotate with their buffers; a barrier's parity flips each time
   // it comes round again.
   SmallVector<Value> carried(rings);
-  llvm::append_range(carried, barriers);
-  llvm::append_range(carried, phases);
+  for (ArrayRef<Value> more : {barriers, emptyBarriers, phases, emptyPhases})
+    llvm::append_range(carried, more);
+  int64_t parityRings = phases.size() / ringSize + emptyPhases.size() / ringSize;
   IRRewriter rewriter(loop.getContext());
   auto rotate = [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
     SmallVector<Value> next;
@@ -475,9 +494,10 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     for (int64_t i = 0; i < groups; ++i)
       for (int64_t s = 0; s < ringSize; ++s)
         next.push_back(args[i * ringSize + (s + 1) % ringSize]);
-    if (bulk) {
+    if (parityRings) {
       Value one = arith::ConstantOp::create(yb, loc, yb.getI32IntegerAttr(1));
-      next.back() = arith::XOrIOp::create(yb, loc, args[(groups - 1) * ringSize], one);
+      for (int64_t i = groups - parityRings; i < groups; ++i)
+        next[i * ringSize + ringSize - 1] = arith::XOrIOp::create(yb, loc, args[i * ringSize], one);
     }
     return next;
   };
@@ -490,11 +510,14 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   auto args = pipelined.getRegionIterArgs().take_back(carried.size());
   auto ring = args.take_front(rings.size());
   auto barrierRing = args.slice(rings.size(), barriers.size());
-  auto phaseRing = args.take_back(phases.size());
+  auto emptyRing = args.slice(rings.size() + barriers.size(), emptyBarriers.size());
+  auto phaseRing = args.slice(rings.size() + barriers.size() + emptyBarriers.size(), phases.size());
+  auto emptyPhaseRing = args.take_back(emptyPhases.size());
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
   if (bulk)
-    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0], /*join=*/!clustered);
+    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0],
+                           /*join=*/!clustered && !empties);
   else
     AsyncWaitOp::create(body, loc, stages - 2);
   for (auto [i, dot] : llvm::enumerate(dots)) {
@@ -518,6 +541,11 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     body.setInsertionPoint(yield);
   if (clustered)
     ClusterWaitOp::create(body, loc);
+  if (empties) {
+    auto wait = MBarrierWaitOp::create(body, loc, emptyRing[lead], emptyPhaseRing[lead],
+                                       /*join=*/false);
+    wait.setCopier(true);
+  }
   Value leadSteps = arith::ConstantOp::create(body, loc, body.getIntegerAttr(step.getType(), lead));
   Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
                                       arith::MulIOp::create(body, loc, step, leadSteps));
@@ -526,10 +554,11 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
            ring[i * ringSize + lead], bulk ? Value(barrierRing[lead]) : Value());
   if (!bulk)
     AsyncCommitOp::create(body, loc);
-  if (clustered) {
-    body.setInsertionPoint(yield);
+  body.setInsertionPoint(yield);
+  if (clustered)
     ClusterArriveOp::create(body, loc, /*release=*/threadReads);
-  }
+  if (empties)
+    MBarrierArriveOp::create(body, loc, emptyRing[0]);
   // The loads and the address arithmetic only they used go: layout
   // assignment would otherwise distribute (and maybe exchange) dead tiles.
   for (const Operand &operand : operands) {
@@ -545,7 +574,7 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   if (clustered) // the last arrival's wait
     ClusterWaitOp::create(rewriter, loc);
   if (bulk)
-    InvalMBarriersOp::create(rewriter, loc, barriers);
+    InvalMBarriersOp::create(rewriter, loc, llvm::to_vector(llvm::concat<Value>(barriers, emptyBarriers)));
   else
     AsyncWaitOp::create(rewriter, loc, 0);
   // Unrolled by the ring's size, the loop's rotations compose to the

@@ -203,6 +203,10 @@ void TargetInfo::barrierWait(OpBuilder &, Location, Value, Value) const {
   llvm_unreachable("barrierWait without hasTensorCopies");
 }
 
+void TargetInfo::barrierArrive(OpBuilder &, Location, Value) const {
+  llvm_unreachable("barrierArrive without hasTensorCopies");
+}
+
 void TargetInfo::barrierInval(OpBuilder &, Location, Value) const {
   llvm_unreachable("barrierInval without hasTensorCopies");
 }

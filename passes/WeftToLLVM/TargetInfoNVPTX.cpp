@@ -358,6 +358,16 @@ public:
             "@!done bra WEFT_WAIT; }",
             "r,r,~{memory}");
   }
+  void barrierArrive(OpBuilder &b, Location loc, Value barrier) const override {
+    // The warp meets first (bar.warp.sync orders its threads' accesses),
+    // then its first lane arrives for all of them, releasing those
+    // accesses: one arrival per warp instead of 32 on the barrier's word.
+    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
+            "{ .reg .pred first; .reg .b32 lane; bar.warp.sync -1; mov.u32 lane, %laneid; "
+            "setp.eq.u32 first, lane, 0; "
+            "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }",
+            "r,~{memory}");
+  }
   void barrierInval(OpBuilder &b, Location loc, Value barrier) const override {
     emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
             "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}");

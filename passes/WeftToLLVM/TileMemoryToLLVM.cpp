@@ -562,12 +562,14 @@ struct AllocMBarriersLowering : TilePattern<AllocMBarriersOp> {
   }
 };
 
+/// The program joins (no thread may still wait or arrive), then one thread
+/// invalidates the barriers.
 struct InvalMBarriersLowering : TilePattern<InvalMBarriersOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(InvalMBarriersOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
+    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/true,
                                   /*joinAfter=*/false, [&] {
                                     for (Value barrier : adaptor.getBarriers())
                                       tiles.target.barrierInval(rewriter, loc, barrier);
@@ -655,14 +657,34 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
 };
 
 /// Every thread waits for the phase, then the program joins (unless told
-/// not to).
+/// not to); a copier's wait is the copying thread's alone (the thread of
+/// oncePerProgram, which DescAsyncCopyLowering starts the copies in).
 struct MBarrierWaitLowering : TilePattern<MBarrierWaitOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    tiles.target.barrierWait(rewriter, op.getLoc(), adaptor.getBarrier(), adaptor.getPhase());
+    Location loc = op.getLoc();
+    auto wait = [&] {
+      tiles.target.barrierWait(rewriter, loc, adaptor.getBarrier(), adaptor.getPhase());
+      return SmallVector<Value>{};
+    };
+    if (op.getCopier())
+      tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
+                                    /*joinAfter=*/false, wait);
+    else
+      wait();
     if (op.getJoin())
-      tiles.lowering.joinProgram(rewriter, op.getLoc());
+      tiles.lowering.joinProgram(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : TilePattern<MBarrierArriveOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    tiles.target.barrierArrive(rewriter, op.getLoc(), adaptor.getBarrier());
     rewriter.eraseOp(op);
     return success();
   }
@@ -845,7 +867,7 @@ void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
                TileTranslateLowering, TileAtomicRMWLowering,
                TileAtomicCASLowering, AllocSharedLowering, AsyncCopyLowering,
                AsyncCommitLowering, AsyncWaitLowering, AllocMBarriersLowering,
-               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering,
+               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering, MBarrierArriveLowering,
                ClusterArriveLowering, ClusterWaitLowering>(converter, tiles);
 }
 

@@ -26,7 +26,8 @@ LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
     if (isa<SliceEncodingAttr>(reduce.getSrc().getType().getEncoding()))
       return op->emitOpError("cannot reduce a sliced tile; convert it to a "
                              "blocked layout first");
-  if (isa<AllocMBarriersOp, InvalMBarriersOp, DescAsyncCopyOp, MBarrierWaitOp>(op) &&
+  if (isa<AllocMBarriersOp, InvalMBarriersOp, DescAsyncCopyOp, MBarrierWaitOp, MBarrierArriveOp>(
+          op) &&
       !target.hasTensorCopies())
     return op->emitOpError("needs a target with bulk tensor copies (sm_90)");
   return checkScratchLimit(op, target);

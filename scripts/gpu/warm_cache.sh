@@ -68,8 +68,9 @@ for hidden in HIDDEN:
                               EVEN=G.even_blocks(rows, n, k, constexprs)),
                          target=target, num_warps=warps, num_stages=stages)
 PY
-# The GEMM benchmark's kernel (one rank: it has no communication).
-build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py > /dev/null
+# The GEMM benchmark's kernels, its mma.sync ones too (one rank: it has no
+# communication).
+build/bin/weft-run -n 1 -- /usr/bin/python3 bench/gemm.py --warp-mma > /dev/null
 # Requests GPU runs saved (arguments) are kept in build/gpu-misses and
 # compiled on every warm-up, so a new compiler build still has them.
 mkdir -p build/gpu-misses

@@ -327,6 +327,14 @@ func.func @desc_copy(%a: !weft.tensordesc<64x64xbf16>, %i: i32, %go: i1,
 
 // -----
 
+func.func @copier_join(%bar: !weft.mbarrier, %parity: i32) {
+  // expected-error @+1 {{waits in the copying thread alone, so it cannot join the program}}
+  weft.mbarrier_wait %bar, %parity {copier}
+  return
+}
+
+// -----
+
 // expected-error @+1 {{weft.cluster must be array<i32: x, y, z> of positive extents with at most 8 programs, got array<i32: 4, 4, 1>}}
 func.func @cluster_too_large() attributes {weft.kernel, weft.cluster = array<i32: 4, 4, 1>} {
   return

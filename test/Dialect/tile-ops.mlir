@@ -129,6 +129,10 @@ func.func @bulk_copies(%a: !weft.tensordesc<128x64xbf16>, %m: i32, %go: i1, %par
   weft.desc_async_copy %a[%m, %m], %buf, %b#1, %go : !weft.tensordesc<128x64xbf16>, !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
   // CHECK: weft.mbarrier_wait %[[B]]#1, %{{.*}}
   weft.mbarrier_wait %b#1, %parity
+  // CHECK: weft.mbarrier_arrive %[[B]]#0
+  weft.mbarrier_arrive %b#0
+  // CHECK: weft.mbarrier_wait %[[B]]#0, %{{.*}} {copier, join = false}
+  weft.mbarrier_wait %b#0, %parity {copier, join = false}
   // CHECK: weft.inval_mbarriers %[[B]]#0, %[[B]]#1 : !weft.mbarrier, !weft.mbarrier
   weft.inval_mbarriers %b#0, %b#1 : !weft.mbarrier, !weft.mbarrier
   return

@@ -70,7 +70,16 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     step's products run while the next step starts (`weft.dot_wait 0`
     after the loop), and every ring gets one spare buffer, so that the
     copies go to the buffer read two steps back, which every warpgroup
-    is done with. Where the copies are asynchronous (sm_90) the loop is
+    is done with. Where every operand of the loop is a block of one of
+    the kernel's tensor descriptors and the target has bulk tensor copies
+    (sm_90), the blocks become `weft.desc_async_copy`s completing on a
+    ring of mbarriers (shared across a `weft.cluster` where every program
+    copies the same block, the cluster's barrier then ordering refills).
+    Where no products stay in flight past their step and no cluster
+    shares the copies, the step does not join: every warp arrives at a
+    second ring of barriers once done with its buffer
+    (`weft.mbarrier_arrive`), and only the copying thread waits there
+    before refilling one. Where the copies are asynchronous (sm_90) the loop is
     then unrolled by the ring's size (`unroll-rings`), so that every
     unrolled step addresses fixed buffers instead of rotating the rings
     through the loop's arguments; a remainder loop takes the last steps.

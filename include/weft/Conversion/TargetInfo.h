@@ -217,8 +217,9 @@ public:
   /// thread does: initialise `barriers` for `arrivals` arrivals per phase
   /// (visible to the copy engine; the program joins after), arrive expecting `bytes`
   /// more bytes in the phase, and invalidate; barrierWait is every
-  /// thread's wait for the phase of parity `phase` (i32) to complete.
-  /// Only called when hasTensorCopies().
+  /// thread's wait for the phase of parity `phase` (i32) to complete, and
+  /// barrierArrive every thread's arrival (releasing its earlier accesses),
+  /// which counts once per warp. Only called when hasTensorCopies().
   virtual bool hasTensorCopies() const { return false; }
   virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
                           mlir::Value tensorMap, mlir::ValueRange coords,
@@ -229,6 +230,7 @@ public:
                                    mlir::Value barrier, int64_t bytes) const;
   virtual void barrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                            mlir::Value phase) const;
+  virtual void barrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier) const;
   virtual void barrierInval(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value barrier) const;
 

@@ -295,3 +295,19 @@ def test_matmul_blocks_by_shape(shape, blocks, warps, stages, cluster):
     assert tuple(constexprs[n]["cuda"] for n in ("BM", "BN", "BK")) == blocks
     assert (options["num_warps"], options["num_stages"], options["cluster"]) == \
         (warps, stages, cluster)
+
+
+@pytest.mark.parametrize("shape, blocks, warps, stages", [
+    ((8192, 8192, 8192), (128, 256, 64), 8, 2),  # 64x64 per warp, no clusters
+    ((4096, 4096, 4096), (128, 256, 64), 8, 2),
+    ((1024, 1024, 1024), (128, 64, 128), 4, 2),  # 128 of 128x64, half the K steps
+    ((2048, 2048, 2048), (128, 128, 64), 8, 4),  # the rest as for wgmma
+])
+def test_matmul_blocks_for_warp_mma(shape, blocks, warps, stages):
+    """matmul's configuration under warp_mma: blocks for ldmatrix's loads
+    rather than wgmma's shapes, and no clusters (docs/python.md)."""
+    from weft.ops._gemm import matmul_plan
+    _, _, constexprs, options = matmul_plan(*shape, "cuda", warp_mma=True)
+    assert tuple(constexprs[n]["cuda"] for n in ("BM", "BN", "BK")) == blocks
+    assert (options["num_warps"], options["num_stages"], options["cluster"],
+            options["warp_mma"]) == (warps, stages, (1, 1), True)

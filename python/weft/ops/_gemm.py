@@ -185,6 +185,14 @@ def _split_k(blocks, k, bk, wave):
 # rings' gain). K is split where the blocks are fewer than the programs
 # that fill the GPU once. The fastest of the configurations swept on an
 # H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
+#
+# Warp-level MMA (warp_mma) reads its operands from shared memory with
+# ldmatrix, so it wants the fewest loads per product, not wgmma's shapes:
+# large products take 128x256x64 blocks on eight warps (64x64 per warp)
+# with two stages and no clusters (a cluster's arrivals must then release
+# the loads); where 128x64 blocks fill the GPU once, 128x64x128 on four
+# warps with two stages (half the K steps). The rest as above
+# (bench/README.md, "mma.sync").
 _LARGE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=256),
               BK=BK)
 _ROWS128 = dict(BM=PerBackend(host=16, default=128), BN=BN,
@@ -193,14 +201,17 @@ _STREAM = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=128))
 _WIDE = dict(BM=PerBackend(host=16, default=128), BN=PerBackend(host=16, default=128),
              BK=PerBackend(host=16, default=64))
 _SMALL = dict(BM=BM, BN=BN, BK=PerBackend(host=16, default=64))
+_MMA_LARGE = dict(_LARGE, BK=PerBackend(host=16, default=64))
+_MMA_ROWS128 = dict(_ROWS128, BK=PerBackend(host=16, default=128))
 
 
-def _config_for(m, n, k, backend, dtype):
+def _config_for(m, n, k, backend, dtype, warp_mma=False):
     """(constexprs, num_warps, num_stages, wave, (BM, BN, BK) on `backend`,
-    cluster) for an m x n x k product of `dtype` operands; wave: the
-    programs that fill the GPU once (_split_k); cluster: programs of
-    neighbouring column blocks launched together (matmul_kernel's
-    CLUSTER_N), which divides the column blocks on every backend."""
+    cluster) for an m x n x k product of `dtype` operands, by warp-level
+    MMA where warp_mma; wave: the programs that fill the GPU once
+    (_split_k); cluster: programs of neighbouring column blocks launched
+    together (matmul_kernel's CLUSTER_N), which divides the column blocks
+    on every backend."""
     # The wide blocks are for tensor cores (16-bit operands): elsewhere the
     # product's sums cross shared memory, which they would overflow.
     tensor_cores = dtype.bits == 16
@@ -211,7 +222,10 @@ def _config_for(m, n, k, backend, dtype):
 
     # Large blocks only where they still fill an H200 (132 SMs) at least once.
     cluster = 1
-    if tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 132:
+    large = tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 132
+    if large and warp_mma:
+        constexprs, warps, stages, wave = _MMA_LARGE, 8, 2, 128
+    elif large:
         constexprs, warps, stages, wave = _LARGE, 8, 5, 128
         cluster = 2 if n % 512 == 0 else 1
     elif tensor_cores and streams and m == 128 and n * k * dtype.bits // 8 > 64 << 20:
@@ -220,6 +234,8 @@ def _config_for(m, n, k, backend, dtype):
         constexprs, warps, stages, wave = _STREAM, 4, 6, 128
     elif tensor_cores and blocks(128, 128) >= 128:
         constexprs, warps, stages, wave = _WIDE, 8, 4, 128
+    elif tensor_cores and blocks(128, 64) >= 128 and warp_mma:
+        constexprs, warps, stages, wave = _MMA_ROWS128, 4, 2, 128
     elif tensor_cores and blocks(128, 64) >= 128:
         constexprs, warps, stages, wave = _ROWS128, 8, 4 if k <= 1024 else 5, 128
     else:
@@ -252,7 +268,7 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
     launch's option (warp-level MMA even where warpgroup MMA applies)."""
     if config is None:
         constexprs, warps, stages, wave, (bm, bn, bk), cluster = _config_for(m, n, k, backend,
-                                                                             dtype)
+                                                                             dtype, warp_mma)
     else:
         # Blocks may be PerBackend, as _config_for's are (cache warming
         # then compiles the GPU's kernel from a host run).
@@ -312,7 +328,8 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     loads them with bulk tensor copies), else as pointers; None: where
     they meet tensor_maps_fit and the blocks tile the product. warp_mma:
     warp-level MMA (mma.sync on sm_90) instead of warpgroup MMA, for
-    comparison (the launch option of that name)."""
+    comparison (the launch option of that name; config=None then picks
+    blocks for it)."""
     m, k, n = _check_operands("matmul", a, b)
     dtype = _dtype_of(a, "a")
     out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else

@@ -180,6 +180,12 @@ LogicalResult DescAsyncCopyOp::verify() {
   return checkBlock(*this, getDesc().getType(), getOffsets(), getDst().getType(), "buffer");
 }
 
+LogicalResult MBarrierWaitOp::verify() {
+  if (getCopier() && getJoin())
+    return emitOpError("waits in the copying thread alone, so it cannot join the program");
+  return success();
+}
+
 LogicalResult DescBaseOp::verify() {
   PtrType ptr = getResult().getType();
   if (ptr.getMulticast() || ptr.getPointee() != getDesc().getType().getElementType())

@@ -317,8 +317,8 @@ def Weft_AllocMBarriersOp : Weft_Op<"alloc_mbarriers", [MemoryEffects<[MemAlloc,
 def Weft_InvalMBarriersOp : Weft_Op<"inval_mbarriers", [MemoryEffects<[MemFree]>]> {
   let summary = "end the life of barriers";
   let description = [{
-    Every thread must be done with them: no arrival or wait may follow,
-    and none may still be pending. Their memory may then be initialised
+    The program joins, so that no thread still waits or arrives, and no
+    arrival or wait may follow. Their memory may then be initialised
     again (a loop around the pipelined one allocates them anew).
 
     ```mlir
@@ -369,18 +369,43 @@ def Weft_MBarrierWaitOp : Weft_Op<"mbarrier_wait", [MemoryEffects<[MemRead, MemW
   let description = [{
     Every thread waits until the phase of `barrier` whose parity is
     `phase` (0 or 1) has completed, which makes the bytes copied into it
-    visible; then, unless `join` is false, the program joins, so that
+    visible, and what the threads that arrived at it (`weft.mbarrier_arrive`)
+    did before; then, unless `join` is false, the program joins, so that
     every thread is done with what it read before (a buffer read earlier
-    may be refilled). A pipeline whose copies are shared across a cluster
-    orders the refills with the cluster's barrier instead (`join = false`).
+    may be refilled). A pipeline orders its refills otherwise where it
+    does not join: with barriers the readers arrive at, or with the
+    cluster's barrier where copies are shared across a cluster.
+
+    With `copier`, only the thread that starts the program's copies
+    (`weft.desc_async_copy`) waits, so that those it starts next follow
+    the phase while the others go on; it cannot join the program.
 
     ```mlir
     weft.mbarrier_wait %bar, %parity
+    weft.mbarrier_wait %empty, %parity {copier, join = false}
     ```
   }];
   let arguments = (ins Weft_MBarrierType:$barrier, I32:$phase,
-                       DefaultValuedAttr<BoolAttr, "true">:$join);
+                       DefaultValuedAttr<BoolAttr, "true">:$join, UnitAttr:$copier);
   let assemblyFormat = "$barrier `,` $phase attr-dict";
+  let hasVerifier = 1;
+}
+
+def Weft_MBarrierArriveOp : Weft_Op<"mbarrier_arrive", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive at a barrier once done with what was read before";
+  let description = [{
+    Every thread of the program arrives at `barrier`, releasing its
+    earlier accesses (loads included: a buffer it read may then be
+    refilled by a thread that waits for the phase). The barrier counts one
+    arrival per warp, once all the warp's threads have arrived: a barrier
+    the whole program arrives at expects `num_warps` arrivals per phase.
+
+    ```mlir
+    weft.mbarrier_arrive %empty
+    ```
+  }];
+  let arguments = (ins Weft_MBarrierType:$barrier);
+  let assemblyFormat = "$barrier attr-dict";
 }
 
 def Weft_ClusterArriveOp : Weft_Op<"cluster_arrive", [MemoryEffects<[MemRead, MemWrite]>]> {
