@@ -337,13 +337,14 @@ def test_matmul_clusters(cluster):
 
 
 @pytest.mark.parametrize("dtype", [wl.float16, wl.bfloat16])
-@pytest.mark.parametrize("m,n,k", [(130, 70, 100), (256, 256, 320)])
+@pytest.mark.parametrize("m,n,k", [(130, 70, 100), (256, 256, 320), (128, 128, 2048)])
 def test_matmul_warp_mma(m, n, k, dtype):
     """warp_mma=True in blocks where wgmma would run (128x128x64 on 8
     warps): mma.sync from rows swizzled for ldmatrix, filled by cp.async
     where masks cut the blocks (130 x 70 x 100), by bulk tensor copies
     where they tile the product (K = 320: five steps through three-stage
-    rings). The same products as numpy."""
+    rings; K = 2048: 32 steps, the rings' full and empty barriers going
+    round ten times). The same products as numpy."""
     wide = _jit.PerBackend(host=16, default=128)
     rng = np.random.default_rng(m + n + k)
     a = rng.integers(-3, 4, (m, k)).astype(np.float32)
