@@ -867,8 +867,9 @@ void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
                TileTranslateLowering, TileAtomicRMWLowering,
                TileAtomicCASLowering, AllocSharedLowering, AsyncCopyLowering,
                AsyncCommitLowering, AsyncWaitLowering, AllocMBarriersLowering,
-               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering, MBarrierArriveLowering,
-               ClusterArriveLowering, ClusterWaitLowering>(converter, tiles);
+               InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering,
+               MBarrierArriveLowering, ClusterArriveLowering, ClusterWaitLowering>(
+      converter, tiles);
 }
 
 } // namespace weft
