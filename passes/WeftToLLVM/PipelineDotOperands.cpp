@@ -483,10 +483,11 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // with a spare the one before), which receives the copies lead ahead.
   // Barriers rotate with their buffers; a barrier's parity flips each time
   // it comes round again.
+  // The parities go last: rotate flips the last parityRings rings.
   SmallVector<Value> carried(rings);
   for (ArrayRef<Value> more : {barriers, emptyBarriers, phases, emptyPhases})
     llvm::append_range(carried, more);
-  int64_t parityRings = phases.size() / ringSize + emptyPhases.size() / ringSize;
+  int64_t parityRings = (phases.size() + emptyPhases.size()) / ringSize;
   IRRewriter rewriter(loop.getContext());
   auto rotate = [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
     SmallVector<Value> next;
@@ -507,12 +508,18 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   if (failed(replaced))
     return 0;
   auto pipelined = cast<scf::ForOp>(replaced->getOperation());
-  auto args = pipelined.getRegionIterArgs().take_back(carried.size());
-  auto ring = args.take_front(rings.size());
-  auto barrierRing = args.slice(rings.size(), barriers.size());
-  auto emptyRing = args.slice(rings.size() + barriers.size(), emptyBarriers.size());
-  auto phaseRing = args.slice(rings.size() + barriers.size() + emptyBarriers.size(), phases.size());
-  auto emptyPhaseRing = args.take_back(emptyPhases.size());
+  // The loop's arguments for each ring, taken in the order carried has them.
+  ArrayRef<BlockArgument> args = pipelined.getRegionIterArgs().take_back(carried.size());
+  auto take = [&](ArrayRef<Value> group) {
+    ArrayRef<BlockArgument> front = args.take_front(group.size());
+    args = args.drop_front(group.size());
+    return front;
+  };
+  auto ring = take(rings);
+  auto barrierRing = take(barriers);
+  auto emptyRing = take(emptyBarriers);
+  auto phaseRing = take(phases);
+  auto emptyPhaseRing = take(emptyPhases);
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
   if (bulk)
