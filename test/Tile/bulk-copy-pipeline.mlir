@@ -132,6 +132,9 @@
 // In the loop: the waits (the step's stage, then the copying thread's
 // for the buffer it refills), ldmatrix and mma.sync, and each warp's
 // arrival through its first lane, with no join until the loop is done.
+// The dot's four K slices are straight-line code (no branch from the first
+// mma.sync to the arrival), so ptxas can overlap each slice's ldmatrix
+// with the MMAs before it.
 // WARP-LABEL: .entry desc_loop(
 // WARP-NOT:   cp.async.cg
 // WARP:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -145,6 +148,7 @@
 // WARP-NOT:   bar.sync
 // WARP:       mma.sync.aligned.m16n8k16
 // WARP-NOT:   bar.sync
+// WARP-NOT:   {{^\$L__|bra }}
 // WARP:       bar.warp.sync -1; mov.u32 lane, %laneid; setp.eq.u32 first, lane, 0; @first mbarrier.arrive.release.cta.shared::cta.b64 _, [%r{{[0-9]+}}]; }
 // WARP-NOT:   wgmma
 // WARP:       bar.sync 0;
