@@ -522,10 +522,12 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   auto emptyPhaseRing = take(emptyPhases);
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
-  if (bulk)
-    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0],
-                           /*join=*/!clustered && !empties);
-  else
+  // With empty barriers the step's own wait comes after its copies, which
+  // wait only for the buffer they refill: a stage landing late then does
+  // not hold up the copies of the steps after it too.
+  if (bulk && !empties)
+    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0], /*join=*/!clustered);
+  else if (!bulk)
     AsyncWaitOp::create(body, loc, stages - 2);
   for (auto [i, dot] : llvm::enumerate(dots)) {
     dot->setOperand(0, ring[(2 * i) * ringSize]);
@@ -559,6 +561,8 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
            ring[i * ringSize + lead], bulk ? Value(barrierRing[lead]) : Value());
   if (!bulk)
     AsyncCommitOp::create(body, loc);
+  if (empties)
+    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0], /*join=*/false);
   body.setInsertionPoint(yield);
   if (clustered)
     ClusterArriveOp::create(body, loc, /*release=*/threadReads);

@@ -34,8 +34,8 @@
 // the same bulk copies, then ldmatrix and mma.sync. Nothing joins the
 // program at a step: each warp arrives at the buffer's "empty" barrier
 // once done reading it, and only the copying thread waits there before
-// refilling it (a ring of three buffers for three stages). gfx942 has no
-// asynchronous copies.
+// refilling it (a ring of three buffers for three stages); the copies go
+// before the step's own stage wait. gfx942 has no asynchronous copies.
 // RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3 unroll-rings=false warp-mma=true" | FileCheck %s --check-prefix=EMPTY
 // RUN: weft-compile %s --target=cuda:90 --num-warps=2 --emit=ptx -o %t.2.ptx
 // RUN: FileCheck %s --check-prefix=WARP < %t.2.ptx
@@ -118,10 +118,10 @@
 // EMPTY:       %[[FULL:.*]]:3 = weft.alloc_mbarriers {arrivals = 2 : i32}
 // EMPTY:       %[[EMPTY:.*]]:3 = weft.alloc_mbarriers {arrivals = 8 : i32}
 // EMPTY:       scf.for {{.*}} iter_args({{.*}}%[[F0:[a-z0-9]+]] = %[[FULL]]#0, %[[F1:[a-z0-9]+]] = %[[FULL]]#1, %[[F2:[a-z0-9]+]] = %[[FULL]]#2, %[[E0:[a-z0-9]+]] = %[[EMPTY]]#0, %[[E1:[a-z0-9]+]] = %[[EMPTY]]#1, %[[E2:[a-z0-9]+]] = %[[EMPTY]]#2, %[[P0:[a-z0-9]+]] = %c0{{.*}}, %[[P1:[a-z0-9]+]] = %c0{{.*}}, %[[P2:[a-z0-9]+]] = %c0{{.*}}, %[[Q0:[a-z0-9]+]] = %c1{{.*}}, %[[Q1:[a-z0-9]+]] = %c1{{.*}}, %[[Q2:[a-z0-9]+]] = %c1{{.*}})
-// EMPTY-NEXT:    weft.mbarrier_wait %[[F0]], %[[P0]] {join = false}
 // EMPTY-NEXT:    weft.mbarrier_wait %[[E2]], %[[Q2]] {copier, join = false}
 // EMPTY:         weft.desc_async_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[F2]], %{{.*}}
 // EMPTY:         weft.desc_async_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[F2]], %{{.*}}
+// EMPTY-NEXT:    weft.mbarrier_wait %[[F0]], %[[P0]] {join = false}
 // EMPTY-NEXT:    weft.dot
 // EMPTY:         %[[FLIP:.*]] = arith.xori %[[P0]], %{{.*}} : i32
 // EMPTY-NEXT:    %[[QFLIP:.*]] = arith.xori %[[Q0]], %{{.*}} : i32
@@ -129,17 +129,17 @@
 // EMPTY-NEXT:    scf.yield {{.*}}, %[[F1]], %[[F2]], %[[F0]], %[[E1]], %[[E2]], %[[E0]], %[[P1]], %[[P2]], %[[FLIP]], %[[Q1]], %[[Q2]], %[[QFLIP]]
 // EMPTY:       weft.inval_mbarriers %[[FULL]]#0, %[[FULL]]#1, %[[FULL]]#2, %[[EMPTY]]#0, %[[EMPTY]]#1, %[[EMPTY]]#2
 
-// In the loop: the waits (the step's stage, then the copying thread's
-// for the buffer it refills), ldmatrix and mma.sync, and each warp's
-// arrival through its first lane, with no join until the loop is done.
-// The dot's four K slices are straight-line code (no branch from the first
-// mma.sync to the arrival), so ptxas can overlap each slice's ldmatrix
-// with the MMAs before it.
+// In the loop: the step's stage wait, ldmatrix and mma.sync, and each
+// warp's arrival through its first lane, with no join until the loop is
+// done. The dot's four K slices are straight-line code (no branch from
+// the first mma.sync to the arrival), so ptxas can overlap each slice's
+// ldmatrix with the MMAs before it. Each later step (LLVM rotates the
+// loop, so they follow the arrival) starts with the copying thread's wait
+// for the buffer it refills and the copies, and only then waits for its
+// own stage.
 // WARP-LABEL: .entry desc_loop(
 // WARP-NOT:   cp.async.cg
 // WARP:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// WARP:       mbarrier.try_wait.parity
-// WARP-NOT:   bar.sync
 // WARP:       mbarrier.try_wait.parity
 // WARP-NOT:   bar.sync
 // WARP:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
@@ -150,6 +150,13 @@
 // WARP-NOT:   bar.sync
 // WARP-NOT:   {{^\$L__|bra }}
 // WARP:       bar.warp.sync -1; mov.u32 lane, %laneid; setp.eq.u32 first, lane, 0; @first mbarrier.arrive.release.cta.shared::cta.b64 _, [%r{{[0-9]+}}]; }
+// WARP:       mbarrier.try_wait.parity
+// WARP-NOT:   {{ldmatrix|mma.sync|bar.sync}}
+// WARP:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// WARP-NOT:   {{ldmatrix|mma.sync|bar.sync}}
+// WARP:       mbarrier.try_wait.parity
+// WARP-NOT:   bar.sync
+// WARP:       ldmatrix.sync.aligned.m8n8
 // WARP-NOT:   wgmma
 // WARP:       bar.sync 0;
 // WARP:       mbarrier.inval.shared::cta.b64

@@ -78,8 +78,9 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     Where no products stay in flight past their step and no cluster
     shares the copies, the step does not join: every warp arrives at a
     second ring of barriers once done with its buffer
-    (`weft.mbarrier_arrive`), and only the copying thread waits there
-    before refilling one. Where the copies are asynchronous (sm_90) the loop is
+    (`weft.mbarrier_arrive`), only the copying thread waits there
+    before refilling one, and the step waits for its own stage after its
+    copies. Where the copies are asynchronous (sm_90) the loop is
     then unrolled by the ring's size (`unroll-rings`), so that every
     unrolled step addresses fixed buffers instead of rotating the rings
     through the loop's arguments; a remainder loop takes the last steps.
