@@ -522,13 +522,20 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   auto emptyPhaseRing = take(emptyPhases);
 
   OpBuilder body = OpBuilder::atBlockBegin(pipelined.getBody());
-  // With empty barriers the step's own wait comes after its copies, which
-  // wait only for the buffer they refill: a stage landing late then does
-  // not hold up the copies of the steps after it too.
-  if (bulk && !empties)
-    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0], /*join=*/!clustered);
-  else if (!bulk)
-    AsyncWaitOp::create(body, loc, stages - 2);
+  // The step's wait for its own stage, which joins the program where
+  // nothing else orders the refills. It opens the step, except with empty
+  // barriers: there it follows the step's copies, which wait only for the
+  // buffer they refill, so a stage landing late does not also hold up the
+  // copies of the steps after it.
+  auto waitForStage = [&] {
+    if (bulk)
+      MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0],
+                             /*join=*/!clustered && !empties);
+    else
+      AsyncWaitOp::create(body, loc, stages - 2);
+  };
+  if (!empties)
+    waitForStage();
   for (auto [i, dot] : llvm::enumerate(dots)) {
     dot->setOperand(0, ring[(2 * i) * ringSize]);
     dot->setOperand(1, ring[(2 * i + 1) * ringSize]);
@@ -562,7 +569,7 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   if (!bulk)
     AsyncCommitOp::create(body, loc);
   if (empties)
-    MBarrierWaitOp::create(body, loc, barrierRing[0], phaseRing[0], /*join=*/false);
+    waitForStage();
   body.setInsertionPoint(yield);
   if (clustered)
     ClusterArriveOp::create(body, loc, /*release=*/threadReads);
