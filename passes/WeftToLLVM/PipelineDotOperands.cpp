@@ -20,6 +20,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -448,9 +449,13 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
         b, loc, SmallVector<Type>(ringSize, MBarrierType::get(loop.getContext())),
         b.getI32IntegerAttr(arrivals));
     ring.assign(alloc.getResults().begin(), alloc.getResults().end());
+    return alloc;
   };
   if (bulk) {
-    allocBarriers(barriers, operands.size());
+    // In an enclosing loop the pipeline runs again over the buffers its
+    // last run read.
+    allocBarriers(barriers, operands.size())
+        .setAfterReads(loop->getParentOfType<LoopLikeOpInterface>() != nullptr);
     phases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
     // A fresh barrier's phase before its first counts as complete: the
     // first wait on each empty barrier passes (parity 1), and the parity

@@ -191,7 +191,7 @@ void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, ValueRange, Val
   llvm_unreachable("tensorCopy without hasTensorCopies");
 }
 
-void TargetInfo::barrierInit(OpBuilder &, Location, ValueRange, unsigned) const {
+void TargetInfo::barrierInit(OpBuilder &, Location, ValueRange, unsigned, bool) const {
   llvm_unreachable("barrierInit without hasTensorCopies");
 }
 

@@ -336,13 +336,19 @@ public:
     }
     emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
   }
-  void barrierInit(OpBuilder &b, Location loc, ValueRange barriers,
-                   unsigned arrivals) const override {
+  void barrierInit(OpBuilder &b, Location loc, ValueRange barriers, unsigned arrivals,
+                   bool afterReads) const override {
     for (Value barrier : barriers)
       emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32Const(b, loc, arrivals)},
               "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
-    // The copy engine (the async proxy) must see the initialised state.
-    emitAsm(b, loc, Type(), {}, "fence.mbarrier_init.release.cluster;", "~{memory}");
+    // The copy engine (the async proxy) must see the initialised state;
+    // after reads, a proxy fence (as in barrierArrive) orders them before
+    // the copies. Only then: at a kernel's start it cost 0.3 us of a
+    // 6 us GEMM (bench/README.md, "mma.sync: the arrival's proxy fence").
+    emitAsm(b, loc, Type(), {},
+            afterReads ? "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta;"
+                       : "fence.mbarrier_init.release.cluster;",
+            "~{memory}");
   }
   void barrierArriveExpect(OpBuilder &b, Location loc, Value barrier,
                            int64_t bytes) const override {
@@ -362,8 +368,14 @@ public:
     // The warp meets first (bar.warp.sync orders its threads' accesses),
     // then its first lane arrives for all of them, releasing those
     // accesses: one arrival per warp instead of 32 on the barrier's word.
+    // What the arrival frees is refilled by bulk copies, which write
+    // through the async proxy: each thread's proxy fence orders its reads
+    // (ldmatrix, generic proxy) before them. Without it ptxas let the
+    // arrival overtake the warp's last ldmatrix loads, and mma.sync GEMMs
+    // read operands the next copy had overwritten (docs/tile-ir.md).
     emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
-            "{ .reg .pred first; .reg .b32 lane; bar.warp.sync -1; mov.u32 lane, %laneid; "
+            "{ .reg .pred first; .reg .b32 lane; fence.proxy.async.shared::cta; "
+            "bar.warp.sync -1; mov.u32 lane, %laneid; "
             "setp.eq.u32 first, lane, 0; "
             "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }",
             "r,~{memory}");
@@ -386,10 +398,12 @@ public:
   // releasing arrival costs a cluster-scope fence: 1024^3 took 14.5 us a
   // GEMM with it, 7.1 without (bench/README.md, "Clusters"). ldmatrix's
   // loads have no such wait: relaxed, ptxas may complete them after the
-  // arrival, and a peer's copy then overwrites what they read.
+  // arrival, and a peer's copy then overwrites what they read; the copy
+  // writes through the async proxy, so a proxy fence orders them before it
+  // (as in barrierArrive).
   void clusterArrive(OpBuilder &b, Location loc, bool release) const override {
     emitAsm(b, loc, Type(), {},
-            release ? "barrier.cluster.arrive.release.aligned;"
+            release ? "fence.proxy.async.shared::cta; barrier.cluster.arrive.release.aligned;"
                     : "barrier.cluster.arrive.relaxed.aligned;",
             "~{memory}");
   }

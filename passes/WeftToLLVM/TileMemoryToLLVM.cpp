@@ -554,7 +554,7 @@ struct AllocMBarriersLowering : TilePattern<AllocMBarriersOp> {
     tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
                                   /*joinAfter=*/true, [&] {
                                     tiles.target.barrierInit(rewriter, loc, barriers,
-                                                             op.getArrivals());
+                                                             op.getArrivals(), op.getAfterReads());
                                     return SmallVector<Value>{};
                                   });
     rewriter.replaceOp(op, barriers);

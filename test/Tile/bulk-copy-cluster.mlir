@@ -64,7 +64,7 @@
 // WPTX:       mbarrier.try_wait.parity.shared::cta.b64
 // WPTX:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // WPTX:       mma.sync.aligned.m16n8k16
-// WPTX:       barrier.cluster.arrive.release.aligned;
+// WPTX:       fence.proxy.async.shared::cta; barrier.cluster.arrive.release.aligned;
 // WPTX:       ret;
 
 // CHECK-LABEL: func.func @cluster_ids

@@ -72,7 +72,7 @@
 // PTX-LABEL: .entry desc_loop(
 // PTX-COUNT-4: mbarrier.init.shared::cta.b64 [%r{{[0-9]+}}], %r{{[0-9]+}};
 // PTX-NOT:   mbarrier.init
-// PTX:       fence.mbarrier_init.release.cluster;
+// PTX:       fence.mbarrier_init.release.cluster;{{$}}
 // PTX-NOT:   fence.mbarrier_init
 // PTX:       bar.sync 0;
 // The prologue's two stages: per block one arrival expecting its 16384
@@ -149,7 +149,9 @@
 // WARP:       mma.sync.aligned.m16n8k16
 // WARP-NOT:   bar.sync
 // WARP-NOT:   {{^\$L__|bra }}
-// WARP:       bar.warp.sync -1; mov.u32 lane, %laneid; setp.eq.u32 first, lane, 0; @first mbarrier.arrive.release.cta.shared::cta.b64 _, [%r{{[0-9]+}}]; }
+// The arrival's proxy fence orders the warp's ldmatrix loads before the
+// bulk copy that refills the buffer.
+// WARP:       fence.proxy.async.shared::cta; bar.warp.sync -1; mov.u32 lane, %laneid; setp.eq.u32 first, lane, 0; @first mbarrier.arrive.release.cta.shared::cta.b64 _, [%r{{[0-9]+}}]; }
 // WARP:       mbarrier.try_wait.parity
 // WARP-NOT:   {{ldmatrix|mma.sync|bar.sync}}
 // WARP:       cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

@@ -215,17 +215,21 @@ public:
   /// cluster ranks) into `dst` and against `barrier` at the same places in
   /// each of those programs of the cluster. The barrier calls are what one
   /// thread does: initialise `barriers` for `arrivals` arrivals per phase
-  /// (visible to the copy engine; the program joins after), arrive expecting `bytes`
+  /// (visible to the copy engine; the program joins after; with
+  /// `afterReads`, the program's accesses before the last join are also
+  /// ordered before the copies that follow: a pipeline run again over
+  /// buffers it read), arrive expecting `bytes`
   /// more bytes in the phase, and invalidate; barrierWait is every
   /// thread's wait for the phase of parity `phase` (i32) to complete, and
-  /// barrierArrive every thread's arrival (releasing its earlier accesses),
-  /// which counts once per warp. Only called when hasTensorCopies().
+  /// barrierArrive every thread's arrival (releasing its earlier accesses,
+  /// also to the copies of whoever waits for the phase), which counts once
+  /// per warp. Only called when hasTensorCopies().
   virtual bool hasTensorCopies() const { return false; }
   virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
                           mlir::Value tensorMap, mlir::ValueRange coords,
                           mlir::Value barrier, mlir::Value ctaMask = {}) const;
   virtual void barrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange barriers,
-                           unsigned arrivals) const;
+                           unsigned arrivals, bool afterReads) const;
   virtual void barrierArriveExpect(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::Value barrier, int64_t bytes) const;
   virtual void barrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,

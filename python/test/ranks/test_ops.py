@@ -358,6 +358,35 @@ def test_matmul_warp_mma(m, n, k, dtype):
         buf.free()
 
 
+def test_matmul_warp_mma_refills():
+    """mma.sync on four warps, two 128x128 blocks per SM on a GPU, two
+    stages: each warp arrives at a buffer's empty barrier once its
+    ldmatrix loads of it are done, and the copying thread refills the
+    buffer with a bulk copy as soon as all four have. Until the arrival
+    got its proxy fence, ptxas let it overtake the warp's last loads and
+    the copy overwrote some of them: on an H100, 60-120 wrong sums in
+    about one launch in five of this product, which takes four waves of
+    programs (one wave never failed; docs/tile-ir.md, "Empty barriers").
+    Twenty launches, each exact. The host's smaller product has the same
+    specialisation (extents that 256 divides), so it warms the GPU's kernel."""
+    m = n = 256 if BACKEND == "host" else 4096
+    k = 1024
+    rng = np.random.default_rng(7)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
+    c = weft.empty((m, n), wl.float32)
+    block = _jit.PerBackend(host=16, default=128)
+    config = (block, block, _jit.PerBackend(host=16, default=64), 4, 2)
+    expect = a @ b
+    for launch in range(20):
+        weft.ops.matmul(*ab, c, config=config, warp_mma=True)
+        wrong = int(np.count_nonzero(c.to_numpy() != expect))
+        assert wrong == 0, f"launch {launch}: {wrong} of {m * n} sums wrong"
+    for buf in ab + [c]:
+        buf.free()
+
+
 @weft.jit
 def _jit_fill(c, value):
     wl.store(c + wl.program_id(0), value)

@@ -305,11 +305,16 @@ def Weft_AllocMBarriersOp : Weft_Op<"alloc_mbarriers", [MemoryEffects<[MemAlloc,
     thread initialises them and the program joins, so every thread may use
     them after the op. `weft.inval_mbarriers` ends their life.
 
+    With `after_reads`, the buffers that the copies completing on them
+    fill were read by the program before (an earlier run of a pipeline in
+    a loop, ended by a join): the initialisation orders those reads before
+    the copies, which on sm_90 write through another proxy.
+
     ```mlir
     %b:2 = weft.alloc_mbarriers {arrivals = 2 : i32} : !weft.mbarrier, !weft.mbarrier
     ```
   }];
-  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals);
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals, UnitAttr:$after_reads);
   let results = (outs Variadic<Weft_MBarrierType>:$barriers);
   let assemblyFormat = "attr-dict `:` type($barriers)";
 }
@@ -396,7 +401,8 @@ def Weft_MBarrierArriveOp : Weft_Op<"mbarrier_arrive", [MemoryEffects<[MemRead, 
   let description = [{
     Every thread of the program arrives at `barrier`, releasing its
     earlier accesses (loads included: a buffer it read may then be
-    refilled by a thread that waits for the phase). The barrier counts one
+    refilled by a thread that waits for the phase, bulk copies included,
+    which on sm_90 write through another proxy). The barrier counts one
     arrival per warp, once all the warp's threads have arrived: a barrier
     the whole program arrives at expects `num_warps` arrivals per phase.
 
@@ -417,11 +423,12 @@ def Weft_ClusterArriveOp : Weft_Op<"cluster_arrive", [MemoryEffects<[MemRead, Me
     refilled by another program of the cluster; writes it must publish
     need a releasing fence before it (as the initialisation of
     `weft.alloc_mbarriers` has). With `release` it also orders the
-    thread's own earlier accesses before the arrival (shared-memory loads
-    such as `ldmatrix`'s, which a relaxed arrival would let complete after
-    it). Each thread alternates arrivals and `weft.cluster_wait`s,
-    starting with an arrival. In a kernel without `weft.cluster` (or on
-    targets without clusters) the cluster is the program alone.
+    thread's own earlier accesses before the arrival and the copies that
+    follow it (shared-memory loads such as `ldmatrix`'s, which a relaxed
+    arrival would let complete after it). Each thread alternates arrivals
+    and `weft.cluster_wait`s, starting with an arrival. In a kernel
+    without `weft.cluster` (or on targets without clusters) the cluster is
+    the program alone.
   }];
   let arguments = (ins UnitAttr:$release);
   let assemblyFormat = "(`release` $release^)? attr-dict";
