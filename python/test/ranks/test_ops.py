@@ -364,7 +364,7 @@ def test_matmul_warp_mma_refills():
     ldmatrix loads of it are done, and the copying thread refills the
     buffer with a bulk copy as soon as all four have. Until the arrival
     got its proxy fence, ptxas let it overtake the warp's last loads and
-    the copy overwrote some of them: on an H100, 60-120 wrong sums in
+    the copy overwrote some of them: on an H100, 59-125 wrong sums in
     about one launch in five of this product, which takes four waves of
     programs (one wave never failed; docs/tile-ir.md, "Empty barriers").
     Twenty launches, each exact. The host's smaller product has the same
