@@ -167,11 +167,23 @@ weft_status weft_module_unload(weft_module *module);
 weft_status weft_module_get_kernel(weft_module *module, const char *name,
                                    weft_kernel **out);
 
+/* weft_launch_config.flags */
+enum {
+  /* The kernel may start while the stream's previous kernel still runs: it
+   * waits for that kernel's grid, memory included, before it touches
+   * memory (what the compiler's "kernels" artifact marks "early_start", and
+   * only such kernels may take it). What overlaps is the launch and the
+   * programs' start-up. CUDA: programmatic dependent launch, where the
+   * driver has cuLaunchKernelEx; elsewhere launches are plain. */
+  WEFT_LAUNCH_EARLY_START = 1u << 0,
+};
+
 typedef struct weft_launch_config {
   uint32_t grid[3];      /* programs; 0 is taken as 1 */
   uint32_t num_threads;  /* threads per program (num_warps * warp size); host: ignored */
   uint32_t shared_bytes; /* dynamic shared memory */
   void *stream;          /* CUstream / hipStream_t; NULL: the context's stream */
+  uint32_t flags;        /* WEFT_LAUNCH_* */
 } weft_launch_config;
 
 /* args[i] points at the value of the i-th kernel argument; the kernel

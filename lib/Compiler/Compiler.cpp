@@ -173,6 +173,8 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
     }
     if (auto cluster = func->getAttrOfType<mlir::DenseI32ArrayAttr>(kClusterAttrName))
       settings["cluster"] = llvm::json::Array(cluster.asArrayRef());
+    if (func->hasAttr(kEarlyStartAttrName))
+      settings["early_start"] = true;
     if (!settings.empty())
       kernels[func.getSymName()] = std::move(settings);
   });

@@ -22,6 +22,10 @@ DEBUG = os.environ.get("WEFT_DEBUG", "") not in ("", "0")
 # every launch here is also compiled for this target, its PerBackend
 # constexprs resolved for it, so the cache holds what a run there asks for.
 WARM_TARGET = os.environ.get("WEFT_WARM_TARGET") or None
+# Launches of kernels the compiler marks "early_start" may begin while the
+# stream's previous kernel finishes (runtime.h, WEFT_LAUNCH_EARLY_START);
+# WEFT_EARLY_START=0 launches every kernel plainly.
+EARLY_START = os.environ.get("WEFT_EARLY_START", "1") not in ("", "0")
 
 _NUMPY_DTYPES = {d.numpy: d for d in wl.DTYPES.values() if d.numpy}
 _CTYPE = {"i1": _c.c_bool, "i8": _c.c_int8, "i16": _c.c_int16, "i32": _c.c_int32,
@@ -227,6 +231,8 @@ class CompiledKernel:
             # Its pipelined operands' buffers (compiler.h, "kernels").
             settings = json.loads(self.asm.get("kernels", b"{}")).get(self.name, {})
             self._config.shared_bytes = settings.get("dynamic_shared_bytes", 0)
+            self._config.flags = rt.LAUNCH_EARLY_START \
+                if EARLY_START and settings.get("early_start") else 0
             self._tensor_maps = {int(i): (tuple(map(tuple, m["map"])), m["swizzle"])
                                  for i, m in settings.get("tensor_maps", {}).items()}
             self._generation = rt.state.generation

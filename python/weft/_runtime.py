@@ -19,9 +19,13 @@ class _InitOptions(_c.Structure):
                 ("timeout_s", _c.c_double)]
 
 
+LAUNCH_EARLY_START = 1  # runtime.h, weft_launch_config.flags
+
+
 class LaunchConfig(_c.Structure):
     _fields_ = [("grid", _c.c_uint32 * 3), ("num_threads", _c.c_uint32),
-                ("shared_bytes", _c.c_uint32), ("stream", _c.c_void_p)]
+                ("shared_bytes", _c.c_uint32), ("stream", _c.c_void_p),
+                ("flags", _c.c_uint32)]
 
 
 class TensorDesc(_c.Structure):

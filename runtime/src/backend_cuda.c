@@ -634,10 +634,18 @@ static weft_status cuda_launch(void *state, void *function,
   if (config->shared_bytes > 0)
     st = CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             (int)config->shared_bytes);
-  if (st == WEFT_SUCCESS)
+  CUstream stream = config->stream ? (CUstream)config->stream : s->stream;
+  if (st == WEFT_SUCCESS && (config->flags & WEFT_LAUNCH_EARLY_START) &&
+      drv.cuLaunchKernelEx) {
+    CUlaunchAttribute early = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                               .value.programmaticStreamSerializationAllowed = 1};
+    CUlaunchConfig c = {config->grid[0], config->grid[1], config->grid[2],
+                        l.block, 1, 1, config->shared_bytes, stream, &early, 1};
+    st = CU(cuLaunchKernelEx, &c, f, l.params, NULL);
+  } else if (st == WEFT_SUCCESS) {
     st = CU(cuLaunchKernel, f, config->grid[0], config->grid[1], config->grid[2],
-            l.block, 1, 1, config->shared_bytes,
-            config->stream ? (CUstream)config->stream : s->stream, l.params, NULL);
+            l.block, 1, 1, config->shared_bytes, stream, l.params, NULL);
+  }
   weft_gpu_launch_end(&l);
   return st;
 }

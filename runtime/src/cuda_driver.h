@@ -47,6 +47,30 @@ typedef struct CUipcMemHandle {
 typedef int CUfunction_attribute;
 enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
 
+/* Launches with attributes (cuLaunchKernelEx, CUDA 12.0). */
+typedef int CUlaunchAttributeID;
+enum { CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+typedef union CUlaunchAttributeValue {
+  char pad[64];
+  int programmaticStreamSerializationAllowed;
+} CUlaunchAttributeValue;
+typedef struct CUlaunchAttribute {
+  CUlaunchAttributeID id;
+  char pad[8 - sizeof(CUlaunchAttributeID)];
+  CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned int numAttrs;
+} CUlaunchConfig;
+_Static_assert(sizeof(CUlaunchAttribute) == 72 && sizeof(CUlaunchConfig) == 56 &&
+                   offsetof(CUlaunchConfig, hStream) == 32,
+               "CUlaunchAttribute and CUlaunchConfig as in cuda.h");
+
 /* CUjit_option */
 typedef int CUjit_option;
 enum {
@@ -204,8 +228,11 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
     (size_t *, const CUmulticastObjectProp *, CUmulticastGranularity_flags))
 
 /* Looked up with the others but optional: NULL where the driver predates
- * them (tensor maps: CUDA 12.0), which fails only the calls that need them. */
+ * them (tensor maps: CUDA 12.0), which fails only the calls that need them
+ * (launches with attributes, CUDA 12.0, fall back to plain ones). */
 #define WEFT_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
+  X(cuLaunchKernelEx, "cuLaunchKernelEx",                                      \
+    (const CUlaunchConfig *, CUfunction, void **, void **))                    \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                          \
     (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,                   \
      const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,               \

@@ -101,9 +101,13 @@ weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
   if (num_args && !args)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_launch: %zu arguments but args is NULL", num_args));
-  weft_launch_config c = {{1, 1, 1}, 0, 0, NULL};
+  weft_launch_config c = {{1, 1, 1}, 0, 0, NULL, 0};
   if (config)
     c = *config;
+  if (c.flags & ~(uint32_t)WEFT_LAUNCH_EARLY_START)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_launch: unknown flags 0x%x",
+                         c.flags & ~(uint32_t)WEFT_LAUNCH_EARLY_START));
   for (int i = 0; i < 3; ++i)
     if (!c.grid[i])
       c.grid[i] = 1;

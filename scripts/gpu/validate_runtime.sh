@@ -47,6 +47,8 @@ done
 step errors "${run[@]}" "$work/peer_test" errors "$work/peer_kernels.ptx"
 # Tensor maps (cuTensorMapEncodeTiled) driving bulk tensor copies.
 step tensor-desc "${run[@]}" "$work/peer_test" tensor-desc "$work/peer_kernels.cubin"
+# Programmatic dependent launch (cuLaunchKernelEx).
+step early-start "${run[@]}" "$work/peer_test" early-start "$work/peer_kernels.cubin"
 # Kernels from the weft compiler are built where LLVM is
 # (scripts/gpu/compile_kernels.sh) and carried here in $kernels.
 if [[ -f $kernels/bad_peer.ptx ]]; then

@@ -116,7 +116,7 @@
 // GCN-LABEL: shared_a:
 // GCN:       v_mfma_f32
 
-// MAPS: "shared_a":{"cluster":[1,2,1],"dynamic_shared_bytes":{{[0-9]+}},"tensor_maps":{"0":{"map":{{\[}}[0,8,8,4],[0,64,0,2],[0,1,8,8],[1,1,0,64]],"swizzle":128},"1":{"map":{{\[}}[0,1,0,64],[1,1,0,64]],"swizzle":128}}}
+// MAPS: "shared_a":{"cluster":[1,2,1],"dynamic_shared_bytes":{{[0-9]+}},"early_start":true,"tensor_maps":{"0":{"map":{{\[}}[0,8,8,4],[0,64,0,2],[0,1,8,8],[1,1,0,64]],"swizzle":128},"1":{"map":{{\[}}[0,1,0,64],[1,1,0,64]],"swizzle":128}}}
 
 // a's rows from x (the cluster spans y), b's columns from y.
 func.func @shared_a(%a: !weft.tensordesc<128x64xbf16> {weft.shape_divisibility = array<i64: 256, 256>},

@@ -98,8 +98,8 @@
 // PTX:       ret;
 
 // The kernels in name order (JSON objects print their keys sorted).
-// MAPS: "aligned_loop":{"dynamic_shared_bytes":{{[0-9]+}},"tensor_maps":{"0":{"map":{{\[}}[0,8,8,8],[0,64,0,2],[0,1,8,8],[1,1,0,64]],"swizzle":128},"1":{"map":{{\[}}[1,64,0,2],[0,1,0,64],[1,1,64,64]],"swizzle":128}}}
-// MAPS: "desc_loop":{"dynamic_shared_bytes":{{[0-9]+}},"tensor_maps":{"0":{"map":{{\[}}[0,1,0,8],[1,1,0,64]],"swizzle":128},"1":{"map":{{\[}}[0,1,0,64],[1,1,0,64]],"swizzle":128}}}
+// MAPS: "aligned_loop":{"dynamic_shared_bytes":{{[0-9]+}},"early_start":true,"tensor_maps":{"0":{"map":{{\[}}[0,8,8,8],[0,64,0,2],[0,1,8,8],[1,1,0,64]],"swizzle":128},"1":{"map":{{\[}}[1,64,0,2],[0,1,0,64],[1,1,64,64]],"swizzle":128}}}
+// MAPS: "desc_loop":{"dynamic_shared_bytes":{{[0-9]+}},"early_start":true,"tensor_maps":{"0":{"map":{{\[}}[0,1,0,8],[1,1,0,64]],"swizzle":128},"1":{"map":{{\[}}[0,1,0,64],[1,1,0,64]],"swizzle":128}}}
 
 // One box per block: a's 4-D at coordinates {k, 0, m0 / 64, 0}, b's 3-D.
 // PTX-LABEL: .entry aligned_loop(

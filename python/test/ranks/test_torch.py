@@ -132,3 +132,41 @@ def test_matmul_out_none_in_a_cuda_graph(device):
         torch.cuda.synchronize(device)
         np.testing.assert_array_equal(out.to_numpy(), (a.float() @ b.float()).cpu().numpy())
     out.free()
+
+
+@weft.jit
+def shifted_increment(src, dst, n, BLOCK: wl.constexpr):
+    """dst[i] = src[(i + 7 * BLOCK) % n] + 1: every element read is one
+    that another program of the previous launch wrote."""
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    m = offs < n
+    wl.store(dst + offs, wl.load(src + (offs + 7 * BLOCK) % n, mask=m) + 1, mask=m)
+
+
+def test_early_started_launches_see_the_previous_kernels_writes(device):
+    """sm_90 kernels launch with WEFT_LAUNCH_EARLY_START: each may start
+    as the previous kernel's programs exit, and waits for that kernel's
+    writes before its own accesses. A chain of launches, eager and replayed
+    in a CUDA graph, each reading what the launch before it wrote, loses
+    no step."""
+    n, block, steps = 1 << 22, 1024, 64
+    bufs = [torch.zeros(n, dtype=torch.int32, device=device) for _ in range(2)]
+
+    def chain():
+        for s in range(steps):
+            kernel = shifted_increment[(n // block,)](bufs[s % 2], bufs[(s + 1) % 2], n,
+                                                      BLOCK=block)
+        return kernel
+
+    with weft.stream(torch.cuda.current_stream()):
+        assert chain()._config.flags == weft._runtime.LAUNCH_EARLY_START
+    torch.cuda.synchronize(device)
+    assert bool((bufs[0] == steps).all()), int((bufs[0] != steps).sum())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph), weft.stream(torch.cuda.current_stream()):
+        chain()
+    for _ in range(2):
+        bufs[0].zero_()
+        graph.replay()
+        torch.cuda.synchronize(device)
+        assert bool((bufs[0] == steps).all()), int((bufs[0] != steps).sum())

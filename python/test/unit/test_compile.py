@@ -47,8 +47,8 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
     32x64 bf16 operands in wgmma's swizzled layouts (unpadded), three
     stages and a spare buffer (each step's products overlap the next's),
     aligned to 1024 bytes, in dynamic shared memory, which the "kernels"
-    artifact reports and launches set; no such artifact where nothing is
-    dynamic."""
+    artifact reports and launches set; without it every sm_90 kernel
+    reports only its early start."""
     from weft.ops._gemm import matmul_kernel
     sig = {"a": "*bf16", "b": "*bf16", "c": "*fp32", "M": "i32:16", "N": "i32:16",
            "K": "i32:16", "k_steps": "i32"}
@@ -59,9 +59,10 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
     buffers = (64 * 32 + 32 * 64) * 2
     alignment = 1024 - 16
     stages = (3 + 1) * buffers + alignment
-    assert json.loads(k.asm["kernels"]) == {"matmul_kernel": {"dynamic_shared_bytes": stages}}
+    assert json.loads(k.asm["kernels"]) == \
+        {"matmul_kernel": {"dynamic_shared_bytes": stages, "early_start": True}}
     plain = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="cuda:90")
-    assert "kernels" not in plain.asm
+    assert json.loads(plain.asm["kernels"]) == {"vadd": {"early_start": True}}
     # num_stages: the ring's depth; 1 turns the pipelining off.
     deeper = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=4,
                           constexprs={"BM": 64, "BN": 64, "BK": 32})
@@ -69,7 +70,8 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
         (4 + 1) * buffers + alignment
     off = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=1,
                        constexprs={"BM": 64, "BN": 64, "BK": 32})
-    assert "kernels" not in off.asm and "cp.async" not in off.asm["ptx"].decode()
+    assert "dynamic_shared_bytes" not in json.loads(off.asm["kernels"])["matmul_kernel"]
+    assert "cp.async" not in off.asm["ptx"].decode()
     with pytest.raises(weft.CompilationError, match="invalid num_stages 9"):
         weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=9,
                      constexprs={"BM": 64, "BN": 64, "BK": 32})
@@ -129,6 +131,7 @@ def test_hip():
     assert {"weft", "llir", "amdgcn", "hsaco"} <= set(k.asm)
     assert "gfx942" in k.asm["amdgcn"].decode()
     assert k.asm["hsaco"][:4] == b"\x7fELF"
+    assert "kernels" not in k.asm  # no early start to report (sm_90 only)
 
 
 def test_host():
@@ -136,6 +139,7 @@ def test_host():
     assert {"weft", "llir", "asm", "so"} <= set(k.asm)
     assert k.asm["so"][:4] == b"\x7fELF"
     assert "define" in k.asm["llir"].decode()
+    assert "kernels" not in k.asm
 
 
 def test_cache_hit_miss_and_cache_only(tmp_path, monkeypatch):

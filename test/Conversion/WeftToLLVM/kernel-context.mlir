@@ -32,7 +32,7 @@ func.func @helper(%p: !weft.ptr<i32>) -> i32 {
 // NVPTX-LABEL: llvm.func @kernel(
 // NVPTX-SAME:    %[[P:.*]]: !llvm.ptr<1>, %[[PEER:.*]]: i32,
 // NVPTX-SAME:    %[[CTX:.*]]: !llvm.ptr {llvm.align = 8 : i64, llvm.byval = !llvm.struct<(i32, i32, i32, i32, i64, i64, i64, array<128 x i64>)>, nvvm.grid_constant})
-// NVPTX-SAME:    attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// NVPTX-SAME:    attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, weft.early_start}
 // AMDGPU-LABEL: llvm.func @kernel(
 // AMDGPU-SAME:    %[[P:.*]]: !llvm.ptr<1>, %[[PEER:.*]]: i32,
 // AMDGPU-SAME:    %[[CTX:.*]]: !llvm.ptr<4> {llvm.align = 8 : i64, llvm.byref = !llvm.struct<(i32, i32, i32, i32, i64, i64, i64, array<128 x i64>)>})
@@ -42,7 +42,8 @@ func.func @helper(%p: !weft.ptr<i32>) -> i32 {
 // HOST-SAME:     attributes {always_inline}
 // CHECK-DAG:     %[[C40:.*]] = llvm.mlir.constant(40 : i64) : i64
 // CHECK-DAG:     %[[C8:.*]] = llvm.mlir.constant(8 : i64) : i64
-// NVPTX:         llvm.call @helper(%[[P]], %[[CTX]])
+// NVPTX:         llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
+// NVPTX-NEXT:    llvm.call @helper(%[[P]], %[[CTX]])
 // AMDGPU:        llvm.call @helper(%[[P]], %[[CTX]])
 // HOST:          llvm.call @helper(%[[P]], %[[CTX]], %[[PROG]])
 // CHECK:         llvm.call @external(%{{[a-z0-9_]+}}) : (i32) -> i32

@@ -88,6 +88,44 @@ extern "C" __global__ void fault(weft_kernel_context ctx) {
   *(volatile int *)(uintptr_t)16 = ctx.rank;
 }
 
+// Early start (WEFT_LAUNCH_EARLY_START). release_and_spin lets the next
+// kernel on the stream launch at once (griddepcontrol.launch_dependents),
+// then spins until that kernel has set *flag; after `timeout_ns` it gives
+// up and counts an error instead. Only a launch that starts before this
+// kernel completes can set the flag in time: set_flag does not wait.
+extern "C" __global__ void release_and_spin(volatile unsigned *flag,
+                                            unsigned long long *errors,
+                                            unsigned long long timeout_ns,
+                                            weft_kernel_context ctx) {
+  (void)ctx;
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      if (threadIdx.x == 0)
+        atomicAdd(errors, 1ull);
+      return;
+    }
+  } while (*flag == 0);
+}
+
+extern "C" __global__ void set_flag(volatile unsigned *flag, weft_kernel_context ctx) {
+  (void)ctx;
+  *flag = 1;
+}
+
+// p[i] += 1 once the kernels this launch depends on have completed, as
+// every kernel of the weft compiler begins (griddepcontrol.wait).
+extern "C" __global__ void increment_after_wait(uint32_t *p, uint64_t n,
+                                                weft_kernel_context ctx) {
+  (void)ctx;
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  for (uint64_t i = first_index(); i < n; i += stride())
+    p[i] += 1;
+}
+
 // Thread 0 initialises `bar` for one arrival expecting `bytes` and starts
 // the bulk copy `copy` (which completes on it); then every thread waits
 // for the copy to land.

@@ -10,6 +10,7 @@
  *   peer_test same-device MODULE   two ranks on one GPU are refused
  *   peer_test tensor-desc MODULE   tensor maps of weft_tensor_desc_encode,
  *                                  read by bulk tensor copies (TMA)
+ *   peer_test early-start MODULE   launches with WEFT_LAUNCH_EARLY_START
  *
  * MODULE is peer_kernels.cu compiled to PTX or cubin. Device-side checks
  * count wrong words into the heap; expect_zero then fails the launch, so a
@@ -43,7 +44,7 @@ static weft_kernel *kernel(const char *name) {
 }
 
 static void launch(weft_kernel *k, uint32_t grid, void **args, size_t n) {
-  weft_launch_config c = {{grid, 1, 1}, THREADS, 0, NULL};
+  weft_launch_config c = {{grid, 1, 1}, THREADS, 0, NULL, 0};
   CHECK_OK(weft_launch(k, &c, args, n));
 }
 
@@ -201,7 +202,7 @@ static int test_debug(const char *module) {
   int32_t peer = weft_num_ranks(g_ctx);
   void *args[] = {&p, &peer};
   /* weft-compile's default: 4 warps per program. */
-  weft_launch_config c = {{1, 1, 1}, 128, 0, NULL};
+  weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0};
   CHECK_OK(weft_launch(kernel("bad_peer"), &c, args, 2));
   CHECK_FAILS(weft_synchronize(g_ctx), WEFT_ERROR_INVALID_ARGUMENT,
               "in kernel bad_peer at bad_peer.mlir:9:8");
@@ -267,7 +268,7 @@ static int test_tensor_desc(const char *module) {
           d.shape[1] == TD_COLS && d.strides[0] == TD_PITCH && d.strides[1] == 1);
     int32_t row0 = 16, col0 = 64; /* rows 16..23, columns 64..127 */
     void *args[] = {&d, &row0, &col0, &out};
-    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL};
+    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0};
     CHECK_OK(weft_launch(kernel("tma_load_box"), &c, args, 4));
     uint16_t got[8][64];
     CHECK_OK(weft_memcpy(g_ctx, got, out, sizeof got));
@@ -316,7 +317,7 @@ static int test_tensor_desc(const char *module) {
     int32_t k0 = 0, g0 = 0, t0 = t0s[n], i0 = 0;
     uint32_t bytes = 128 * SV_COLS * 2;
     void *args[] = {&d, &k0, &g0, &t0, &i0, &bytes, &out};
-    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL};
+    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0};
     CHECK_OK(weft_memset(g_ctx, out, 0xff, bytes));
     CHECK_OK(weft_launch(kernel("tma_load_box4"), &c, args, 7));
     static uint16_t got[128][SV_COLS];
@@ -347,6 +348,56 @@ static int test_tensor_desc(const char *module) {
   return 0;
 }
 
+/* Early start: launched plainly, set_flag waits for the kernel before it
+ * to give up spinning for its flag; with WEFT_LAUNCH_EARLY_START it runs
+ * beside it and sets the flag. A chain of launches that each wait for the previous
+ * one, all starting early, loses no update. */
+static int test_early_start(const char *module) {
+  init();
+  CHECK_OK(weft_module_load_file(g_ctx, module, WEFT_MODULE_AUTO, &g_module));
+  struct {
+    unsigned flag;
+    unsigned long long errors;
+  } *w;
+  CHECK_OK(weft_malloc(g_ctx, sizeof *w, (void **)&w));
+  unsigned long long timeout_ns = 200000000ull, *errors = &w->errors;
+  weft_launch_config one = {{1, 1, 1}, 32, 0, NULL, 0};
+  void *spin_args[] = {&w, &errors, &timeout_ns}, *set_args[] = {&w};
+  /* The plain launch first: a kernel's first launch may load its code
+   * (CUDA's lazy loading), which waits for the device, spinner included. */
+  for (int early = 0; early <= 1; ++early) {
+    CHECK_OK(weft_memset(g_ctx, w, 0, sizeof *w));
+    CHECK_OK(weft_launch(kernel("release_and_spin"), &one, spin_args, 3));
+    weft_launch_config then = one;
+    then.flags = early ? WEFT_LAUNCH_EARLY_START : 0;
+    CHECK_OK(weft_launch(kernel("set_flag"), &then, set_args, 1));
+    CHECK_OK(weft_synchronize(g_ctx));
+    unsigned long long timeouts;
+    CHECK_OK(weft_memcpy(g_ctx, &timeouts, errors, sizeof timeouts));
+    if (timeouts != (early ? 0u : 1u))
+      FAIL("%s launch: the spinning kernel timed out %llu times, expected %d",
+           early ? "an early" : "a plain", timeouts, early ? 0 : 1);
+  }
+  enum { WORDS = 1 << 22, LAUNCHES = 200 };
+  uint32_t *p;
+  CHECK_OK(weft_malloc(g_ctx, sizeof(uint32_t) * WORDS, (void **)&p));
+  CHECK_OK(weft_memset(g_ctx, p, 0, sizeof(uint32_t) * WORDS));
+  uint64_t words = WORDS;
+  void *args[] = {&p, &words};
+  weft_launch_config c = {{CHECK_GRID, 1, 1}, THREADS, 0, NULL, WEFT_LAUNCH_EARLY_START};
+  for (int i = 0; i < LAUNCHES; ++i)
+    CHECK_OK(weft_launch(kernel("increment_after_wait"), &c, args, 2));
+  static uint32_t got[WORDS];
+  CHECK_OK(weft_memcpy(g_ctx, got, p, sizeof got));
+  for (int i = 0; i < WORDS; ++i)
+    if (got[i] != LAUNCHES)
+      FAIL("word %d is %u after %d early-started increments", i, got[i], LAUNCHES);
+  printf("rank %d: early start: the next kernel ran beside a spinning one (a plain "
+         "launch waited for it); %d chained launches all counted\n", g_rank, LAUNCHES);
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
 static int test_same_device(void) {
   weft_init_options o = options_for(WEFT_BACKEND_CUDA);
   o.device = 0;
@@ -360,7 +411,8 @@ static int test_same_device(void) {
 int main(int argc, char **argv) {
   g_rank = env_rank();
   if (argc < 3) {
-    fprintf(stderr, "usage: peer_test peers|errors|debug|same-device|tensor-desc MODULE "
+    fprintf(stderr, "usage: peer_test peers|errors|debug|same-device|tensor-desc|"
+                    "early-start MODULE "
                     "[MiB]\n");
     return 2;
   }
@@ -374,6 +426,8 @@ int main(int argc, char **argv) {
     return test_same_device();
   if (!strcmp(argv[1], "tensor-desc"))
     return test_tensor_desc(argv[2]);
+  if (!strcmp(argv[1], "early-start"))
+    return test_early_start(argv[2]);
   fprintf(stderr, "peer_test: unknown case '%s'\n", argv[1]);
   return 2;
 }
