@@ -104,10 +104,10 @@ weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
   weft_launch_config c = {{1, 1, 1}, 0, 0, NULL, 0};
   if (config)
     c = *config;
-  if (c.flags & ~(uint32_t)WEFT_LAUNCH_EARLY_START)
+  uint32_t unknown = c.flags & ~(uint32_t)WEFT_LAUNCH_EARLY_START;
+  if (unknown)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
-                         "weft_launch: unknown flags 0x%x",
-                         c.flags & ~(uint32_t)WEFT_LAUNCH_EARLY_START));
+                         "weft_launch: unknown flags 0x%x", unknown));
   for (int i = 0; i < 3; ++i)
     if (!c.grid[i])
       c.grid[i] = 1;
