@@ -31,6 +31,7 @@ void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
   pm.addPass(createWeftExpandTensorDescs());
   pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));
+  pm.addPass(createWeftEarlyStart({target, spec.numWarps, spec.debug}));
   pm.addPass(createConvertWeftToLLVM({target, spec.numWarps, spec.debug}));
   pm.addPass(createWeftFinalizeKernels({target, spec.numWarps, spec.debug}));
   pm.addPass(mlir::createReconcileUnrealizedCastsPass());

@@ -1,10 +1,11 @@
-//===- SynchronizationToLLVM.cpp - signal, wait, barrier ------------------===//
+//===- SynchronizationToLLVM.cpp - signal, wait, barrier, dependency wait -===//
 //
 // The program-level model (docs/memory-model.md): a signal joins the
 // program's threads and one thread releases; a wait has one thread poll
 // with relaxed loads, acquire with a fence, and the threads join; the
 // device-wide barrier combines a per-rank arrival counter with per-peer
-// monotonic arrival counts in the reserved region.
+// monotonic arrival counts in the reserved region. The dependency wait is
+// the target's (TargetInfo::waitForDependencies).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelContext.h"
@@ -159,13 +160,24 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
   }
 };
 
+struct DependencyWaitOpLowering : WeftPattern<DependencyWaitOp> {
+  using WeftPattern::WeftPattern;
+
+  LogicalResult matchAndRewrite(DependencyWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    lowering.target.waitForDependencies(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateSynchronizationPatterns(const LLVMTypeConverter &converter,
                                      const Lowering &lowering,
                                      RewritePatternSet &patterns) {
-  patterns.add<SignalOpLowering, WaitOpLowering, BarrierOpLowering>(converter,
-                                                                    lowering);
+  patterns.add<SignalOpLowering, WaitOpLowering, BarrierOpLowering,
+               DependencyWaitOpLowering>(converter, lowering);
 }
 
 } // namespace weft

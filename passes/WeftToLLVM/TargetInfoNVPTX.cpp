@@ -163,18 +163,18 @@ public:
       kernel.setArgAttr(param.index, LLVM::LLVMDialect::getAlignAttrName(),
                         b.getI64IntegerAttr(param.alignment));
     }
-    // Programmatic dependent launch: launched with WEFT_LAUNCH_EARLY_START,
-    // the kernel may start before the stream's previous kernel has
-    // finished, so its first instruction waits for that kernel's grid,
-    // memory flushed. It never releases its own dependents early
-    // (griddepcontrol.launch_dependents): they launch as its programs exit,
-    // which hides the launch between kernels. Released at its start they
-    // took SMs early and slowed a 128 x 4096^2 GEMM from 10 to 12 us
-    // (bench/README.md). Launched plainly, the wait does nothing.
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&kernel.getBody().front());
-    emitAsm(b, kernel.getLoc(), Type(), {}, "griddepcontrol.wait;", "~{memory}");
-    kernel->setAttr(kEarlyStartAttrName, b.getUnitAttr());
+  }
+
+  bool hasEarlyStart() const override { return true; }
+
+  // Waits for the grids of the stream's previous kernel, their memory
+  // flushed; launched plainly, it does nothing. A kernel never releases its
+  // own dependents early (griddepcontrol.launch_dependents): they launch as
+  // its programs exit, which hides the launch between kernels. Released at
+  // its start they took SMs early and slowed a 128 x 4096^2 GEMM from 10 to
+  // 12 us (bench/README.md, "Early start").
+  void waitForDependencies(OpBuilder &b, Location loc) const override {
+    emitAsm(b, loc, Type(), {}, "griddepcontrol.wait;", "~{memory}");
   }
 
   Value programId(OpBuilder &b, Location loc, Axis axis,

@@ -102,6 +102,8 @@ func.func @sync(%flag: !weft.ptr<i64>, %f32: !weft.ptr<i32>, %v: i64, %w: i32) -
   %0 = weft.wait ne relaxed gpu %f32, %w : !weft.ptr<i32>
   // CHECK: weft.barrier
   weft.barrier
+  // CHECK: weft.dependency_wait
+  weft.dependency_wait
   return %seen : i64
 }
 

@@ -129,6 +129,29 @@ def WeftAddHiddenArgs : Pass<"weft-add-hidden-args", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def WeftEarlyStart : Pass<"weft-early-start", "mlir::ModuleOp"> {
+  let summary = "Let kernels start before the kernel ahead of them completes";
+  let description = [{
+    Where launches may start early (sm_90: programmatic dependent launch,
+    the runtime's WEFT_LAUNCH_EARLY_START), every kernel (`weft.kernel`)
+    gets a `weft.dependency_wait` in its entry block, in front of the
+    first op that may access memory other than the program's own shared
+    memory, and is marked `weft.early_start` (the "kernels" artifact
+    reports it). The ops before the wait are free of memory effects or
+    allocate shared buffers and barriers (`weft.alloc_shared`,
+    `weft.alloc_mbarriers`): the program's set-up, its index arithmetic,
+    barrier initialisation and the join after it, then overlaps the end of
+    the kernel ahead. An op whose regions hold an access (a loop, an
+    `scf.if`) or a call gets the wait in front of it; a kernel with no
+    access at all waits before it returns, so that the kernel after it
+    still waits for the one before. With `debug`, a `weft.translate`
+    counts as an access: its bounds check may write the error record.
+    Elsewhere the pass does nothing.
+  }];
+  let options = TargetOptions;
+  let dependentDialects = ["::weft::WeftDialect"];
+}
+
 def ConvertWeftToLLVM : Pass<"convert-weft-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower weft ops to the LLVM dialect (+ NVVM / ROCDL)";
   let description = [{

@@ -101,6 +101,15 @@ public:
   /// buffers are static like the scratch area.
   virtual std::optional<int64_t> dynamicSharedMemoryBytes() const { return std::nullopt; }
 
+  /// Whether kernels may be launched to start early: before the kernel
+  /// ahead of them on their stream has completed (programmatic dependent
+  /// launch). weft-early-start then makes each wait for it
+  /// (`weft.dependency_wait`) before it touches memory.
+  virtual bool hasEarlyStart() const { return false; }
+  /// Waits until the kernels this launch depends on have completed and
+  /// their writes are visible; nothing where launches never start early.
+  virtual void waitForDependencies(mlir::OpBuilder &b, mlir::Location loc) const {}
+
   /// Nanoseconds from a clock that advances while the program spins.
   virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Inside a polling loop: lets other work (host threads) make progress.

@@ -28,7 +28,14 @@
 // NVPTX:            %[[MAPPED:.*]] = llvm.add %[[OFF]], %[[MCBASE]] : i64
 // NVPTX:            %[[CHOSEN:.*]] = llvm.select %[[LIVE]], %[[MAPPED]], %{{[a-z0-9_]+}} : i1, i64
 // NVPTX:            %[[MPTR:.*]] = llvm.inttoptr %[[CHOSEN]] : i64 to !llvm.ptr<1>
-// NVPTX:            llvm.cond_br %[[LIVE]], ^[[NVLS:bb[0-9]+]], ^[[UNICAST:bb[0-9]+]]
+// The kernel's dependency wait (weft-early-start) follows the mapping, a
+// memory side effect between it and the op, which reads the flags again
+// (the same invariant parameter, which LLVM merges).
+// NVPTX:            llvm.inline_asm has_side_effects "griddepcontrol.wait;"
+// NVPTX:            %[[FLAGS_AGAIN:.*]] = llvm.load %[[FLAGS_P]] invariant
+// NVPTX:            %[[MC_AGAIN:.*]] = llvm.and %[[FLAGS_AGAIN]], %{{[a-z0-9_]+}} : i32
+// NVPTX:            %[[LIVE_AGAIN:.*]] = llvm.icmp "ne" %[[MC_AGAIN]], %{{[a-z0-9_]+}} : i32
+// NVPTX:            llvm.cond_br %[[LIVE_AGAIN]], ^[[NVLS:bb[0-9]+]], ^[[UNICAST:bb[0-9]+]]
 // NVPTX:          ^[[NVLS]]:
 // NVPTX:            llvm.inline_asm has_side_effects "multimem.ld_reduce.acquire.sys.global.add.acc::f32.bf16x2 $0, [$1];", "=r,l,~{memory}"
 // NVPTX:            llvm.br ^[[JOIN:bb[0-9]+]](%{{[a-z0-9_]+}} : vector<2xbf16>)

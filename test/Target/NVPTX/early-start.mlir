@@ -1,8 +1,9 @@
 // Early start (programmatic dependent launch) on sm_90: a launch with
 // WEFT_LAUNCH_EARLY_START may begin before the stream's previous kernel has
-// completed, so every kernel's first instruction waits for the grids it
-// depends on, ahead of any access to memory, and the "kernels" artifact
-// marks it `early_start` for the frontend. No kernel releases its own
+// completed, so every kernel waits for the grids it depends on ahead of
+// any access to global memory (weft-early-start; early-start-set-up.mlir:
+// after the set-up that needs none), and the "kernels" artifact marks it
+// `early_start` for the frontend. No kernel releases its own
 // dependents early (griddepcontrol.launch_dependents): they launch as its
 // programs exit (bench/README.md, "Early start"). Functions that are not
 // kernels do not wait.

@@ -23,6 +23,11 @@
 // CHECK-NOT:   ld.global
 // CHECK:       sub.s64 [[OFFSET:%rd[0-9]+]], {{%rd[0-9]+}}, [[SELF]];
 // CHECK-NEXT:  add.s64 [[REMOTE:%rd[0-9]+]], [[OFFSET]], [[OTHER]];
+// Touching no memory, the translation runs before the kernel waits for the
+// one ahead of it (weft-early-start).
+// CHECK-NEXT:  // begin inline asm
+// CHECK-NEXT:  griddepcontrol.wait;
+// CHECK-NEXT:  // end inline asm
 // CHECK-NEXT:  ld.global.b32 {{%r[0-9]+}}, [[[REMOTE]]];
 // WARPS8-LABEL: .entry translate_load(
 // WARPS8:       .maxntid 256, 1, 1

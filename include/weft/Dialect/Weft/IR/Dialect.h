@@ -52,10 +52,10 @@ int64_t clusterSize(mlir::Operation *kernel);
 /// On a lowered kernel: the bytes of dynamic shared memory its launches
 /// need (its `!weft.shared` buffers); the "kernels" artifact reports it.
 constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared_bytes";
-/// On a lowered kernel: it waits for the grids its launch depends on
-/// before it touches memory, so it may be launched before they finish
-/// (weft_launch_config.flags, WEFT_LAUNCH_EARLY_START); the "kernels"
-/// artifact reports it.
+/// On a kernel (set by weft-early-start): it waits for the grids its
+/// launch depends on before it touches memory, so it may be launched
+/// before they finish (weft_launch_config.flags, WEFT_LAUNCH_EARLY_START);
+/// the "kernels" artifact reports it.
 constexpr llvm::StringLiteral kEarlyStartAttrName = "weft.early_start";
 
 /// On the arguments of a function being lowered: a tensor descriptor, which

@@ -264,6 +264,20 @@ def Weft_BarrierOp : Weft_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Weft_DependencyWaitOp : Weft_Op<"dependency_wait"> {
+  let summary = "wait for the kernels this launch depends on";
+  let description = [{
+    A launch that starts early (the runtime's WEFT_LAUNCH_EARLY_START) may
+    begin while the kernel before it on its stream is still running. This
+    op waits until that kernel has completed and its writes are visible,
+    for every thread of the program. weft-early-start puts one in each
+    kernel ahead of its first access to memory other than the program's
+    own shared memory. sm_90: `griddepcontrol.wait`; on targets whose
+    launches never start early, nothing.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // NVSwitch multimem (NVLS). Values are vectors of the pointee type whose
 // width is one the hardware has; see the verifier.
