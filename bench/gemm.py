@@ -6,10 +6,11 @@ loop) against torch.matmul (cuBLAS), bf16 in, f32 accumulate, bf16 out
     build-gpu/bin/weft-run -n 1 --backend cuda -- python3 bench/gemm.py --csv out.csv
 
 Each shape and system: warm-up, then --iters calls each between CUDA
-events (host launch overhead included), or, for the _graph systems, --iters
-calls captured in a CUDA graph and replayed --reps times (the kernels
-alone); median and min per call; TFLOP/s from the median; results checked
-against torch in the same run. On the host backend (cache warming) it runs small shapes with the same
+events (host launch overhead included), or, for the _graph systems,
+--iters calls captured in a CUDA graph and replayed --reps times (the
+kernels alone), one system after the other (--turns: the systems'
+replays take turns); median and min per call; TFLOP/s from the median;
+results checked against torch in the same run. On the host backend (cache warming) it runs small shapes with the same
 specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
 configuration matmul picks and the --configs variants.
@@ -21,6 +22,10 @@ clusters (programs of neighbouring column blocks sharing a's copies) by
 the kernels' own time. --warp-mma adds weft_mma_graph, the configuration
 matmul picks for warp-level MMA (mma.sync on sm_90) instead of warpgroup
 MMA, and the --configs kernels take it too (names ending _mma_graph).
+--cold times every call with none of its operands in L2: a graph of
+--iters calls, each after reading a buffer of four times the L2's size
+(read, not written, so that no dirty lines are left to write back), less
+a graph of the reads alone, per call (eager systems too).
 """
 import argparse
 import csv
@@ -146,24 +151,64 @@ def trace_calls(torch, fn, args):
               f"min {min(gaps):.2f}", flush=True)
 
 
-def time_calls(torch, fn, args, graph):
-    """Sorted ms per call. Eager: --iters calls, each between two events
-    (the host's launch overhead included, as a caller sees it). Graph:
-    --iters calls captured in one CUDA graph, replayed --reps times; a
-    sample is a replay's time per call (the kernels alone)."""
-    calls, samples, run = 1, args.iters, fn
-    if graph:
-        calls, samples, run = args.iters, args.reps, capture(torch, fn, args.iters).replay
-    for _ in range(args.warmup):
-        run()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(samples)]
-    for s, e in events:
-        s.record()
-        run()
-        e.record()
+def sample_ms(torch, runs, samples, warmup):
+    """ms of `samples` runs of each of `runs` (name -> callable), each
+    between two events, after `warmup` runs of each; the runs take
+    turns."""
+    for run in runs.values():
+        for _ in range(warmup):
+            run()
+    events = {name: [] for name in runs}
+    for _ in range(samples):
+        for name, run in runs.items():
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            run()
+            e.record()
+            events[name].append((s, e))
     torch.cuda.synchronize()
-    return sorted(s.elapsed_time(e) / calls for s, e in events)
+    return {name: [s.elapsed_time(e) for s, e in pairs] for name, pairs in events.items()}
+
+
+def time_systems(torch, systems, args, scrub=None):
+    """Sorted ms per call of each of `systems` (name -> fn). Eager ones:
+    --iters calls, each between two events (the host's launch overhead
+    included, as a caller sees it), one system after the other. Graph ones
+    (names ending _graph): --iters calls captured in a CUDA graph per
+    system, replayed --reps times, one system after the other or, with
+    --turns, taking turns; a sample is a replay's time per call (the
+    kernels alone). With `scrub` (--cold), every system as a graph of
+    --iters calls each after reading scrub, less the median replay of
+    --iters reads alone, per call."""
+    times, graphs, evict = {}, {}, None
+    if scrub is None:
+        for name, fn in systems.items():
+            if name.endswith("_graph"):
+                graphs[name] = capture(torch, fn, args.iters).replay
+            else:
+                times[name] = sample_ms(torch, {name: fn}, args.iters, args.warmup)[name]
+    else:
+        def evict():
+            torch.amax(scrub)
+
+        def after_evict(fn):
+            def call():
+                evict()
+                fn()
+            return call
+        for name, fn in systems.items():
+            graphs[name] = capture(torch, after_evict(fn), args.iters).replay
+        graphs[evict] = capture(torch, evict, args.iters).replay
+    if args.turns:
+        samples = sample_ms(torch, graphs, args.reps, args.warmup)
+    else:
+        samples = {}
+        for name, replay in graphs.items():
+            samples.update(sample_ms(torch, {name: replay}, args.reps, args.warmup))
+    alone = np.median(samples.pop(evict)) if evict else 0.0
+    for name, replays in samples.items():
+        times[name] = [(t - alone) / args.iters for t in replays]
+    return {name: sorted(times[name]) for name in systems}
 
 
 def run_gpu(args):
@@ -171,6 +216,10 @@ def run_gpu(args):
     device = torch.device("cuda", weft.local_rank())
     torch.cuda.set_device(device)
     rows = []
+    scrub = None
+    if args.cold:
+        l2 = torch.cuda.get_device_properties(device).L2_cache_size
+        scrub = torch.zeros(4 * l2, dtype=torch.uint8, device=device)
     for m, n, k in parse_shapes(args.shapes):
         a = weft.empty((m, k), wl.bfloat16)
         b = weft.empty((k, n), wl.bfloat16)
@@ -203,22 +252,26 @@ def run_gpu(args):
         if args.graphs:
             systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
         expect = ta.float() @ tb.float()  # exact: small integers
+        correct = {}
         with weft.stream(torch.cuda.current_stream()):
             for name, (tc, fn) in systems.items():
                 if not name.startswith("torch"):  # every Weft variant writes its out
                     tc.zero_()
                     fn()
                     torch.cuda.synchronize()
-                    ok = bool(torch.equal(tc, expect.to(tc.dtype)))
-                times = time_calls(torch, fn, args, graph=name.endswith("_graph"))
+                    correct[name] = bool(torch.equal(tc, expect.to(tc.dtype)))
+            times = time_systems(torch, {name: fn for name, (_, fn) in systems.items()},
+                                 args, scrub)
+            for name, (tc, fn) in systems.items():
                 if args.trace and name.endswith("_graph"):
                     trace_calls(torch, fn, args)
-                median = float(np.median(times))
+                median = float(np.median(times[name]))
                 row = dict(m=m, n=n, k=k, system=name, out=str(tc.dtype)[6:],
                            median_ms=round(median, 4),
-                           min_ms=round(times[0], 4),
+                           min_ms=round(times[name][0], 4),
                            tflops=round(2 * m * n * k / (median * 1e-3) / 1e12, 2),
-                           correct=ok if not name.startswith("torch") else True,
+                           correct=correct.get(name, True),
+                           l2="cold" if args.cold else "warm", turns=args.turns,
                            gpu=torch.cuda.get_device_name(), torch=torch.__version__)
                 rows.append(row)
                 print(f"{m:5d}x{n:5d}x{k:5d} {name:11s} median {median:9.4f} ms "
@@ -258,6 +311,12 @@ def main():
     p.add_argument("--trace", action="store_true",
                    help="print the kernels of each graph system (torch's profiler): "
                         "launch shape, duration, gaps between kernels")
+    p.add_argument("--cold", action="store_true",
+                   help="time each call with its operands out of L2 (a 4x-L2 buffer "
+                        "read before it)")
+    p.add_argument("--turns", action="store_true",
+                   help="the graph systems' replays take turns (round robin) instead of "
+                        "running one system after the other")
     p.add_argument("--csv", default=None)
     args = p.parse_args()
     weft.init()
