@@ -116,8 +116,9 @@ extern "C" __global__ void set_flag(volatile unsigned *flag, weft_kernel_context
   *flag = 1;
 }
 
-// p[i] += 1 once the kernels this launch depends on have completed, as
-// every kernel of the weft compiler begins (griddepcontrol.wait).
+// p[i] += 1 once the kernels this launch depends on have completed, which
+// every kernel of the weft compiler waits for before it touches memory
+// (griddepcontrol.wait).
 extern "C" __global__ void increment_after_wait(uint32_t *p, uint64_t n,
                                                 weft_kernel_context ctx) {
   (void)ctx;
