@@ -38,7 +38,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
-from weft.ops._gemm import matmul_kernel, matmul_plan, matmul_signature  # noqa: E402
+from weft.ops._gemm import (ZERO_BLOCK, _zero_kernel, matmul_kernel, matmul_plan,  # noqa: E402
+                            matmul_signature, zero_signature)
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
@@ -86,6 +87,9 @@ def warm(shapes, configs, split_ks, pointers, warp_mma):
             out = "*bf16" if grid[2] == 1 else "*fp32"
             weft.compile(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
                          constexprs, target=target, **options)
+            if grid[2] > 1:  # the pieces add into zeros
+                weft.compile(_zero_kernel, zero_signature(m * n), dict(BLOCK=ZERO_BLOCK),
+                             target=target)
 
 
 def run_host(shapes):

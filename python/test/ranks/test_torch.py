@@ -172,6 +172,24 @@ def test_early_started_launches_see_the_previous_kernels_writes(device):
         assert bool((bufs[0] == steps).all()), int((bufs[0] != steps).sum())
 
 
+def test_early_started_split_k_products_start_from_zero(device):
+    """A product split in pieces of K zeroes its f32 out with a kernel and
+    then adds into it; each launch may start early. Back-to-back products
+    into one out, each of a different a, end with the last product alone:
+    no zeroing overtook the previous product's sums, and no sum the
+    zeroing after it."""
+    m, n, k = 64, 4096, 4096
+    assert weft.ops._gemm.matmul_plan(m, n, k, "cuda")[0][2] > 1  # split K
+    b = torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16)
+    a = [torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16) for _ in range(16)]
+    out = torch.empty(m, n, dtype=torch.float32, device=device)
+    with weft.stream(torch.cuda.current_stream()):
+        for x in a:
+            weft.ops.matmul(x, b, out)
+    torch.cuda.synchronize(device)
+    assert torch.equal(out, a[-1].float() @ b.float())
+
+
 @pytest.mark.parametrize("warp_mma", [False, True], ids=["wgmma", "mma_sync"])
 def test_early_started_matmuls_read_the_previous_product(device, warp_mma):
     """A pipelined GEMM initialises its barriers before it waits for the

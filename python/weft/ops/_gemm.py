@@ -51,6 +51,24 @@ def _desc_block_product(a, b, m0, n0, k_lo, k_hi, BM: wl.constexpr, BN: wl.const
     return acc
 
 
+ZERO_BLOCK = 4096
+
+
+@jit
+def _zero_kernel(out, n, BLOCK: wl.constexpr):
+    """out[:n] = 0 (f32), BLOCK elements per program."""
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    wl.store(out + offs, wl.zeros((BLOCK,), wl.float32), mask=offs < n)
+
+
+def zero_f32(out, count):
+    """Zeroes the first `count` f32 elements of out in stream order, for
+    pieces of K to add into. A kernel rather than a memset: its launch
+    and the product's after it may start early (WEFT_LAUNCH_EARLY_START,
+    docs/runtime.md), which a memset between two kernels prevents."""
+    _zero_kernel[(-(-count // ZERO_BLOCK),)](out, count, BLOCK=ZERO_BLOCK)
+
+
 def tensor_maps_fit(*tensors):
     """Every tensor (row-major, 2-D) meets what tensor descriptors need: a
     16-byte aligned start and rows of whole 16-byte chunks."""
@@ -313,6 +331,12 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
                 k_steps="i32")
 
 
+def zero_signature(count):
+    """_zero_kernel's run-time argument types for zero_f32(out, count) on a
+    16-byte aligned out (weft.compile's signature, as matmul_signature)."""
+    return dict(out="*fp32", n="i32:16" if count % 16 == 0 else "i32")
+
+
 def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma=False):
     """out = a @ b, accumulated in f32 (a M x K, b K x N, both fp16, bf16
     or fp32: weft buffers, numpy arrays on the host, tensors on GPUs; out
@@ -346,8 +370,8 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
         descriptors = False
     grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
                                                    descriptors, dtype, warp_mma)
-    if grid[2] > 1:  # the pieces add into zeros: a memset in stream order
-        rt.memset_async(out, 0, m * n * 4)
+    if grid[2] > 1:  # the pieces add into zeros
+        zero_f32(out, m * n)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
     matmul_kernel[grid](a, b, out, m, n, k, steps, **options, **constexprs)

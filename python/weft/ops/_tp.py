@@ -36,7 +36,7 @@ from .._jit import jit
 from ..collectives._kernels import _begin, _end, _sync
 from ..collectives import BLOCK, _dtype_of, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, _block_product, _check_operands, _config_for,
-                    _output, _pieces, _programs, _wave, even_blocks, matmul)
+                    _output, _pieces, _programs, _wave, even_blocks, matmul, zero_f32)
 
 
 @jit
@@ -112,7 +112,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
     pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend], _wave(BM[backend]))
     if pieces > 1:
-        rt.memset_async(out, 0, ranks * rows * n * 4)
+        zero_f32(out, ranks * rows * n)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
     all_gather_matmul_kernel[(ranks * tiles_m, tiles_n, pieces)](
         a, b, out, rows, n, k, steps, **BLOCKS)
