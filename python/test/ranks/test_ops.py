@@ -409,6 +409,17 @@ def test_matmul_out_none():
         buf.free()
 
 
+@pytest.mark.parametrize("m,k,n", [(0, 64, 8), (4, 64, 0), (4, 0, 8)])
+def test_matmul_empty(m, k, n):
+    """No rows or no columns: nothing to compute, out is returned as is; no
+    K: out is all zeros."""
+    a = np.ones((m, k), np.float32)
+    b = np.ones((k, n), np.float32)
+    c = local(np.full((m, n), 7.0, np.float32))
+    assert weft.ops.matmul(local(a), local(b), c, split_k=2 if k else None) is c
+    np.testing.assert_array_equal(host(c), np.zeros((m, n), np.float32))
+
+
 @pytest.mark.parametrize("split_k", [2, 3, 7])
 @pytest.mark.parametrize("m,k,n", [(17, 100, 9), (64, 256, 64)])
 def test_matmul_split_k(split_k, m, k, n):

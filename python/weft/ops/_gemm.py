@@ -359,6 +359,8 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
                   (wl.float32, dtype))
     out_dtype = _dtype_of(out, "out")
+    if m * n == 0:  # no output block: no program would have a block to write
+        return out
     if out_dtype is not wl.float32:
         # The pieces of K meet in f32 atomics; 16 bits would round each.
         if split_k not in (None, 1):
