@@ -38,8 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
-from weft.ops._gemm import (ZERO_BLOCK, _zero_kernel, matmul_kernel, matmul_plan,  # noqa: E402
-                            matmul_signature, zero_signature)
+from weft.ops._gemm import compile_matmul, matmul_plan  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
@@ -81,15 +80,12 @@ def warm(shapes, configs, split_ks, pointers, warp_mma):
         ([(None, None, False, False)] if pointers else [])
     for m, n, k in shapes:
         for config, split_k, descriptors, mma in variants:
-            # torch's tensors of these shapes meet tensor_maps_fit.
-            grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
-                                                       descriptors=descriptors, warp_mma=mma)
-            out = "*bf16" if grid[2] == 1 else "*fp32"
-            weft.compile(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
-                         constexprs, target=target, **options)
-            if grid[2] > 1:  # the pieces add into zeros
-                weft.compile(_zero_kernel, zero_signature(m * n), dict(BLOCK=ZERO_BLOCK),
-                             target=target)
+            # torch's tensors of these shapes meet tensor_maps_fit; the out
+            # is bf16 where the product is one piece of K (run_gpu's rule).
+            grid = matmul_plan(m, n, k, backend, split_k, config, descriptors=descriptors,
+                               warp_mma=mma)[0]
+            compile_matmul(m, n, k, target, "*bf16" if grid[2] == 1 else "*fp32", split_k,
+                           config, descriptors, mma)
 
 
 def run_host(shapes):

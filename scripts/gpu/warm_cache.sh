@@ -54,9 +54,7 @@ ptr, ints = "*bf16:16", "i32:16"
 for hidden in HIDDEN:
     for tokens in TOKENS:
         m, n, k = tokens, hidden // ranks, hidden
-        _, _, constexprs, options = G.matmul_plan(m, n, k, backend)
-        sig = G.matmul_signature(m, n, k, constexprs, backend, "*fp32:16")
-        weft.compile(G.matmul_kernel, sig, constexprs, target=target, **options)
+        G.compile_matmul(m, n, k, target, "*fp32:16")
         # The push GEMMs: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
             rows, n, k = (tokens // ranks if scatter else tokens), hidden, hidden // ranks

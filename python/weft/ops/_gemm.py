@@ -4,7 +4,7 @@ _programs and the split-K rule."""
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import (PerBackend, TensorDescriptor, _for_backend, _resolve, _shape_divisibility,
-                    jit)
+                    compile as compile_kernel, jit)
 from ..collectives import _dtype_of, _grid_of, _size
 
 # Output block per program step (GPUs: mma tiles of 4 warps; host programs
@@ -331,10 +331,22 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
                 k_steps="i32")
 
 
-def zero_signature(count):
-    """_zero_kernel's run-time argument types for zero_f32(out, count) on a
-    16-byte aligned out (weft.compile's signature, as matmul_signature)."""
-    return dict(out="*fp32", n="i32:16" if count % 16 == 0 else "i32")
+def compile_matmul(m, n, k, target, out, split_k=None, config=None, descriptors=None,
+                   warp_mma=False):
+    """Compiles for `target`, without launching, what matmul launches for
+    an m x n x k bf16 product into an `out` of type "*fp32" or "*bf16"
+    (matmul_signature's operands), under matmul's options: the product,
+    and where K is split the zeroing of out (warming a kernel cache)."""
+    backend = target.split(":")[0]
+    if not out.startswith("*fp32"):
+        split_k = 1  # as matmul: pieces of K meet in f32
+    grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
+                                               descriptors=descriptors, warp_mma=warp_mma)
+    compile_kernel(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
+                   constexprs, target=target, **options)
+    if grid[2] > 1:
+        compile_kernel(_zero_kernel, dict(out="*fp32", n="i32:16" if m * n % 16 == 0 else "i32"),
+                       dict(BLOCK=ZERO_BLOCK), target=target)
 
 
 def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma=False):
