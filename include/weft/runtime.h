@@ -176,6 +176,13 @@ enum {
    * programs' start-up. CUDA: programmatic dependent launch, where the
    * driver has cuLaunchKernelEx; elsewhere launches are plain. */
   WEFT_LAUNCH_EARLY_START = 1u << 0,
+  /* At most as many programs as the device runs at once, for a kernel
+   * whose programs wait for each other (each takes items i, i +
+   * num_programs, ...): grid[0] is the most wanted, cut to what fits, so
+   * every program launched is running together once the work launched
+   * before it has finished. 1-D grids only; the host backend runs every
+   * program at once anyway (up to WEFT_HOST_MAX_PROGRAMS). */
+  WEFT_LAUNCH_RESIDENT = 1u << 1,
 };
 
 typedef struct weft_launch_config {

@@ -169,16 +169,42 @@ private:
   }
   Attribute wished(Value value) const { return desired.lookup(value); }
 
-  /// The layout wished for `value`, or for the tile that a chain of
-  /// one-operand element-wise ops (casts) computes it from.
+  /// The layout wished for `value`, or for the tile it comes from through
+  /// one-operand element-wise ops (casts) and loops that carry it (a dot's
+  /// sums that a later loop adds to).
   Attribute wishedSource(Value value) const {
     while (value) {
       if (Attribute layout = wished(value))
         return layout;
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        auto loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
+          return {};
+        value = loop.getInitArgs()[arg.getArgNumber() - loop.getNumInductionVars()];
+        continue;
+      }
       Operation *def = value.getDefiningOp();
-      if (!def || !def->hasTrait<OpTrait::Elementwise>() || def->getNumOperands() != 1)
+      if (auto loop = dyn_cast<scf::ForOp>(def)) {
+        value = loop.getInitArgs()[cast<OpResult>(value).getResultNumber()];
+        continue;
+      }
+      if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumOperands() != 1)
         return {};
       value = def->getOperand(0);
+    }
+    return {};
+  }
+
+  /// The layout wished for a tile that the result of `load` is combined
+  /// with element-wise (a dot's sums that loaded values are added to).
+  Attribute partnerOf(LoadOp load) const {
+    for (Operation *user : load.getResult().getUsers()) {
+      if (!user->hasTrait<OpTrait::Elementwise>())
+        continue;
+      for (Value operand : user->getOperands())
+        if (operand != load.getResult() && isTile(operand.getType()))
+          if (Attribute layout = wishedSource(operand))
+            return layout;
     }
     return {};
   }
@@ -234,6 +260,13 @@ private:
         else
           wish(value, source);
       }
+      // Loading what is added to a dot's sums (partial sums, a residual):
+      // the same trade the other way round, the loaded tile arriving in
+      // the sums' layout rather than crossing shared memory.
+      if (auto load = dyn_cast<LoadOp>(op))
+        if (Attribute partner = partnerOf(load))
+          if (fillsSectors(partner, load.getType()) || !conversionFits(op, load.getType()))
+            wish(op->getOperand(0), partner);
       wish(op->getOperand(0),
            chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
     });

@@ -211,6 +211,7 @@ class CompiledKernel:
         self._handle = None
         self._generation = -1
         self._config = rt.LaunchConfig()
+        self._flags = 0  # weft_launch_config.flags of every launch (_kernel)
         self._slots = [rt.TensorDesc() if s[0] == "desc" else _CTYPE[s[1]]() if not s[0]
                        else _c.c_void_p() for s in arg_specs]
         self._tensor_maps = {}  # argument index -> (map, swizzle) its bulk copies read
@@ -231,17 +232,20 @@ class CompiledKernel:
             # Its pipelined operands' buffers (compiler.h, "kernels").
             settings = json.loads(self.asm.get("kernels", b"{}")).get(self.name, {})
             self._config.shared_bytes = settings.get("dynamic_shared_bytes", 0)
-            self._config.flags = rt.LAUNCH_EARLY_START \
+            self._flags = rt.LAUNCH_EARLY_START \
                 if EARLY_START and settings.get("early_start") else 0
             self._tensor_maps = {int(i): (tuple(map(tuple, m["map"])), m["swizzle"])
                                  for i, m in settings.get("tensor_maps", {}).items()}
             self._generation = rt.state.generation
         return self._handle
 
-    def launch(self, grid, args, stream=None):
-        """stream: a CUstream handle; None: weft.stream's, else the context's."""
+    def launch(self, grid, args, stream=None, resident=False):
+        """stream: a CUstream handle; None: weft.stream's, else the context's.
+        resident: grid[0] programs at most, cut to those the device runs at
+        once (runtime.h, WEFT_LAUNCH_RESIDENT)."""
         kernel = self._kernel()
         self._config.stream = stream if stream is not None else rt.state.stream
+        self._config.flags = self._flags | (rt.LAUNCH_RESIDENT if resident else 0)
         slots = self._slots
         for i, arg in enumerate(args):
             if isinstance(arg, TensorDescriptor):
@@ -260,6 +264,9 @@ class CompiledKernel:
         g[0] = grid[0]
         g[1] = grid[1] if len(grid) > 1 else 1
         g[2] = grid[2] if len(grid) > 2 else 1
+        if resident and (self.cluster != (1, 1, 1) or g[1] != 1 or g[2] != 1):
+            raise ValueError(f"launch of {self.name}: a resident launch takes a 1-D grid "
+                             f"and no clusters")
         if self.cluster != (1, 1, 1) and any(g[d] % self.cluster[d] for d in range(3)):
             raise ValueError(f"launch of {self.name}: grid {tuple(g)} is not a whole number "
                              f"of clusters {self.cluster}")
@@ -435,6 +442,7 @@ class JITFunction:
         cluster = _cluster_shape(kwargs.pop("cluster", None))
         warp_mma = bool(kwargs.pop("warp_mma", False))
         stream = rt.stream_handle(kwargs.pop("stream", None))
+        resident = bool(kwargs.pop("resident", False))
         debug = kwargs.pop("debug", None)
         debug = DEBUG if debug is None else bool(debug)
         if kwargs or len(args) != len(self.arg_names):
@@ -468,7 +476,7 @@ class JITFunction:
             grid = grid(dict(constexprs, num_warps=num_warps))
         if isinstance(grid, int):
             grid = (grid,)
-        kernel.launch(grid, runtime_args, stream)
+        kernel.launch(grid, runtime_args, stream, resident)
         return kernel
 
     def _bind(self, args, kwargs):

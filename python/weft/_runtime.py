@@ -20,6 +20,7 @@ class _InitOptions(_c.Structure):
 
 
 LAUNCH_EARLY_START = 1  # runtime.h, weft_launch_config.flags
+LAUNCH_RESIDENT = 2
 
 
 class LaunchConfig(_c.Structure):

@@ -618,6 +618,34 @@ static weft_status cuda_module_get_function(void *state, void *module,
   return WEFT_SUCCESS;
 }
 
+/* Past 48 KiB, static and dynamic together, a kernel must opt in: any
+ * dynamic shared memory may take it there. */
+static weft_status allow_shared(CUfunction f, uint32_t shared_bytes) {
+  return shared_bytes ? CU(cuFuncSetAttribute, f,
+                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                           (int)shared_bytes)
+                      : WEFT_SUCCESS;
+}
+
+static weft_status cuda_resident_programs(void *state, void *function,
+                                          uint32_t num_threads, uint32_t shared_bytes,
+                                          uint32_t *out) {
+  cuda_state *s = state;
+  int per_sm = 0, sms = 0;
+  weft_status st = enter(s);
+  if (st == WEFT_SUCCESS)
+    st = allow_shared(function, shared_bytes);
+  if (st == WEFT_SUCCESS)
+    st = CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, (CUfunction)function,
+            (int)num_threads, (size_t)shared_bytes);
+  if (st == WEFT_SUCCESS)
+    st = CU(cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            s->gpu.device);
+  if (st == WEFT_SUCCESS)
+    *out = (uint32_t)per_sm * (uint32_t)sms;
+  return st;
+}
+
 static weft_status cuda_launch(void *state, void *function,
                                const weft_launch_config *config, void **args,
                                size_t num_args, const weft_kernel_context *kctx) {
@@ -629,11 +657,7 @@ static weft_status cuda_launch(void *state, void *function,
     st = weft_gpu_launch_begin(&s->gpu, &l, config, args, num_args, kctx);
   if (st != WEFT_SUCCESS)
     return st;
-  /* Past 48 KiB, static and dynamic together, a kernel must opt in: any
-   * dynamic shared memory may take it there. */
-  if (config->shared_bytes > 0)
-    st = CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            (int)config->shared_bytes);
+  st = allow_shared(f, config->shared_bytes);
   CUstream stream = config->stream ? (CUstream)config->stream : s->stream;
   if (st == WEFT_SUCCESS && (config->flags & WEFT_LAUNCH_EARLY_START) &&
       drv.cuLaunchKernelEx) {
@@ -726,6 +750,7 @@ const weft_backend_ops weft_backend_cuda = {
     .module_unload = cuda_module_unload,
     .module_get_function = cuda_module_get_function,
     .launch = cuda_launch,
+    .resident_programs = cuda_resident_programs,
     .synchronize = cuda_synchronize,
     .encode_tensor_map = cuda_encode_tensor_map,
 };

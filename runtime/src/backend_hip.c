@@ -53,7 +53,10 @@
   X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *)) \
   X(hipModuleLaunchKernel, hipError_t,                                         \
     (hipFunction_t, unsigned int, unsigned int, unsigned int, unsigned int,    \
-     unsigned int, unsigned int, unsigned int, hipStream_t, void **, void **))
+     unsigned int, unsigned int, unsigned int, hipStream_t, void **, void **)) \
+  X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t,           \
+    (int *, hipFunction_t, int, size_t))                                       \
+  X(hipDeviceGetAttribute, hipError_t, (int *, hipDeviceAttribute_t, int))
 
 #define TYPEDEF(name, ret, params) typedef ret (*name##_fn) params;
 HIP_FUNCTIONS(TYPEDEF)
@@ -395,6 +398,23 @@ static weft_status hip_launch(void *state, void *function,
   return st;
 }
 
+static weft_status hip_resident_programs(void *state, void *function,
+                                         uint32_t num_threads, uint32_t shared_bytes,
+                                         uint32_t *out) {
+  hip_state *s = state;
+  int per_cu = 0, cus = 0;
+  weft_status st = enter(s);
+  if (st == WEFT_SUCCESS)
+    st = HIP(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, &per_cu,
+             (hipFunction_t)function, (int)num_threads, (size_t)shared_bytes);
+  if (st == WEFT_SUCCESS)
+    st = HIP(hipDeviceGetAttribute, &cus, hipDeviceAttributeMultiprocessorCount,
+             s->gpu.device);
+  if (st == WEFT_SUCCESS)
+    *out = (uint32_t)per_cu * (uint32_t)cus;
+  return st;
+}
+
 static weft_status hip_synchronize(void *state, void *stream) {
   hip_state *s = state;
   weft_status st = enter(s);
@@ -421,5 +441,6 @@ const weft_backend_ops weft_backend_hip = {
     .module_unload = hip_module_unload,
     .module_get_function = hip_module_get_function,
     .launch = hip_launch,
+    .resident_programs = hip_resident_programs,
     .synchronize = hip_synchronize,
 };

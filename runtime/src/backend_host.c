@@ -279,6 +279,16 @@ static weft_status host_launch(void *state, void *function,
   return st;
 }
 
+/* Every program of a launch runs at once on its own thread. */
+static weft_status host_resident_programs(void *state, void *function,
+                                          uint32_t num_threads, uint32_t shared_bytes,
+                                          uint32_t *out) {
+  host_state *s = state;
+  (void)function, (void)num_threads, (void)shared_bytes;
+  *out = s->max_programs < UINT32_MAX ? (uint32_t)s->max_programs : UINT32_MAX;
+  return WEFT_SUCCESS;
+}
+
 static weft_status host_synchronize(void *state, void *stream) {
   (void)state;
   (void)stream;
@@ -303,5 +313,6 @@ const weft_backend_ops weft_backend_host = {
     .module_unload = host_module_unload,
     .module_get_function = host_module_get_function,
     .launch = host_launch,
+    .resident_programs = host_resident_programs,
     .synchronize = host_synchronize,
 };

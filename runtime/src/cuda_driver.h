@@ -31,6 +31,7 @@ enum {
 /* CUdevice_attribute */
 typedef int CUdevice_attribute;
 enum {
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102,
   CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103,
   CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
@@ -211,7 +212,10 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
     (CUfunction, CUfunction_attribute, int))                                   \
   X(cuLaunchKernel, "cuLaunchKernel",                                          \
     (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,       \
-     unsigned int, unsigned int, unsigned int, CUstream, void **, void **))
+     unsigned int, unsigned int, unsigned int, CUstream, void **, void **))    \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor,                               \
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor",                             \
+    (int *, CUfunction, int, size_t))
 
 /* Looked up only when the user opts into multicast (WEFT_ENABLE_MULTICAST). */
 #define WEFT_CUDA_MULTICAST_FUNCTIONS(X)                                       \

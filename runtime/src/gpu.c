@@ -7,8 +7,6 @@
 
 #include "gpu.h"
 
-#define DEFAULT_WARPS 4 /* the compiler's default num_warps */
-
 static const char *name_of(const weft_gpu *g) { return g->ops->backend->name; }
 
 static weft_status no_memory(const char *name) {
@@ -176,7 +174,7 @@ weft_status weft_gpu_launch_begin(const weft_gpu *g, weft_gpu_launch *l,
     l->params[i] = args[i];
   l->params[num_args] = (void *)kctx;
   l->block = config->num_threads ? config->num_threads
-                                 : DEFAULT_WARPS * g->ops->backend->warp_size;
+                                 : WEFT_DEFAULT_WARPS * g->ops->backend->warp_size;
   return WEFT_SUCCESS;
 }
 

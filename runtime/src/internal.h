@@ -10,6 +10,7 @@
 #include "backend.h"
 
 #define WEFT_ERROR_MAX 1024
+#define WEFT_DEFAULT_WARPS 4 /* the compiler's default num_warps */
 
 /* ---- error.c ---- */
 

@@ -93,6 +93,28 @@ static weft_status check_kernel_records(weft_context *ctx) {
   return debug != WEFT_SUCCESS ? debug : wait;
 }
 
+/* WEFT_LAUNCH_RESIDENT: at most the programs the device runs at once. */
+static weft_status clamp_to_resident(weft_context *ctx, const weft_kernel *kernel,
+                                     weft_launch_config *c) {
+  if (c->grid[1] != 1 || c->grid[2] != 1)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: a resident launch "
+                     "takes a 1-D grid, not %ux%ux%u", c->grid[0], c->grid[1], c->grid[2]);
+  uint32_t threads = c->num_threads ? c->num_threads
+                                    : WEFT_DEFAULT_WARPS * ctx->ops->warp_size;
+  uint32_t resident = 0;
+  weft_status st = ctx->ops->resident_programs(ctx->state, kernel->function, threads,
+                                               c->shared_bytes, &resident);
+  if (st != WEFT_SUCCESS)
+    return st;
+  if (!resident)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: not one program of "
+                     "%u threads and %u bytes of shared memory fits the device",
+                     threads, c->shared_bytes);
+  if (c->grid[0] > resident)
+    c->grid[0] = resident;
+  return WEFT_SUCCESS;
+}
+
 weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
                         void **args, size_t num_args) {
   if (!kernel)
@@ -104,13 +126,18 @@ weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
   weft_launch_config c = {{1, 1, 1}, 0, 0, NULL, 0};
   if (config)
     c = *config;
-  uint32_t unknown = c.flags & ~(uint32_t)WEFT_LAUNCH_EARLY_START;
+  uint32_t unknown = c.flags & ~(uint32_t)(WEFT_LAUNCH_EARLY_START | WEFT_LAUNCH_RESIDENT);
   if (unknown)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_launch: unknown flags 0x%x", unknown));
   for (int i = 0; i < 3; ++i)
     if (!c.grid[i])
       c.grid[i] = 1;
+  if (c.flags & WEFT_LAUNCH_RESIDENT) {
+    weft_status st = clamp_to_resident(ctx, kernel, &c);
+    if (st != WEFT_SUCCESS)
+      return weft_ctx_fail(ctx, st);
+  }
   weft_status st = ctx->ops->launch(ctx->state, kernel->function, &c, args,
                                     num_args, &ctx->kctx);
   /* The host backend has finished the launch: report its records now. */

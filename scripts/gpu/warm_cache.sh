@@ -43,28 +43,18 @@ done
 # matmul_all_reduce run at the fused sweep's prefill shapes, too large to
 # run on host ranks: compiled from the blocks matmul picks for them.
 PYTHONPATH=$PYTHONPATH:$PWD/bench /usr/bin/python3 - "$ranks" <<'PY'
-import os, sys, weft
-import weft.language as wl
+import os, sys
 from weft.ops import _gemm as G, _tp as T
 from fused import HIDDEN, TOKENS
 target = os.environ["WEFT_WARM_TARGET"]
-backend = target.split(":")[0]
 ranks = int(sys.argv[1])
-ptr, ints = "*bf16:16", "i32:16"
 for hidden in HIDDEN:
     for tokens in TOKENS:
         m, n, k = tokens, hidden // ranks, hidden
         G.compile_matmul(m, n, k, target, "*fp32:16")
-        # The push GEMMs: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
+        # The second layer: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
-            rows, n, k = (tokens // ranks if scatter else tokens), hidden, hidden // ranks
-            constexprs, warps, stages, _, _, _ = G._config_for(rows, n, k, backend, wl.bfloat16)
-            sig = dict(a=ptr, b=ptr, slots="*fp32:16", rows=ints, N=ints, K=ints,
-                       k_steps="i32")
-            weft.compile(T.matmul_push_kernel, sig,
-                         dict(constexprs, SCATTER=scatter,
-                              EVEN=G.even_blocks(rows, n, k, constexprs)),
-                         target=target, num_warps=warps, num_stages=stages)
+            T.compile_matmul_reduce(tokens, hidden, hidden // ranks, ranks, scatter, target)
 PY
 # The GEMM benchmark's kernels, its mma.sync ones too (one rank: it has no
 # communication).

@@ -408,6 +408,23 @@ static int test_grid(const char *so) {
   CHECK_FAILS(weft_launch(k, &cfg, NULL, 0), WEFT_ERROR_INVALID_ARGUMENT,
               "grid 64x32x1 = 2048 programs exceeds WEFT_HOST_MAX_PROGRAMS=1024");
   CHECK_FAILS(weft_launch(k, &cfg, NULL, 2), WEFT_ERROR_INVALID_ARGUMENT, "args is NULL");
+  /* A resident launch is cut to the programs that run at once (every one,
+   * on the host, up to the limit) and takes 1-D grids only. */
+  weft_kernel *readctx;
+  CHECK_OK(weft_module_get_kernel(m, "read_context", &readctx));
+  int32_t *info;
+  CHECK_OK(weft_malloc(g_ctx, 16, (void **)&info));
+  void *info_args[] = {&info};
+  weft_launch_config resident = {{5000, 1, 1}, 0, 0, NULL, WEFT_LAUNCH_RESIDENT};
+  CHECK_OK(weft_launch(readctx, &resident, info_args, 1));
+  CHECK(info[3] == 1024);
+  resident.grid[0] = 3;
+  CHECK_OK(weft_launch(readctx, &resident, info_args, 1));
+  CHECK(info[3] == 3);
+  resident.grid[1] = 2;
+  CHECK_FAILS(weft_launch(readctx, &resident, info_args, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "a resident launch takes a 1-D grid, not 3x2x1");
+  CHECK_OK(weft_free(g_ctx, info));
   CHECK_OK(weft_finalize(g_ctx)); /* unloads m */
   return 0;
 }

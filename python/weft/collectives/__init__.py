@@ -55,19 +55,27 @@ class _Comm:
         ranks = rt.num_ranks()
         self.flags = rt.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * ranks,), wl.int64)
         self.epochs = rt.zeros((K.MAX_PROGRAMS,), wl.int64)
+        # weft.ops' second layer: its calls, its programs done, and a
+        # counter per output block for each parity of the calls.
+        self.fused_sync = rt.zeros((2 + 2 * K.FUSED_BLOCKS,), wl.int64)
         # The only host barrier: every rank's flags are zero before any
         # rank signals into them. Once per context, not per call.
         rt.barrier()
         self.scratch = {}
         self.multicast = _read_multicast()
 
-    def buffer(self, name, n, dtype):
+    def buffer(self, name, n, dtype, drain=False):
         """A symmetric scratch buffer of at least n elements of dtype, kept
         and grown by powers of two (allocation is collective: every rank
-        asks for the same sizes in the same order)."""
+        asks for the same sizes in the same order). drain: before it grows,
+        every rank's launched work finishes (a host barrier), for buffers
+        that a rank may still use while another has gone on to its next
+        call."""
         nbytes = max(1, n) * dtype.bits // 8
         buf = self.scratch.get(name)
         if buf is None or buf.nbytes < nbytes:
+            if buf is not None and drain:
+                rt.barrier()
             buf = rt.Buffer((max(4096, 1 << (nbytes - 1).bit_length()),), wl.uint8)
             self.scratch[name] = buf
         return _view(buf, n, dtype)

@@ -22,7 +22,8 @@ from .. import language as wl
 from .._jit import jit
 
 MAX_PROGRAMS = 256  # flag rows per phase
-NUM_PHASES = 3      # 0: entry, 1: middle (ops._tp), 2: exit
+NUM_PHASES = 2      # 0: entry, 1: exit
+FUSED_BLOCKS = 1 << 15  # counters per call parity of weft.ops' second layer
 
 
 @jit
@@ -114,7 +115,7 @@ def one_shot_all_reduce(x, out, tmp, flags, n, epochs, OP: wl.constexpr,
             wl.store(tmp + offs, acc, mask=mask)
         else:
             wl.store(out + offs, acc, mask=mask)
-    _sync(flags, 2, epoch)                      # nobody reads my x any more
+    _sync(flags, 1, epoch)                      # nobody reads my x any more
     if INPLACE:
         _copy_local(tmp, out, n, BLOCK)
     _end(epochs, epoch)
@@ -138,7 +139,7 @@ def two_shot_all_reduce(x, out, flags, n, chunk, epochs, OP: wl.constexpr,
         mask = (offs < n) & (offs < lo + chunk)
         acc = _reduce_block(x, offs, mask, OP)
         _push(out + offs, acc, mask, me)
-    _sync(flags, 2, epoch)                      # every chunk landed everywhere
+    _sync(flags, 1, epoch)                      # every chunk landed everywhere
     _end(epochs, epoch)
 
 
@@ -158,7 +159,7 @@ def multimem_all_reduce(x, out, flags, n, chunk, epochs):
     for i in range(lo + wl.program_id(0), hi, wl.num_programs(0)):
         v = wl.multimem_ld_reduce(wl.multicast(x + i), op="add")   # f32: add only
         wl.multimem_store(wl.multicast(out + i), v)
-    _sync(flags, 2, epoch)                      # every chunk written everywhere
+    _sync(flags, 1, epoch)                      # every chunk written everywhere
     _end(epochs, epoch)
 
 
@@ -176,7 +177,7 @@ def reduce_scatter_kernel(x, out, flags, n, chunk, epochs, OP: wl.constexpr,
         offs = lo + local
         acc = _reduce_block(x, offs, offs < n, OP)
         wl.store(out + local, acc, mask=local < chunk)
-    _sync(flags, 2, epoch)
+    _sync(flags, 1, epoch)
     _end(epochs, epoch)
 
 
@@ -191,7 +192,7 @@ def all_gather_kernel(x, out, flags, n, epochs, BLOCK: wl.constexpr):
         offs = start + wl.arange(0, BLOCK)
         mask = offs < n
         _push(out + me * n + offs, wl.load(x + offs, mask=mask), mask, me)
-    _sync(flags, 2, epoch)                      # every block landed everywhere
+    _sync(flags, 1, epoch)                      # every block landed everywhere
     _end(epochs, epoch)
 
 
@@ -211,7 +212,7 @@ def all_to_all_kernel(x, out, flags, m, epochs, BLOCK: wl.constexpr):
             p = (me + 1 + i) % ranks
             v = wl.load(x + p * m + offs, mask=mask)
             wl.store(out + me * m + offs, v, mask=mask, peer=p)
-    _sync(flags, 2, epoch)                      # every block landed everywhere
+    _sync(flags, 1, epoch)                      # every block landed everywhere
     _end(epochs, epoch)
 
 
@@ -228,7 +229,7 @@ def broadcast_kernel(x, root, flags, n, epochs, BLOCK: wl.constexpr):
             v = wl.load(x + offs, mask=mask)
             for i in range(1, wl.num_ranks()):
                 wl.store(x + offs, v, mask=mask, peer=(root + i) % wl.num_ranks())
-    _sync(flags, 2, epoch)                      # root's x landed everywhere
+    _sync(flags, 1, epoch)                      # root's x landed everywhere
     _end(epochs, epoch)
 
 
@@ -258,5 +259,5 @@ def all_reduce_residual_rmsnorm_kernel(x, residual, weight, out, flags, rows, hi
             h = wl.load(residual + base + cols, mask=mask, other=0.0).to(wl.float32)
             w = wl.load(weight + cols, mask=mask, other=0.0).to(wl.float32)
             wl.store(out + base + cols, h * rstd * w, mask=mask)
-    _sync(flags, 2, epoch)                      # nobody reads my x any more
+    _sync(flags, 1, epoch)                      # nobody reads my x any more
     _end(epochs, epoch)

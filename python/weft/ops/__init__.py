@@ -11,7 +11,7 @@
     weft.ops.moe_combine(y, handle, topk_weights, out=None)
 
 Every rank calls them in the same order with the same shapes, like the
-collectives, whose flags and device-side epochs they share.
+collectives, whose flags, device-side epochs and counters they share.
 
     _gemm.py       matmul and the GEMM pieces the fused GEMMs share
     _tp.py         tensor-parallel GEMMs: all-gather + GEMM, GEMM + reduce-scatter
@@ -24,7 +24,7 @@ from ._attention import flash_decode_combine, flash_decode_combine_kernel  # noq
 from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, matmul, matmul_kernel  # noqa: F401
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
 from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,  # noqa: F401
-                  matmul_push_kernel, matmul_reduce_scatter, phase_kernel, slots_reduce_kernel)
+                  matmul_reduce_kernel, matmul_reduce_scatter, phase_kernel)
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
            "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]

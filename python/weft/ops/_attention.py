@@ -59,7 +59,7 @@ def flash_decode_combine_kernel(o, lse, out, lse_out, flags, epochs, rows, D,
             wl.store(out + offs, acc * scale[:, None], mask=mask)
         if WRITE_LSE:
             wl.store(lse_out + r, m + wl.log(total), mask=rmask)
-    _sync(flags, 2, epoch)                    # nobody reads my o and lse any more
+    _sync(flags, 1, epoch)                    # nobody reads my o and lse any more
     _end(epochs, epoch)
 
 

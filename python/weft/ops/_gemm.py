@@ -95,6 +95,19 @@ def even_blocks(m, n, k, constexprs):
     return PerBackend(**{backend: even(backend) for backend in DEFAULT_PROGRAMS})
 
 
+@jit
+def _grouped(block, blocks_m, blocks_n, GROUP_M: wl.constexpr):
+    """(row block, column block) of output block number `block` of
+    blocks_m x blocks_n, numbered GROUP_M block rows by every column: the
+    blocks that neighbouring numbers take share their rows of a and
+    columns of b, which then stay in L2 while they last."""
+    group = block // (GROUP_M * blocks_n)
+    first_m = group * GROUP_M
+    rows = wl.minimum(blocks_m - first_m, GROUP_M)
+    in_group = block % (GROUP_M * blocks_n)
+    return first_m + in_group % rows, in_group // rows
+
+
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
@@ -104,22 +117,19 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     partial product into c, which starts at zero. Pieces counted in steps
     keep their offsets provably multiples of BK (aligned vector loads).
     Programs launched together take GROUP_M block rows by as many columns
-    (grid axes 0 and 1 renumbered), so the blocks of a and b they read
-    stay in L2 while they last. CLUSTER_N programs along grid axis 1 (a
-    cluster=(1, CLUSTER_N) launch) take neighbouring columns of one block
-    row, so a's blocks are the same in each: the compiler shares their
-    copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
+    (grid axes 0 and 1 renumbered by _grouped), so the blocks of a and b
+    they read stay in L2 while they last. CLUSTER_N programs along grid
+    axis 1 (a cluster=(1, CLUSTER_N) launch) take neighbouring columns of
+    one block row, so a's blocks are the same in each: the compiler shares
+    their copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
     steps, so none ends inside a step). DESC: a and b are tensor
     descriptors (blocks_of), else pointers."""
     blocks_m = (M + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN // CLUSTER_N  # of clusters
-    pid = wl.program_id(1) // CLUSTER_N * blocks_m + wl.program_id(0)
-    group = pid // (GROUP_M * blocks_n)
-    first_m = group * GROUP_M
-    rows = wl.minimum(blocks_m - first_m, GROUP_M)
-    in_group = pid % (GROUP_M * blocks_n)
-    m0 = (first_m + in_group % rows) * BM
-    n0 = (in_group // rows * CLUSTER_N + wl.program_id(1) % CLUSTER_N) * BN
+    block_m, cluster_n = _grouped(wl.program_id(1) // CLUSTER_N * blocks_m + wl.program_id(0),
+                                  blocks_m, blocks_n, GROUP_M)
+    m0 = block_m * BM
+    n0 = (cluster_n * CLUSTER_N + wl.program_id(1) % CLUSTER_N) * BN
     rm = m0 + wl.arange(0, BM)
     rn = n0 + wl.arange(0, BN)
     k_chunk = k_steps * BK

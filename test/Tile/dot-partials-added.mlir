@@ -1,0 +1,78 @@
+// Partial sums loaded and added to a dot's sums after its K loop (the
+// epilogue of weft.ops.matmul_reduce_scatter's own blocks): the loads
+// take the accumulator's layout, which the loop over the partials
+// carries from the K loop's result to the store, so the sums never cross
+// shared memory (f32 fragments fill whole 32-byte sectors: four threads
+// of two adjacent f32 per row). Without the rule the loads took their
+// coalesced layout and each went through a conversion, which for the
+// kernel's 128x256 f32 blocks needs 128 KiB of scratch, more than there
+// is.
+//
+// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s
+// RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
+// RUN: %ptxas %t.ptx
+
+// CHECK-LABEL: func.func @partials
+// CHECK-NOT:   weft.convert_layout
+// CHECK:       weft.load {{.*}} : tensor<64x64x!weft.ptr<f32>, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerProgram = [2, 2], order = [1, 0]}>>
+// CHECK-NOT:   weft.convert_layout
+// CHECK:       weft.store {{.*}} : tensor<64x64x!weft.ptr<f32>, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerProgram = [2, 2], order = [1, 0]}>>
+func.func @partials(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>,
+                    %p: !weft.ptr<f32>, %count: i32,
+                    %K: i32 {weft.divisibility = 16 : i32},
+                    %k_lo: i32 {weft.divisibility = 16 : i32}) attributes {weft.kernel} {
+  // a: 64 x K, b: K x 64, c: 64 x 64, row-major.
+  %c32 = arith.constant 32 : i32
+  %rm = weft.make_range 0, 64 : tensor<64xi32>
+  %rk = weft.make_range 0, 32 : tensor<32xi32>
+  %m = weft.expand_dims %rm axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %Ks = weft.splat %K : i32 -> tensor<64x1xi32>
+  %mrow = arith.muli %m, %Ks : tensor<64x1xi32>
+  %as = weft.splat %a : !weft.ptr<bf16> -> tensor<64x1x!weft.ptr<bf16>>
+  %arow = weft.addptr %as, %mrow : tensor<64x1x!weft.ptr<bf16>>, tensor<64x1xi32>
+  %abase = weft.broadcast %arow : tensor<64x1x!weft.ptr<bf16>> -> tensor<64x32x!weft.ptr<bf16>>
+  %n = weft.expand_dims %rm axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %nb = weft.broadcast %n : tensor<1x64xi32> -> tensor<32x64xi32>
+  %bs = weft.splat %b : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
+  %bcol = weft.addptr %bs, %nb : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+  %width = arith.constant dense<64> : tensor<32x1xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %sum = scf.for %k0 = %k_lo to %K step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %ks = weft.splat %k0 : i32 -> tensor<32xi32>
+    %kk = arith.addi %ks, %rk : tensor<32xi32>
+    %kr = weft.expand_dims %kk axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %krb = weft.broadcast %kr : tensor<1x32xi32> -> tensor<64x32xi32>
+    %ap = weft.addptr %abase, %krb : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+    %x = weft.load %ap : tensor<64x32x!weft.ptr<bf16>>
+    %kc = weft.expand_dims %kk axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+    %kcr = arith.muli %kc, %width : tensor<32x1xi32>
+    %kcb = weft.broadcast %kcr : tensor<32x1xi32> -> tensor<32x64xi32>
+    %bp = weft.addptr %bcol, %kcb : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+    %y = weft.load %bp : tensor<32x64x!weft.ptr<bf16>>
+    %d = weft.dot %x, %y, %acc : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %rows = arith.constant dense<64> : tensor<64x1xi32>
+  %mc = arith.muli %m, %rows : tensor<64x1xi32>
+  %mcb = weft.broadcast %mc : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ncb = weft.broadcast %n : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %mcb, %ncb : tensor<64x64xi32>
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %off : tensor<64x64x!weft.ptr<f32>>, tensor<64x64xi32>
+  // Partial sums of the same block, 4096 f32 apart, added in order.
+  %ps = weft.splat %p : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
+  %pp = weft.addptr %ps, %off : tensor<64x64x!weft.ptr<f32>>, tensor<64x64xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %slot = arith.constant 4096 : i32
+  %total = scf.for %s = %c0 to %count step %c1 iter_args(%t = %sum) -> (tensor<64x64xf32>) : i32 {
+    %shift = arith.muli %s, %slot : i32
+    %sh = weft.splat %shift : i32 -> tensor<64x64xi32>
+    %q = weft.addptr %pp, %sh : tensor<64x64x!weft.ptr<f32>>, tensor<64x64xi32>
+    %v = weft.load %q : tensor<64x64x!weft.ptr<f32>>
+    %t2 = arith.addf %t, %v : tensor<64x64xf32>
+    scf.yield %t2 : tensor<64x64xf32>
+  }
+  weft.store %cp, %total : tensor<64x64x!weft.ptr<f32>>
+  return
+}
