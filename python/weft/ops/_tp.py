@@ -15,8 +15,8 @@ Second layer: one resident launch (matmul_reduce_kernel). Its programs
 compute the partial products for the other ranks first and push each into
 a symmetric scratch of the rank that needs it (wl.store(..., peer=dest)),
 counting it there on the block's counter; then each rank's own blocks wait
-for their counts and add the partials, in rank order, to their own, so
-the partials cross NVLink while the GEMM goes on. No phase launch, no
+for their counts and add the partials to their own, in one order, so the
+partials cross NVLink while the GEMM goes on. No phase launch, no
 host barrier and no atomics on the data: every element is the same f32
 sum, in the same order, on every run and on every rank that holds it.
 
@@ -272,8 +272,8 @@ def _piece_product(a, b, row0, m0, n0, rows, N, K, k_lo, k_chunk, BM: wl.constex
 
 def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, descriptors=None):
     """How matmul_reduce_kernel runs the second layer for `rows` x n x k
-    products on `ranks` ranks on `backend`: (constexprs, launch options, output blocks,
-    pieces of K, BK steps per piece). matmul's blocks for the product
+    products on `ranks` ranks on `backend`: (constexprs, launch options,
+    output blocks, pieces of K, BK steps per piece). matmul's blocks for the product
     (no clusters: a resident launch takes none); descriptors: a and b go
     as tensor descriptors (None: where the blocks tile the product)."""
     constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(rows, n, k, backend, dtype)
