@@ -51,6 +51,22 @@ def _desc_block_product(a, b, m0, n0, k_lo, k_hi, BM: wl.constexpr, BN: wl.const
     return acc
 
 
+@jit
+def _piece_product(a, b, row0, m0, n0, rows, N, K, k_lo, k_chunk, BM: wl.constexpr,
+                   BN: wl.constexpr, BK: wl.constexpr, EVEN: wl.constexpr,
+                   DESC: wl.constexpr):
+    """The f32 block at rows row0 + m0.. (of `rows` from row0), columns
+    n0.. of a @ b over k in [k_lo, k_lo + k_chunk), from tensor
+    descriptors (DESC) or pointers."""
+    k_hi = wl.minimum(K, k_lo + k_chunk)
+    if DESC:
+        acc = _desc_block_product(a, b, row0 + m0, n0, k_lo, k_hi, BM, BN, BK)
+    else:
+        acc = _block_product(a + row0 * K, b, m0 + wl.arange(0, BM), n0 + wl.arange(0, BN),
+                             rows, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
+    return acc
+
+
 ZERO_BLOCK = 4096
 
 
@@ -133,12 +149,8 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     rm = m0 + wl.arange(0, BM)
     rn = n0 + wl.arange(0, BN)
     k_chunk = k_steps * BK
-    k_lo = wl.program_id(2) * k_chunk
-    k_hi = wl.minimum(K, k_lo + k_chunk)
-    if DESC:
-        acc = _desc_block_product(a, b, m0, n0, k_lo, k_hi, BM, BN, BK)
-    else:
-        acc = _block_product(a, b, rm, rn, M, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
+    acc = _piece_product(a, b, 0, m0, n0, M, N, K, wl.program_id(2) * k_chunk, k_chunk,
+                         BM, BN, BK, EVEN, DESC)
     offs = c + rm[:, None] * N + rn[None, :]
     mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
     if k_chunk < K:

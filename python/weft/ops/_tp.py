@@ -31,11 +31,11 @@ complete, and its release covers those earlier launches' writes.
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import compile as compile_kernel, jit
-from ..collectives._kernels import FUSED_BLOCKS, _begin, _end, _sync
+from ..collectives._kernels import FUSED_BLOCKS, _begin, _end, _push, _sync
 from ..collectives import _dtype_of, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
-                    _config_for, _desc_block_product, _grouped, _output, _pieces, _programs,
-                    _wave, blocks_of, even_blocks, matmul, matmul_signature, tensor_maps_fit,
+                    _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
+                    blocks_of, even_blocks, matmul, matmul_signature, tensor_maps_fit,
                     zero_f32)
 
 
@@ -208,8 +208,7 @@ def matmul_reduce_kernel(a, b, c, slots, sync, rows, N, K, k_steps, SCATTER: wl.
             if SCATTER:
                 wl.store(base + offs, acc, mask=mask, peer=dest)
             else:
-                for s in range(1, ranks + 1):     # the next rank first, this one last
-                    wl.store(base + offs, acc, mask=mask, peer=(me + s) % ranks)
+                _push(base + offs, acc, mask, me)  # the next rank first, this one last
             pending = block
             pending_dest = dest
     if pending >= 0:
@@ -252,22 +251,6 @@ def _sum_partials(acc, base, c, counters, block, m0, n0, rows, N, size, own, cou
             total += wl.load(base + s * size + offs, mask=mask, other=zero)
     wl.store(c + offs, total, mask=mask)
     wl.store(counters + block, 0)
-
-
-@jit
-def _piece_product(a, b, row0, m0, n0, rows, N, K, k_lo, k_chunk, BM: wl.constexpr,
-                   BN: wl.constexpr, BK: wl.constexpr, EVEN: wl.constexpr,
-                   DESC: wl.constexpr):
-    """The f32 block at rows row0 + m0.. (of `rows` from row0), columns
-    n0.. of a @ b over k in [k_lo, k_lo + k_chunk), from tensor
-    descriptors (DESC) or pointers."""
-    k_hi = wl.minimum(K, k_lo + k_chunk)
-    if DESC:
-        acc = _desc_block_product(a, b, row0 + m0, n0, k_lo, k_hi, BM, BN, BK)
-    else:
-        acc = _block_product(a + row0 * K, b, m0 + wl.arange(0, BM), n0 + wl.arange(0, BN),
-                             rows, N, K, k_lo, k_hi, 0, False, BM, BN, BK, EVEN)
-    return acc
 
 
 def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, descriptors=None):
@@ -328,9 +311,10 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     slots = comm.buffer("fused", count, wl.float32, drain=True)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
-    # Partials for others, then sums: the longer list bounds the programs
-    # (a resident launch cuts them to those that fit the GPU at once).
-    items = max(blocks, (ranks * pieces - 1) * blocks if scatter else pieces * blocks)
+    # The kernel's longer loop, over every piece of every destination's
+    # blocks, bounds the programs (a resident launch cuts them to those
+    # that fit the GPU at once).
+    items = (ranks if scatter else 1) * pieces * blocks
     if num_programs is None:
         num_programs = DEFAULT_PROGRAMS["host"] if backend == "host" else items
     matmul_reduce_kernel[(min(items, int(num_programs)),)](
