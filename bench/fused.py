@@ -104,7 +104,7 @@ class Bench(CB.Run):
         out = weft.empty((m, h // R), wl.float32)
         bufs = [x, w, out]
         systems = {"weft": lambda: ops.all_gather_matmul(x, w, out),
-                   "weft_pull": lambda: ops.all_gather_matmul(x, w, out, algorithm="pull")}
+                   "weft_gather": lambda: ops.all_gather_matmul(x, w, out, algorithm="gather")}
         if not self.gpu:
             want = np.concatenate([pattern((m // R, h), p, 1) for p in range(R)]) @ \
                 pattern((h, h // R), r, 2)
@@ -120,7 +120,7 @@ class Bench(CB.Run):
             dist.all_gather_into_tensor(full, tx)
             torch.matmul(full, tw, out=tout)
         systems["torch"] = nccl
-        checks = {"weft": lambda: self.check(out, want), "weft_pull": lambda: self.check(
+        checks = {"weft": lambda: self.check(out, want), "weft_gather": lambda: self.check(
             out, want), "torch": lambda: self.check(tout, want, exact=False)}
         symm = self.symm_ops()
         if symm:
@@ -414,7 +414,7 @@ def main():
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="replays of a graph of --iters calls")
-    p.add_argument("--systems", default="weft,weft_graph,weft_pull,weft_pull_graph,torch,symm")
+    p.add_argument("--systems", default="weft,weft_graph,weft_gather,weft_gather_graph,torch,symm")
     p.add_argument("--port", type=int, default=29519)
     p.add_argument("--csv", default=None)
     args = p.parse_args()

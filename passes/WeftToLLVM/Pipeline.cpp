@@ -29,6 +29,7 @@ void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &spec) {
     pm.addPass(createWeftPipelineDotOperands(
         {target, spec.numWarps, spec.numStages, /*unrollRings=*/true, spec.warpMma}));
   pm.addPass(createWeftExpandTensorDescs());
+  pm.addPass(createWeftFenceTensorCopies({target, spec.numWarps, spec.debug}));
   pm.addPass(createWeftAssignLayouts({target, spec.numWarps}));
   pm.addPass(createWeftAddHiddenArgs({target, spec.numWarps, spec.debug}));
   pm.addPass(createWeftEarlyStart({target, spec.numWarps, spec.debug}));

@@ -211,6 +211,10 @@ void TargetInfo::barrierInval(OpBuilder &, Location, Value) const {
   llvm_unreachable("barrierInval without hasTensorCopies");
 }
 
+void TargetInfo::asyncProxyFence(OpBuilder &, Location) const {
+  llvm_unreachable("asyncProxyFence without hasTensorCopies");
+}
+
 Value TargetInfo::clusterRank(OpBuilder &, Location) const {
   llvm_unreachable("clusterRank without hasClusters");
 }

@@ -396,6 +396,12 @@ public:
     emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
             "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}");
   }
+  // The bulk copies read global memory through the async proxy; this
+  // orders the thread's generic accesses, and what its acquires made
+  // visible (peers' pushes), before them.
+  void asyncProxyFence(OpBuilder &b, Location loc) const override {
+    emitAsm(b, loc, Type(), {}, "fence.proxy.async.global;", "~{memory}");
+  }
 
   // Thread block clusters (PTX ISA 7.8, sm_90). A kernel launched without
   // a cluster shape is a cluster of one CTA, so these hold everywhere.

@@ -690,6 +690,19 @@ struct MBarrierArriveLowering : TilePattern<MBarrierArriveOp> {
   }
 };
 
+/// Nothing where the target has no bulk copies: its loads all go through
+/// one proxy.
+struct AsyncProxyFenceLowering : TilePattern<AsyncProxyFenceOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(AsyncProxyFenceOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (tiles.target.hasTensorCopies())
+      tiles.target.asyncProxyFence(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// The cluster's barrier; where clusters are single programs, a wait is
 /// the program's join and an arrival nothing.
 struct ClusterArriveLowering : TilePattern<ClusterArriveOp> {
@@ -868,7 +881,8 @@ void populateTileMemoryPatterns(const LLVMTypeConverter &converter,
                TileAtomicCASLowering, AllocSharedLowering, AsyncCopyLowering,
                AsyncCommitLowering, AsyncWaitLowering, AllocMBarriersLowering,
                InvalMBarriersLowering, DescAsyncCopyLowering, MBarrierWaitLowering,
-               MBarrierArriveLowering, ClusterArriveLowering, ClusterWaitLowering>(
+               MBarrierArriveLowering, AsyncProxyFenceLowering, ClusterArriveLowering,
+               ClusterWaitLowering>(
       converter, tiles);
 }
 

@@ -39,8 +39,8 @@ done
 # with the GPU sweep's divisibilities ask for its specialisations.
 "${run[@]}" /usr/bin/python3 bench/fused.py --tokens 16,64 --hidden 256 --iters 1 \
   --warmup 0 > /dev/null
-# The GEMMs that all_gather_matmul, matmul_reduce_scatter and
-# matmul_all_reduce run at the fused sweep's prefill shapes, too large to
+# The GEMMs that all_gather_matmul (both algorithms), matmul_reduce_scatter
+# and matmul_all_reduce run at the fused sweep's prefill shapes, too large to
 # run on host ranks: compiled from the blocks matmul picks for them.
 PYTHONPATH=$PYTHONPATH:$PWD/bench /usr/bin/python3 - "$ranks" <<'PY'
 import os, sys
@@ -52,6 +52,7 @@ for hidden in HIDDEN:
     for tokens in TOKENS:
         m, n, k = tokens, hidden // ranks, hidden
         G.compile_matmul(m, n, k, target, "*fp32:16")
+        T.compile_all_gather_matmul(m, n, k, ranks, target)
         # The second layer: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
             T.compile_matmul_reduce(tokens, hidden, hidden // ranks, ranks, scatter, target)

@@ -131,6 +131,8 @@ func.func @bulk_copies(%a: !weft.tensordesc<128x64xbf16>, %m: i32, %go: i1, %par
   weft.mbarrier_wait %b#1, %parity
   // CHECK: weft.mbarrier_arrive %[[B]]#0
   weft.mbarrier_arrive %b#0
+  // CHECK: weft.async_proxy_fence
+  weft.async_proxy_fence
   // CHECK: weft.mbarrier_wait %[[B]]#0, %{{.*}} {copier, join = false}
   weft.mbarrier_wait %b#0, %parity {copier, join = false}
   // CHECK: weft.inval_mbarriers %[[B]]#0, %[[B]]#1 : !weft.mbarrier, !weft.mbarrier

@@ -116,6 +116,21 @@ def WeftExpandTensorDescs : Pass<"weft-expand-tensor-descs", "mlir::ModuleOp"> {
   let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
 }
 
+def WeftFenceTensorCopies : Pass<"weft-fence-tensor-copies", "mlir::ModuleOp"> {
+  let summary = "Order acquires before the bulk tensor copies after them";
+  let description = [{
+    A bulk tensor copy (`weft.desc_async_copy` on a target with them)
+    reads global memory through the async proxy, which an acquire does not
+    order: a program that waits for a peer's signal and then copies the
+    rows the peer pushed could copy stale bytes. In every function with
+    such a copy, each op that acquires (a `weft.wait`, fence, load or
+    atomic whose order has acquire; a `weft.barrier`) is followed by a
+    `weft.async_proxy_fence`. Elsewhere the pass does nothing.
+  }];
+  let options = TargetOptions;
+  let dependentDialects = ["::weft::WeftDialect"];
+}
+
 def WeftAddHiddenArgs : Pass<"weft-add-hidden-args", "mlir::ModuleOp"> {
   let summary = "Append the kernel context (and host program) arguments";
   let description = [{

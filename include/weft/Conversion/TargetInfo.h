@@ -232,7 +232,9 @@ public:
   /// thread's wait for the phase of parity `phase` (i32) to complete, and
   /// barrierArrive every thread's arrival (releasing its earlier accesses,
   /// also to the copies of whoever waits for the phase), which counts once
-  /// per warp. Only called when hasTensorCopies().
+  /// per warp. asyncProxyFence is every thread's fence that orders what
+  /// it acquired before its later copies (weft.async_proxy_fence). Only
+  /// called when hasTensorCopies().
   virtual bool hasTensorCopies() const { return false; }
   virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
                           mlir::Value tensorMap, mlir::ValueRange coords,
@@ -246,6 +248,7 @@ public:
   virtual void barrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier) const;
   virtual void barrierInval(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value barrier) const;
+  virtual void asyncProxyFence(mlir::OpBuilder &b, mlir::Location loc) const;
 
   /// Clusters of programs launched together (sm_90 thread block clusters,
   /// weft.cluster): the program's rank in its cluster (i32), and every

@@ -15,9 +15,18 @@ def _inputs(rows, k, n, seed):
     return a, rng.integers(-3, 4, (k, n)).astype(np.float32)
 
 
-@pytest.mark.parametrize("algorithm", ["gather", "pull"])
-@pytest.mark.parametrize("dtype", [wl.float32, wl.float16, wl.bfloat16])
-@pytest.mark.parametrize("rows,k,n", [(1, 1, 1), (5, 33, 7), (40, 24, 70), (2, 300, 9)])
+_GATHER_SHAPES = [(1, 1, 1), (5, 33, 7), (40, 24, 70), (2, 300, 9)]
+
+
+# "overlap" on (shape, dtype) pairs (each is a kernel to compile, as in
+# the second layer's tests), and on whole blocks (16 rows: four arrival
+# flags per product on the host).
+@pytest.mark.parametrize("rows,k,n,dtype,algorithm", [
+    *((rows, k, n, dtype, algorithm) for algorithm in ("gather", "pull")
+      for dtype in (wl.float32, wl.float16, wl.bfloat16) for rows, k, n in _GATHER_SHAPES),
+    *((rows, k, n, dtype, "overlap") for (rows, k, n), dtype in zip(
+        _GATHER_SHAPES + [(16, 64, 48)],
+        (wl.float32, wl.float16, wl.bfloat16, wl.float32, wl.bfloat16)))])
 def test_all_gather_matmul(rows, k, n, dtype, algorithm):
     me = weft.rank()
     a, b = weft.empty((rows, k), dtype), weft.empty((k, n), dtype)
@@ -33,30 +42,36 @@ def test_all_gather_matmul(rows, k, n, dtype, algorithm):
     b.free()
 
 
-@pytest.mark.parametrize("algorithm", ["gather", "pull"])
+@pytest.mark.parametrize("algorithm", ["overlap", "gather", "pull"])
 def test_all_gather_matmul_local_b_and_out_one_program(algorithm):
     me, ranks = weft.rank(), weft.num_ranks()
     xs, w = _inputs(20, 16, 24, 3)
-    a = weft.empty((20, 16), wl.float32)
-    a.copy_from(xs[me])
+    a = local(xs[me]) if algorithm != "pull" else weft.empty((20, 16), wl.float32)
+    if algorithm == "pull":  # peers read it
+        a.copy_from(xs[me])
     out = local(np.zeros((ranks * 20, 24), np.float32))  # local b and out
     assert ops.all_gather_matmul(a, local(w), out, num_programs=1, algorithm=algorithm) is out
     np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
     weft.barrier()
-    a.free()
+    if algorithm == "pull":
+        a.free()
 
 
 def test_all_gather_matmul_errors():
     a = weft.zeros((4, 8), wl.float32)
-    with pytest.raises(ValueError, match="a must be a 2-D symmetric weft.Buffer"):
-        ops.all_gather_matmul(np.zeros((4, 8), np.float32), a)
+    with pytest.raises(ValueError, match="a must be 2-D"):
+        ops.all_gather_matmul(weft.zeros((32,), wl.float32), a)
+    with pytest.raises(ValueError, match="algorithm 'pull' needs a symmetric weft.Buffer a"):
+        ops.all_gather_matmul(local(np.zeros((4, 8), np.float32)), a, algorithm="pull")
+    with pytest.raises(ValueError, match="num_programs must be at least 1, got 0"):
+        ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float32), num_programs=0)
     with pytest.raises(ValueError, match=r"b has shape \(4, 8\); it needs \(8, N\)"):
         ops.all_gather_matmul(a, weft.zeros((4, 8), wl.float32))
     with pytest.raises(ValueError, match="b has dtype fp16 but a has fp32"):
         ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float16))
     with pytest.raises(ValueError, match="out must hold"):
         ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float32), weft.zeros((3,), wl.float32))
-    with pytest.raises(ValueError, match="algorithm must be 'gather' or 'pull'"):
+    with pytest.raises(ValueError, match="algorithm must be 'auto', 'overlap', 'gather' or 'pull'"):
         ops.all_gather_matmul(a, weft.zeros((8, 2), wl.float32), algorithm="push")
     weft.barrier()
     a.free()
@@ -144,11 +159,14 @@ def test_matmul_reduce_back_to_back():
     """Calls one after another with no host barrier, the two ops and their
     shapes alternating (one and several pieces of K; the scratch grows on
     the way): a rank may start its next call while another still sums the
-    last one, which the two call parities' slots and counters keep apart."""
+    last one, which the two call parities' slots and counters keep apart
+    (at a place that does not depend on the shape: a smaller call's slots
+    must not reach into the other parity's). Each shape comes at both
+    parities: once in calls 0-7, once in 8-15, shifted by one."""
     me, ranks = weft.rank(), weft.num_ranks()
     shapes = [(2, 16, 8), (3, 300, 10), (1, 40, 21), (4, 64, 48)]  # rows (per rank), k, n
-    for step in range(12):
-        rows, k, n = shapes[step % len(shapes)]
+    for step in range(16):
+        rows, k, n = shapes[(step + step // 8) % len(shapes)]
         scatter = step % 3 != 2
         m = ranks * rows if scatter else rows
         xs, ws = _second_layer(m, k, n, step)
@@ -157,6 +175,30 @@ def test_matmul_reduce_back_to_back():
         full = sum(x @ w for x, w in zip(xs, ws))
         np.testing.assert_array_equal(host(out), full[me * rows:(me + 1) * rows]
                                       if scatter else full)
+    weft.barrier()
+
+
+def test_fused_gemms_back_to_back():
+    """all_gather_matmul ("auto": "overlap" where matmul would not split
+    K) and the second layer one after another with no host barrier, the
+    shapes changing (the scratch grows on the way): the ops share the
+    device's count of calls, and a rank may start its next call while
+    another still multiplies this one's rows, which the two call
+    parities' slots and flags keep apart. Each shape comes at both
+    parities (calls 0-7, then 8-15 shifted by one)."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    shapes = [(16, 64, 48), (3, 300, 10), (5, 20, 21), (32, 16, 64)]  # rows (per rank), k, n
+    for step in range(16):
+        rows, k, n = shapes[(step + step // 8) % len(shapes)]
+        if step % 4 == 3:
+            xs, ws = _second_layer(ranks * rows, k, n, step)
+            out = ops.matmul_reduce_scatter(local(xs[me]), local(ws[me]))
+            want = sum(x @ w for x, w in zip(xs, ws))[me * rows:(me + 1) * rows]
+        else:
+            xs, w = _inputs(rows, k, n, step)
+            out = ops.all_gather_matmul(local(xs[me]), local(w))
+            want = np.concatenate(xs) @ w
+        np.testing.assert_array_equal(host(out), want)
     weft.barrier()
 
 

@@ -55,30 +55,46 @@ class _Comm:
         ranks = rt.num_ranks()
         self.flags = rt.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * ranks,), wl.int64)
         self.epochs = rt.zeros((K.MAX_PROGRAMS,), wl.int64)
-        # weft.ops' second layer: its calls, its programs done, and a
-        # counter per output block for each parity of the calls.
-        self.fused_sync = rt.zeros((2 + 2 * K.FUSED_BLOCKS,), wl.int64)
+        # weft.ops' fused GEMMs' calls, counters and flags (_kernels.py).
+        self.fused_sync = rt.zeros((K.FUSED_SYNC,), wl.int64)
         # The only host barrier: every rank's flags are zero before any
         # rank signals into them. Once per context, not per call.
         rt.barrier()
         self.scratch = {}
         self.multicast = _read_multicast()
 
-    def buffer(self, name, n, dtype, drain=False):
+    def buffer(self, name, n, dtype):
         """A symmetric scratch buffer of at least n elements of dtype, kept
         and grown by powers of two (allocation is collective: every rank
-        asks for the same sizes in the same order). drain: before it grows,
-        every rank's launched work finishes (a host barrier), for buffers
-        that a rank may still use while another has gone on to its next
-        call."""
-        nbytes = max(1, n) * dtype.bits // 8
+        asks for the same sizes in the same order)."""
+        return _view(self._grown(name, max(1, n) * dtype.bits // 8, False), n, dtype)
+
+    def halves(self, name, n, dtype):
+        """A symmetric scratch buffer in two halves of at least n elements
+        of dtype each, for kernels that alternate between them by the
+        parity of their calls: (the whole buffer, the elements of a half).
+        A rank may still use one half while another has gone on to its
+        next call, so the halves stay where they are, whatever later calls
+        ask for, until the buffer grows, which waits for every rank's
+        launched work first (a host barrier)."""
+        size = dtype.bits // 8
+        buf = self._grown(name, 2 * max(1, n) * size, True)
+        half = buf.nbytes // 2 // size
+        return _view(buf, 2 * half, dtype), half
+
+    def _grown(self, name, nbytes, drain):
         buf = self.scratch.get(name)
         if buf is None or buf.nbytes < nbytes:
             if buf is not None and drain:
                 rt.barrier()
-            buf = rt.Buffer((max(4096, 1 << (nbytes - 1).bit_length()),), wl.uint8)
+            buf = rt.Buffer((scratch_bytes(nbytes),), wl.uint8)
             self.scratch[name] = buf
-        return _view(buf, n, dtype)
+        return buf
+
+
+def scratch_bytes(nbytes):
+    """The bytes of a scratch buffer grown to hold nbytes: a power of two."""
+    return max(4096, 1 << (nbytes - 1).bit_length())
 
 
 _comm = None

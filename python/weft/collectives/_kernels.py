@@ -23,7 +23,15 @@ from .._jit import jit
 
 MAX_PROGRAMS = 256  # flag rows per phase
 NUM_PHASES = 2      # 0: entry, 1: exit
-FUSED_BLOCKS = 1 << 15  # counters per call parity of weft.ops' second layer
+# weft.ops' fused GEMMs keep their state in one int64 array per rank
+# (_Comm.fused_sync): their calls (0), their finished programs (1), the
+# next item of a launch that hands items out (2); from FUSED_COUNTERS the
+# second layer's counters per output block, from FUSED_ARRIVALS the first
+# layer's arrival flags, FUSED_BLOCKS of each for each parity of the calls.
+FUSED_BLOCKS = 1 << 15
+FUSED_COUNTERS = 3
+FUSED_ARRIVALS = FUSED_COUNTERS + 2 * FUSED_BLOCKS
+FUSED_SYNC = FUSED_ARRIVALS + 2 * FUSED_BLOCKS
 
 
 @jit

@@ -3,13 +3,15 @@ weft.ops.all_gather_matmul (the first, column-parallel layer) and
 weft.ops.matmul_reduce_scatter / weft.ops.matmul_all_reduce (the second,
 row-parallel layer, whose K dimension is split over the ranks).
 
-First layer. By default the all-gather and the GEMM are two launches: the
-ranks push their A into a symmetric scratch of every rank at NVLink speed
-(weft.collectives.all_gather), then weft.ops.matmul runs with the blocks
-it picks for the shape, so every A tile crosses NVLink once. The "pull"
-algorithm keeps the communication in the GEMM instead: its programs load
-their A tiles from the owner straight into wl.dot (peer=owner), which
-costs a crossing per column block of the output.
+First layer. By default ("overlap") one resident launch
+(ag_matmul_kernel): its programs push every rank's A, a few rows at a
+time, into a symmetric scratch of every rank, flagging each chunk there,
+while the others multiply; a product waits only for its own rows' flags.
+Where matmul would split K (decode), "gather" runs the all-gather
+(weft.collectives.all_gather) and then weft.ops.matmul. Every A tile
+crosses NVLink once in both. "pull" loads the A tiles from their owner
+straight into wl.dot (peer=owner): a crossing per column block of the
+output.
 
 Second layer: one resident launch (matmul_reduce_kernel). Its programs
 compute the partial products for the other ranks first and push each into
@@ -31,8 +33,10 @@ complete, and its release covers those earlier launches' writes.
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import compile as compile_kernel, jit
-from ..collectives._kernels import FUSED_BLOCKS, _begin, _end, _push, _sync
-from ..collectives import _dtype_of, _get_comm, all_gather
+from .._jit import PerBackend
+from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, _begin, _end,
+                                    _push, _sync)
+from ..collectives import _dtype_of, _get_comm, _view, all_gather, scratch_bytes
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
                     blocks_of, even_blocks, matmul, matmul_signature, tensor_maps_fit,
@@ -74,49 +78,235 @@ def all_gather_matmul_kernel(a, b, c, rows, N, K, k_steps, BM: wl.constexpr,
         wl.store(offs, acc, mask=mask)
 
 
-def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="gather"):
-    """out = all_gather(a) @ b, in f32: a is this rank's rows x K (a
-    symmetric weft.Buffer, f16, bf16 or f32), b is K x N (local or
-    symmetric, a's dtype), out (num_ranks * rows) x N f32 (local or
-    symmetric; a new local weft.Buffer when None). Returns out.
+# The first layer's copies of a: COPY_ROWS rows (one arrival flag each, so
+# a product waits for BM / COPY_ROWS of them), in tiles of COPY_ROWS x
+# COPY_COLS elements (16 KiB of bf16 on GPUs).
+COPY_ROWS = PerBackend(host=4, default=16)
+COPY_COLS = PerBackend(host=16, default=512)
 
-    algorithm "gather" (default): every rank pushes its a into a symmetric
-    scratch of every rank (weft.collectives.all_gather), then weft.ops.matmul
-    multiplies the gathered rows with the blocks it picks for the shape:
-    each A tile crosses NVLink once. "pull": one GEMM whose programs load
-    their A tiles from the owner straight into wl.dot, so a remote tile
-    crosses once per column block of out (fine while A is a few rows). With
-    split-K (small grids) the sum's rounding order varies, as in
-    weft.ops.matmul. num_programs: the all-gather's programs ("gather"), or
-    those of the two phase launches around the GEMM ("pull", default 1:
+
+@jit
+def _copy_rows(a, g, dest, chunk, rows, K, arrivals, epoch, CM: wl.constexpr,
+               CK: wl.constexpr):
+    """Rows chunk * CM.. of a (this rank's) into the same rows of g on
+    `dest` (g: this rank's slot), then flags them there with the call's
+    epoch (a release: the rows land first)."""
+    rm = chunk * CM + wl.arange(0, CM)
+    for k0 in range(0, K, CK):
+        rk = k0 + wl.arange(0, CK)
+        offs = rm[:, None] * K + rk[None, :]
+        mask = (rm[:, None] < rows) & (rk[None, :] < K)
+        wl.store(g + offs, wl.load(a + offs, mask=mask), mask=mask, peer=dest)
+    wl.signal(arrivals + wl.rank() * ((rows + CM - 1) // CM) + chunk, epoch, peer=dest)
+
+
+@jit
+def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K, BM: wl.constexpr,
+                     BN: wl.constexpr,
+                     BK: wl.constexpr, CM: wl.constexpr, CK: wl.constexpr,
+                     EVEN: wl.constexpr, DESC: wl.constexpr, GROUP_M: wl.constexpr = 8):
+    """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :]
+    @ b for every rank s. Every rank's a goes, CM rows at a time, into
+    slot s of a half of every rank's symmetric g (halves of half_rows x K,
+    a's dtype, half_rows a multiple of BM), each chunk flagged on arrival (a
+    flag per source and chunk, holding the call's epoch: none is reset); a product of a
+    block of c waits for its rows' flags, then multiplies from g. The
+    programs (resident together) take items from a shared counter, in
+    this order: the copies of a into my own slot; the copies to the other
+    ranks (the next rank first) spread evenly among the products of my own
+    rows, so that a few programs push while the rest compute; then the
+    products of the others' rows, the previous rank's first (the first to
+    arrive). Copies never wait and a product waits only for copies handed
+    out before it, so every wait ends. g's halves and the flags alternate
+    by the parity of the rank's calls: a rank can start its next
+    call (writing the other set) while another still multiplies this
+    one's rows, but not the one after (that needs the others' rows of the
+    next call). g_blocks is g as the products read it: a tensor descriptor
+    (DESC) or g itself."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    blocks_m = (rows + BM - 1) // BM
+    blocks_n = (N + BN - 1) // BN
+    blocks = blocks_m * blocks_n              # products per source rank
+    chunks = (rows + CM - 1) // CM            # copies per destination
+    rows_even = rows // BM * BM if EVEN else rows
+    calls = wl.load(sync)
+    epoch = calls + 1
+    parity = calls % 2
+    # This call's half of g (in rows; whole blocks where they are, so each
+    # block of g is one bulk copy, as in matmul_reduce_kernel).
+    first = parity * (half_rows // BM * BM if EVEN else half_rows)
+    # Flags of this parity: a rank a call ahead flags the other set, where
+    # the same index may be another source's chunk.
+    arrivals = sync + FUSED_ARRIVALS + parity * FUSED_BLOCKS
+    pushes = (ranks - 1) * chunks
+    spread = pushes + blocks                  # pushes among my own products
+    items = chunks + pushes + ranks * blocks
+    i = wl.atomic_add(sync + 2, 1, order="relaxed")
+    while i < items:
+        after = wl.atomic_add(sync + 2, 1, order="relaxed")   # its latency under this item
+        j = i - chunks
+        pushed = wl.minimum(j * pushes // spread, pushes)     # pushes before item j
+        if i < chunks:
+            _copy_rows(a, g + (first + me * rows) * K, me, i, rows, K, arrivals, epoch, CM, CK)
+        elif (j < spread) & ((j + 1) * pushes // spread > pushed):
+            _copy_rows(a, g + (first + me * rows) * K, (me + 1 + pushed // chunks) % ranks,
+                       pushed % chunks, rows, K, arrivals, epoch, CM, CK)
+        else:
+            product = j - pushed
+            src = (me + ranks - product // blocks) % ranks
+            block_m, block_n = _grouped(product % blocks, blocks_m, blocks_n, GROUP_M)
+            m0 = block_m * BM
+            flags = arrivals + src * chunks
+            for chunk in range(m0 // CM, wl.minimum(chunks, (m0 + BM) // CM)):
+                wl.wait(flags + chunk, epoch, cmp="ge")
+            acc = _piece_product(g_blocks, b, first + src * rows_even, m0, block_n * BN, rows, N, K,
+                                 0, K, BM, BN, BK, EVEN, DESC)
+            rm = m0 + wl.arange(0, BM)
+            rn = block_n * BN + wl.arange(0, BN)
+            mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+            wl.store(c + (src * rows + rm[:, None]) * N + rn[None, :], acc, mask=mask)
+        i = after
+    if wl.atomic_add(sync + 1, 1) == wl.num_programs(0) - 1:   # the last program
+        wl.store(sync + 1, 0)
+        wl.store(sync + 2, 0)
+        wl.store(sync, epoch)
+
+
+def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
+    """How ag_matmul_kernel runs the first layer for ranks x `rows` rows
+    of a (k wide) and an n-wide b on `backend`: (constexprs, launch
+    options, output blocks per rank, pieces of K matmul would split the
+    product into). matmul's blocks for the gathered product (no clusters:
+    a resident launch takes none); descriptors: g and b go as tensor
+    descriptors (None: where the blocks tile the product)."""
+    constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(ranks * rows, n, k, backend,
+                                                                   dtype)
+    blocks = -(-rows // bm) * -(-n // bn)
+    pieces, _ = _pieces(ranks * blocks, k, bk, wave)
+    even = even_blocks(rows, n, k, constexprs)
+    if descriptors is None:
+        descriptors = even[backend] and k > 0
+    constexprs = dict(constexprs, EVEN=even, DESC=descriptors, CM=COPY_ROWS, CK=COPY_COLS)
+    return constexprs, dict(num_warps=warps, num_stages=stages), blocks, pieces
+
+
+def _half_rows(half, k, bm):
+    """The rows of k elements in each half of the first layer's scratch of
+    `half` elements per half: whole blocks of bm rows."""
+    return half // k // bm * bm
+
+
+def compile_all_gather_matmul(m, n, k, ranks, target):
+    """Compiles for `target`, without launching, what all_gather_matmul's
+    "overlap" launches on `ranks` ranks for bf16 operands, a (m / ranks x
+    k, 16-byte aligned) and b (k x n), with its scratch grown for this
+    shape (warming a kernel cache)."""
+    backend = target.split(":")[0]
+    rows = m // ranks
+    constexprs, options, _, _ = _gather_plan(rows, n, k, ranks, backend, wl.bfloat16)
+    bm = constexprs["BM"][backend]
+    half = scratch_bytes(2 * (ranks * rows + bm) * k * 2) // 4     # bf16 elements per half
+    sig = matmul_signature(2 * _half_rows(half, k, bm), n, k, constexprs, backend, "*fp32:16")
+    compile_kernel(ag_matmul_kernel,
+                   dict(a="*bf16:16", g="*bf16:16", g_blocks=sig["a"], half_rows="i32",
+                        b=sig["b"], c=sig["c"],
+                        sync="*i64:16",
+                        rows=sig["M"], N=sig["N"], K=sig["K"]),
+                   constexprs, target=target, **options)
+
+
+def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
+    """out = all_gather(a) @ b, in f32: a is this rank's rows x K (f16,
+    bf16 or f32; local or symmetric, a symmetric weft.Buffer for "pull"), b is K x N
+    (local or symmetric, a's dtype), out (num_ranks * rows) x N f32 (local
+    or symmetric; a new local weft.Buffer when None). Returns out.
+
+    algorithm "overlap": one resident launch (ag_matmul_kernel) in which
+    the ranks push their a into each other's symmetric scratch while the
+    GEMM runs, each product starting as soon as its rows have arrived.
+    "gather": weft.collectives.all_gather, then weft.ops.matmul (two
+    launches; split-K where the blocks do not fill the GPU). "auto"
+    (default): "overlap" unless matmul would split K (decode shapes).
+    Each A tile crosses NVLink once in both. "pull": one GEMM whose
+    programs load their A tiles from the owner straight into wl.dot, so a
+    remote tile crosses once per column block of out (fine while A is a
+    few rows). num_programs: at most that many programs ("overlap";
+    default: all that fit the GPU at once), the all-gather's ("gather"),
+    or those of the two phase launches around the GEMM ("pull", default 1:
     one program meeting every rank is a full barrier)."""
-    if not isinstance(a, rt.Buffer) or len(a.shape) != 2:
-        raise ValueError("all_gather_matmul: a must be a 2-D symmetric weft.Buffer "
-                         "(peers read it)")
-    if algorithm not in ("gather", "pull"):
-        raise ValueError(f"all_gather_matmul: algorithm must be 'gather' or 'pull', "
-                         f"not {algorithm!r}")
+    if algorithm not in ("auto", "overlap", "gather", "pull"):
+        raise ValueError(f"all_gather_matmul: algorithm must be 'auto', 'overlap', 'gather' "
+                         f"or 'pull', not {algorithm!r}")
+    if len(getattr(a, "shape", ())) != 2:
+        raise ValueError("all_gather_matmul: a must be 2-D (a weft.Buffer, or an array "
+                         "kernels take)")
+    if algorithm == "pull" and not (isinstance(a, rt.Buffer) and not a.local):
+        raise ValueError("all_gather_matmul: algorithm 'pull' needs a symmetric weft.Buffer "
+                         "a (peers read it)")
+    if num_programs is not None and int(num_programs) < 1:
+        raise ValueError(f"all_gather_matmul: num_programs must be at least 1, "
+                         f"got {num_programs}")
     rows, k, n = _check_operands("all_gather_matmul", a, b)
     ranks = rt.num_ranks()
     out = _output("all_gather_matmul", out, ranks * rows, n)
-    phases = _programs(num_programs, 1)
     if rows * n == 0:
         return out
     comm = _get_comm()
+    backend = rt.backend()
+    dtype = _dtype_of(a, "a")
+    if algorithm in ("auto", "overlap"):
+        constexprs, options, blocks, pieces = _gather_plan(
+            rows, n, k, ranks, backend, dtype,
+            None if tensor_maps_fit(a, b) else False)
+        if algorithm == "overlap" or pieces == 1:
+            return _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options,
+                                       blocks, rows, n, k, dtype)
+        algorithm = "gather"
     if algorithm == "gather":
-        gathered = comm.buffer("gathered", ranks * rows * k, a.dtype)
+        gathered = comm.buffer("gathered", ranks * rows * k, dtype)
         all_gather(a, gathered, num_programs=num_programs)
         gathered.shape = (ranks * rows, k)
         return matmul(gathered, b, out)
-    backend = rt.backend()
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
     pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend], _wave(BM[backend]))
     if pieces > 1:
         zero_f32(out, ranks * rows * n)
+    phases = _programs(num_programs, 1)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=0)     # every rank's a is ready
     all_gather_matmul_kernel[(ranks * tiles_m, tiles_n, pieces)](
         a, b, out, rows, n, k, steps, **BLOCKS)
     phase_kernel[phases](comm.flags, comm.epochs, PHASE=1)     # nobody reads my a any more
+    return out
+
+
+def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, blocks, rows, n,
+                        k, dtype):
+    ranks = rt.num_ranks()
+    backend = rt.backend()
+    chunks = -(-rows // constexprs["CM"][backend])
+    if ranks * chunks > FUSED_BLOCKS:
+        raise ValueError(f"all_gather_matmul: {rows} rows per rank are {ranks * chunks} "
+                         f"arrival flags, more than the {FUSED_BLOCKS} the kernel has")
+    bm = constexprs["BM"][backend]
+    count = (ranks * rows + bm) * k           # a half: the slots and a block
+    if 4 * count >= 1 << 31:
+        raise ValueError(f"all_gather_matmul: {ranks} x {rows} x {k} needs {count} elements "
+                         f"of scratch, more than a kernel addresses (2^31)")
+    # Halves of whole blocks of rows (bulk copies of whole blocks).
+    whole, half = comm.halves("fused_gather", count, dtype)
+    half_rows = _half_rows(half, k, bm)
+    g = _view(whole, 2 * half_rows * k, dtype)
+    g.shape = (2 * half_rows, k)
+    g_blocks = g
+    if constexprs["DESC"]:
+        g_blocks, b = blocks_of(g, b, constexprs)
+    items = ranks * (chunks + blocks)
+    if num_programs is None:
+        num_programs = DEFAULT_PROGRAMS["host"] if backend == "host" else items
+    ag_matmul_kernel[(min(items, int(num_programs)),)](
+        a, g, g_blocks, half_rows, b, out, comm.fused_sync, rows, n, k, resident=True, **options,
+        **constexprs)
     return out
 
 
@@ -134,7 +324,7 @@ def _signal_partial(counters, block, dest, SCATTER: wl.constexpr):
 
 
 @jit(do_not_specialize=("k_steps",))
-def matmul_reduce_kernel(a, b, c, slots, sync, rows, N, K, k_steps, SCATTER: wl.constexpr,
+def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTER: wl.constexpr,
                          BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
                          EVEN: wl.constexpr, DESC: wl.constexpr, GROUP_M: wl.constexpr = 8):
     """The second layer in one launch: c (rows x N, this rank's) = the sum
@@ -157,7 +347,8 @@ def matmul_reduce_kernel(a, b, c, slots, sync, rows, N, K, k_steps, SCATTER: wl.
        sums every block: one-shot).
 
     Programs wait only after counting every partial they made, so while
-    they are all resident every wait ends. slots (f32) and the counters
+    they are all resident every wait ends. The halves of slots (f32, half
+    elements each) and the counters
     alternate between two sets by the parity of the rank's calls (sync[0];
     the last program to finish, counted in sync[1], moves it on): a rank
     can start its next call while another is still summing this one, but
@@ -179,8 +370,8 @@ def matmul_reduce_kernel(a, b, c, slots, sync, rows, N, K, k_steps, SCATTER: wl.
     size = rows * N                           # one slot
     calls = wl.load(sync)
     parity = calls % 2
-    counters = sync + 2 + parity * FUSED_BLOCKS
-    base = slots + parity * count * size
+    counters = sync + FUSED_COUNTERS + parity * FUSED_BLOCKS
+    base = slots + parity * half
     own = me * pieces + pieces - 1            # SCATTER: the summing program's own
     per_dest = pieces * blocks
     items = per_dest * ranks if SCATTER else per_dest
@@ -279,8 +470,8 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target):
                                                 wl.bfloat16)
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     compile_kernel(matmul_reduce_kernel,
-                   dict(a=sig["a"], b=sig["b"], c=sig["c"], slots="*fp32:16", sync="*i64:16",
-                        rows=sig["M"], N=sig["N"], K=sig["K"], k_steps="i32"),
+                   dict(a=sig["a"], b=sig["b"], c=sig["c"], slots="*fp32:16", half="i32:16",
+                        sync="*i64:16", rows=sig["M"], N=sig["N"], K=sig["K"], k_steps="i32"),
                    constexprs, target=target, **options)
 
 
@@ -303,12 +494,12 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if blocks > FUSED_BLOCKS:
         raise ValueError(f"{op}: {rows} x {n} is {blocks} output blocks, more than the "
                          f"{FUSED_BLOCKS} the kernel counts")
-    count = 2 * ranks * pieces * rows * n     # both parities' slots
-    if count >= 1 << 31:
+    count = ranks * pieces * rows * n         # one parity's slots
+    if 2 * count >= 1 << 31:
         raise ValueError(f"{op}: {rows} x {n} needs {count} f32 of scratch, more than a "
                          f"kernel addresses (2^31)")
     comm = _get_comm()
-    slots = comm.buffer("fused", count, wl.float32, drain=True)
+    slots, half = comm.halves("fused", count, wl.float32)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
     # The kernel's longer loop, over every piece of every destination's
@@ -318,7 +509,7 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if num_programs is None:
         num_programs = DEFAULT_PROGRAMS["host"] if backend == "host" else items
     matmul_reduce_kernel[(min(items, int(num_programs)),)](
-        a, b, out, slots, comm.fused_sync, rows, n, k, steps, resident=True, **options,
+        a, b, out, slots, half, comm.fused_sync, rows, n, k, steps, resident=True, **options,
         **constexprs)
     return out
 

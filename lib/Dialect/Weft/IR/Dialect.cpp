@@ -21,6 +21,23 @@ void WeftDialect::initialize() {
       >();
 }
 
+bool weft::hasAcquire(MemOrder order) {
+  return order == MemOrder::acquire || order == MemOrder::acq_rel ||
+         order == MemOrder::seq_cst;
+}
+
+bool weft::hasRelease(MemOrder order) {
+  return order == MemOrder::release || order == MemOrder::acq_rel ||
+         order == MemOrder::seq_cst;
+}
+
+bool weft::acquires(Operation *op) {
+  if (isa<BarrierOp>(op))
+    return true;
+  auto order = op->getAttrOfType<MemOrderAttr>("order");
+  return order && hasAcquire(order.getValue());
+}
+
 std::array<int64_t, 3> weft::clusterShape(Operation *kernel) {
   std::array<int64_t, 3> shape = {1, 1, 1};
   if (auto dims = kernel->getAttrOfType<DenseI32ArrayAttr>(kClusterAttrName))

@@ -9,16 +9,6 @@ using namespace mlir;
 
 namespace weft {
 
-bool hasAcquire(MemOrder order) {
-  return order == MemOrder::acquire || order == MemOrder::acq_rel ||
-         order == MemOrder::seq_cst;
-}
-
-bool hasRelease(MemOrder order) {
-  return order == MemOrder::release || order == MemOrder::acq_rel ||
-         order == MemOrder::seq_cst;
-}
-
 MemOrder joinOrders(MemOrder a, MemOrder b) {
   if (a == b)
     return a;

@@ -14,11 +14,6 @@
 
 namespace weft {
 
-/// acquire, acq_rel, seq_cst.
-bool hasAcquire(MemOrder order);
-/// release, acq_rel, seq_cst.
-bool hasRelease(MemOrder order);
-
 /// Least upper bound in  weak < relaxed < {acquire, release} < acq_rel <
 /// seq_cst: an op with the joined order orders at least what either did.
 MemOrder joinOrders(MemOrder a, MemOrder b);

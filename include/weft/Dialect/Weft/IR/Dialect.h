@@ -36,6 +36,14 @@ mlir::Type getPointeeType(mlir::Type ptrLike);
 /// i1, or a tensor of i1 shaped like `ptrLike`.
 mlir::Type getMaskType(mlir::Type ptrLike);
 
+/// acquire, acq_rel, seq_cst.
+bool hasAcquire(MemOrder order);
+/// release, acq_rel, seq_cst.
+bool hasRelease(MemOrder order);
+/// `op` acquires: its order does, or it is a weft.barrier (which makes
+/// every rank's earlier writes visible).
+bool acquires(mlir::Operation *op);
+
 /// Name of the unit attribute that marks a func.func as a kernel entry point.
 constexpr llvm::StringLiteral kKernelAttrName = "weft.kernel";
 /// On a kernel: its cluster shape, array<i32: x, y, z> (programs launched

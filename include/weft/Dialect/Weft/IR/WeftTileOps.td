@@ -369,6 +369,26 @@ def Weft_DescAsyncCopyOp : Weft_Op<"desc_async_copy", [MemoryEffects<[MemRead, M
   let hasVerifier = 1;
 }
 
+def Weft_AsyncProxyFenceOp : Weft_Op<"async_proxy_fence", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "order what the program acquired before its later bulk tensor copies";
+  let description = [{
+    Bulk tensor copies (`weft.desc_async_copy` on sm_90) read global
+    memory through the async proxy, which an acquire (a `weft.wait`, an
+    acquiring fence, load or atomic, a `weft.barrier`) does not order: the
+    writes it made visible are visible to the program's generic loads
+    only. After this op, every thread's later copies also see them.
+    weft-fence-tensor-copies puts one after each acquire of a kernel that
+    has such copies. sm_90: `fence.proxy.async.global` in every thread;
+    on targets without tensor copies, nothing.
+
+    ```mlir
+    %seen = weft.wait ge acquire sys %flag, %epoch : !weft.ptr<i64>
+    weft.async_proxy_fence
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Weft_MBarrierWaitOp : Weft_Op<"mbarrier_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait for a barrier's phase, then join the program";
   let description = [{
