@@ -227,7 +227,8 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
     GEMM runs, each product starting as soon as its rows have arrived.
     "gather": weft.collectives.all_gather, then weft.ops.matmul (two
     launches; split-K where the blocks do not fill the GPU). "auto"
-    (default): "overlap" unless matmul would split K (decode shapes).
+    (default): "overlap" on several ranks unless matmul would split K
+    (decode shapes); on one rank there is nothing to overlap.
     Each A tile crosses NVLink once in both. "pull": one GEMM whose
     programs load their A tiles from the owner straight into wl.dot, so a
     remote tile crosses once per column block of out (fine while A is a
@@ -259,7 +260,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
         constexprs, options, blocks, pieces = _gather_plan(
             rows, n, k, ranks, backend, dtype,
             None if tensor_maps_fit(a, b) else False)
-        if algorithm == "overlap" or pieces == 1:
+        if algorithm == "overlap" or (pieces == 1 and ranks > 1):
             return _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options,
                                        blocks, rows, n, k, dtype)
         algorithm = "gather"
