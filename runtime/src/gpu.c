@@ -173,8 +173,7 @@ weft_status weft_gpu_launch_begin(const weft_gpu *g, weft_gpu_launch *l,
   for (size_t i = 0; i < num_args; ++i)
     l->params[i] = args[i];
   l->params[num_args] = (void *)kctx;
-  l->block = config->num_threads ? config->num_threads
-                                 : WEFT_DEFAULT_WARPS * g->ops->backend->warp_size;
+  l->block = weft_launch_threads(config, g->ops->backend->warp_size);
   return WEFT_SUCCESS;
 }
 

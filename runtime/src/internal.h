@@ -12,6 +12,12 @@
 #define WEFT_ERROR_MAX 1024
 #define WEFT_DEFAULT_WARPS 4 /* the compiler's default num_warps */
 
+/* The threads of each program of a launch: the config's, else the
+ * compiler's default warps. */
+static inline uint32_t weft_launch_threads(const weft_launch_config *c, uint32_t warp_size) {
+  return c->num_threads ? c->num_threads : WEFT_DEFAULT_WARPS * warp_size;
+}
+
 /* ---- error.c ---- */
 
 /* The calling thread's last weft_fail() message. */

@@ -99,8 +99,7 @@ static weft_status clamp_to_resident(weft_context *ctx, const weft_kernel *kerne
   if (c->grid[1] != 1 || c->grid[2] != 1)
     return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: a resident launch "
                      "takes a 1-D grid, not %ux%ux%u", c->grid[0], c->grid[1], c->grid[2]);
-  uint32_t threads = c->num_threads ? c->num_threads
-                                    : WEFT_DEFAULT_WARPS * ctx->ops->warp_size;
+  uint32_t threads = weft_launch_threads(c, ctx->ops->warp_size);
   uint32_t resident = 0;
   weft_status st = ctx->ops->resident_programs(ctx->state, kernel->function, threads,
                                                c->shared_bytes, &resident);

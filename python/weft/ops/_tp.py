@@ -86,10 +86,9 @@ COPY_COLS = PerBackend(host=16, default=512)
 
 
 @jit
-def _copy_rows(a, g, dest, chunk, rows, K, arrivals, epoch, CM: wl.constexpr,
-               CK: wl.constexpr):
+def _copy_rows(a, g, dest, chunk, rows, K, flag, epoch, CM: wl.constexpr, CK: wl.constexpr):
     """Rows chunk * CM.. of a (this rank's) into the same rows of g on
-    `dest` (g: this rank's slot), then flags them there with the call's
+    `dest` (g: this rank's slot), then sets `flag` there to the call's
     epoch (a release: the rows land first)."""
     rm = chunk * CM + wl.arange(0, CM)
     for k0 in range(0, K, CK):
@@ -97,32 +96,32 @@ def _copy_rows(a, g, dest, chunk, rows, K, arrivals, epoch, CM: wl.constexpr,
         offs = rm[:, None] * K + rk[None, :]
         mask = (rm[:, None] < rows) & (rk[None, :] < K)
         wl.store(g + offs, wl.load(a + offs, mask=mask), mask=mask, peer=dest)
-    wl.signal(arrivals + wl.rank() * ((rows + CM - 1) // CM) + chunk, epoch, peer=dest)
+    wl.signal(flag, epoch, peer=dest)
 
 
 @jit
-def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K, BM: wl.constexpr,
-                     BN: wl.constexpr,
-                     BK: wl.constexpr, CM: wl.constexpr, CK: wl.constexpr,
-                     EVEN: wl.constexpr, DESC: wl.constexpr, GROUP_M: wl.constexpr = 8):
+def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K,
+                     BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr, CM: wl.constexpr,
+                     CK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
+                     GROUP_M: wl.constexpr = 8):
     """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :]
     @ b for every rank s. Every rank's a goes, CM rows at a time, into
     slot s of a half of every rank's symmetric g (halves of half_rows x K,
-    a's dtype, half_rows a multiple of BM), each chunk flagged on arrival (a
-    flag per source and chunk, holding the call's epoch: none is reset); a product of a
-    block of c waits for its rows' flags, then multiplies from g. The
-    programs (resident together) take items from a shared counter, in
-    this order: the copies of a into my own slot; the copies to the other
-    ranks (the next rank first) spread evenly among the products of my own
-    rows, so that a few programs push while the rest compute; then the
-    products of the others' rows, the previous rank's first (the first to
-    arrive). Copies never wait and a product waits only for copies handed
-    out before it, so every wait ends. g's halves and the flags alternate
-    by the parity of the rank's calls: a rank can start its next
-    call (writing the other set) while another still multiplies this
-    one's rows, but not the one after (that needs the others' rows of the
-    next call). g_blocks is g as the products read it: a tensor descriptor
-    (DESC) or g itself."""
+    a's dtype, half_rows a multiple of BM), each chunk flagged on arrival
+    (a flag per source and chunk, holding the call's epoch: none is
+    reset); a product of a block of c waits for its rows' flags, then
+    multiplies from g. The programs (resident together) take items from a
+    shared counter, in this order: the copies of a into my own slot; the
+    copies to the other ranks (the next rank first) spread evenly among
+    the products of my own rows, so that a few programs push while the
+    rest compute; then the products of the others' rows, the previous
+    rank's first (the first to arrive). Copies never wait and a product
+    waits only for copies handed out before it, so every wait ends. g's
+    halves and the flags alternate by the parity of the rank's calls: a
+    rank can start its next call (writing the other set) while another
+    still multiplies this one's rows, but not the one after (that needs
+    the others' rows of the next call). g_blocks is g as the products read
+    it: a tensor descriptor (DESC) or g itself."""
     me = wl.rank()
     ranks = wl.num_ranks()
     blocks_m = (rows + BM - 1) // BM
@@ -139,6 +138,8 @@ def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K, BM: wl.c
     # Flags of this parity: a rank a call ahead flags the other set, where
     # the same index may be another source's chunk.
     arrivals = sync + FUSED_ARRIVALS + parity * FUSED_BLOCKS
+    mine = g + (first + me * rows) * K        # my slot, and my chunks' flags
+    my_flags = arrivals + me * chunks
     pushes = (ranks - 1) * chunks
     spread = pushes + blocks                  # pushes among my own products
     items = chunks + pushes + ranks * blocks
@@ -148,10 +149,11 @@ def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K, BM: wl.c
         j = i - chunks
         pushed = wl.minimum(j * pushes // spread, pushes)     # pushes before item j
         if i < chunks:
-            _copy_rows(a, g + (first + me * rows) * K, me, i, rows, K, arrivals, epoch, CM, CK)
+            _copy_rows(a, mine, me, i, rows, K, my_flags + i, epoch, CM, CK)
         elif (j < spread) & ((j + 1) * pushes // spread > pushed):
-            _copy_rows(a, g + (first + me * rows) * K, (me + 1 + pushed // chunks) % ranks,
-                       pushed % chunks, rows, K, arrivals, epoch, CM, CK)
+            part = pushed % chunks
+            _copy_rows(a, mine, (me + 1 + pushed // chunks) % ranks, part, rows, K,
+                       my_flags + part, epoch, CM, CK)
         else:
             product = j - pushed
             src = (me + ranks - product // blocks) % ranks
@@ -160,8 +162,8 @@ def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K, BM: wl.c
             flags = arrivals + src * chunks
             for chunk in range(m0 // CM, wl.minimum(chunks, (m0 + BM) // CM)):
                 wl.wait(flags + chunk, epoch, cmp="ge")
-            acc = _piece_product(g_blocks, b, first + src * rows_even, m0, block_n * BN, rows, N, K,
-                                 0, K, BM, BN, BK, EVEN, DESC)
+            acc = _piece_product(g_blocks, b, first + src * rows_even, m0, block_n * BN, rows,
+                                 N, K, 0, K, BM, BN, BK, EVEN, DESC)
             rm = m0 + wl.arange(0, BM)
             rn = block_n * BN + wl.arange(0, BN)
             mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
@@ -173,22 +175,37 @@ def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K, BM: wl.c
         wl.store(sync, epoch)
 
 
-def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
-    """How ag_matmul_kernel runs the first layer for ranks x `rows` rows
-    of a (k wide) and an n-wide b on `backend`: (constexprs, launch
-    options, output blocks per rank, pieces of K matmul would split the
-    product into). matmul's blocks for the gathered product (no clusters:
-    a resident launch takes none); descriptors: g and b go as tensor
+def _fused_plan(m, rows, n, k, sources, backend, dtype, descriptors):
+    """How a fused GEMM runs products of `rows` x n x k from each of
+    `sources` ranks on `backend`, with matmul's blocks for an m x n x k
+    product (no clusters: a resident launch takes none): (constexprs with
+    EVEN and DESC, launch options, output blocks per source, pieces of K,
+    BK steps per piece). descriptors: the operands go as tensor
     descriptors (None: where the blocks tile the product)."""
-    constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(ranks * rows, n, k, backend,
-                                                                   dtype)
+    constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(m, n, k, backend, dtype)
     blocks = -(-rows // bm) * -(-n // bn)
-    pieces, _ = _pieces(ranks * blocks, k, bk, wave)
+    pieces, steps = _pieces(sources * blocks, k, bk, wave)
     even = even_blocks(rows, n, k, constexprs)
     if descriptors is None:
         descriptors = even[backend] and k > 0
-    constexprs = dict(constexprs, EVEN=even, DESC=descriptors, CM=COPY_ROWS, CK=COPY_COLS)
-    return constexprs, dict(num_warps=warps, num_stages=stages), blocks, pieces
+    return (dict(constexprs, EVEN=even, DESC=descriptors),
+            dict(num_warps=warps, num_stages=stages), blocks, pieces, steps)
+
+
+def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
+    """How ag_matmul_kernel runs the first layer for ranks x `rows` rows
+    of a (k wide) and an n-wide b on `backend`, with matmul's blocks for
+    the gathered product: (constexprs, launch options, output blocks per
+    rank, pieces of K matmul would split the product into)."""
+    constexprs, options, blocks, pieces, _ = _fused_plan(ranks * rows, rows, n, k, ranks,
+                                                         backend, dtype, descriptors)
+    return dict(constexprs, CM=COPY_ROWS, CK=COPY_COLS), options, blocks, pieces
+
+
+def _half_count(ranks, rows, k, bm):
+    """The elements a half of the first layer's scratch needs: every
+    rank's rows and a block of rows (the halves start on whole blocks)."""
+    return (ranks * rows + bm) * k
 
 
 def _half_rows(half, k, bm):
@@ -206,13 +223,15 @@ def compile_all_gather_matmul(m, n, k, ranks, target):
     rows = m // ranks
     constexprs, options, _, _ = _gather_plan(rows, n, k, ranks, backend, wl.bfloat16)
     bm = constexprs["BM"][backend]
-    half = scratch_bytes(2 * (ranks * rows + bm) * k * 2) // 4     # bf16 elements per half
-    sig = matmul_signature(2 * _half_rows(half, k, bm), n, k, constexprs, backend, "*fp32:16")
+    half = scratch_bytes(2 * _half_count(ranks, rows, k, bm) * 2) // 4  # bf16 elements
+    sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
+    # g: both halves, of whole blocks of rows (a multiple of 16).
+    g_blocks = matmul_signature(2 * _half_rows(half, k, bm), n, k, constexprs, backend,
+                                "*fp32:16")["a"]
     compile_kernel(ag_matmul_kernel,
-                   dict(a="*bf16:16", g="*bf16:16", g_blocks=sig["a"], half_rows="i32",
-                        b=sig["b"], c=sig["c"],
-                        sync="*i64:16",
-                        rows=sig["M"], N=sig["N"], K=sig["K"]),
+                   dict(a="*bf16:16", g="*bf16:16", g_blocks=g_blocks, half_rows="i32:16",
+                        b=sig["b"], c=sig["c"], sync="*i64:16", rows=sig["M"], N=sig["N"],
+                        K=sig["K"]),
                    constexprs, target=target, **options)
 
 
@@ -290,7 +309,7 @@ def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, bloc
         raise ValueError(f"all_gather_matmul: {rows} rows per rank are {ranks * chunks} "
                          f"arrival flags, more than the {FUSED_BLOCKS} the kernel has")
     bm = constexprs["BM"][backend]
-    count = (ranks * rows + bm) * k           # a half: the slots and a block
+    count = _half_count(ranks, rows, k, bm)
     if 4 * count >= 1 << 31:
         raise ValueError(f"all_gather_matmul: {ranks} x {rows} x {k} needs {count} elements "
                          f"of scratch, more than a kernel addresses (2^31)")
@@ -447,18 +466,10 @@ def _sum_partials(acc, base, c, counters, block, m0, n0, rows, N, size, own, cou
 
 def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, descriptors=None):
     """How matmul_reduce_kernel runs the second layer for `rows` x n x k
-    products on `ranks` ranks on `backend`: (constexprs, launch options,
-    output blocks, pieces of K, BK steps per piece). matmul's blocks for the product
-    (no clusters: a resident launch takes none); descriptors: a and b go
-    as tensor descriptors (None: where the blocks tile the product)."""
-    constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(rows, n, k, backend, dtype)
-    blocks = -(-rows // bm) * -(-n // bn)
-    pieces, steps = _pieces((ranks if scatter else 1) * blocks, k, bk, wave)
-    even = even_blocks(rows, n, k, constexprs)
-    if descriptors is None:
-        descriptors = even[backend] and k > 0
-    constexprs = dict(constexprs, SCATTER=scatter, EVEN=even, DESC=descriptors)
-    return constexprs, dict(num_warps=warps, num_stages=stages), blocks, pieces, steps
+    products on `ranks` ranks on `backend` (_fused_plan's)."""
+    constexprs, options, blocks, pieces, steps = _fused_plan(
+        rows, rows, n, k, ranks if scatter else 1, backend, dtype, descriptors)
+    return dict(constexprs, SCATTER=scatter), options, blocks, pieces, steps
 
 
 def compile_matmul_reduce(m, n, k, ranks, scatter, target):
