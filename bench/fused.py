@@ -104,7 +104,8 @@ class Bench(CB.Run):
         out = weft.empty((m, h // R), wl.float32)
         bufs = [x, w, out]
         systems = {"weft": lambda: ops.all_gather_matmul(x, w, out),
-                   "weft_gather": lambda: ops.all_gather_matmul(x, w, out, algorithm="gather")}
+                   **{f"weft_{algorithm}": lambda algorithm=algorithm: ops.all_gather_matmul(
+                       x, w, out, algorithm=algorithm) for algorithm in ("gather", "overlap")}}
         if not self.gpu:
             want = np.concatenate([pattern((m // R, h), p, 1) for p in range(R)]) @ \
                 pattern((h, h // R), r, 2)
@@ -120,8 +121,8 @@ class Bench(CB.Run):
             dist.all_gather_into_tensor(full, tx)
             torch.matmul(full, tw, out=tout)
         systems["torch"] = nccl
-        checks = {"weft": lambda: self.check(out, want), "weft_gather": lambda: self.check(
-            out, want), "torch": lambda: self.check(tout, want, exact=False)}
+        checks = {s: lambda: self.check(out, want) for s in systems}
+        checks["torch"] = lambda: self.check(tout, want, exact=False)
         symm = self.symm_ops()
         if symm:
             res = {}

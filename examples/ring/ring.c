@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
   int rank = weft_rank(ctx), ranks = weft_num_ranks(ctx);
   int prev = (rank + ranks - 1) % ranks, wrong = 0;
   for (int64_t epoch = 1; epoch <= LAUNCHES; ++epoch) {
-    weft_launch_config config = {{PROGRAMS, 1, 1}, 1, 0, NULL, 0};
+    weft_launch_config config = {{PROGRAMS, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
     void *args[] = {&inbox, &flag, &epoch};
     if (weft_launch(kernel, &config, args, 3) != WEFT_SUCCESS)
       return fail("launch", weft_last_error(ctx));

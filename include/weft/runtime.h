@@ -180,8 +180,9 @@ enum {
    * whose programs wait for each other (each takes items i, i +
    * num_programs, ...): grid[0] is the most wanted, cut to what fits, so
    * every program launched is running together once the work launched
-   * before it has finished. 1-D grids only; the host backend runs every
-   * program at once anyway (up to WEFT_HOST_MAX_PROGRAMS). */
+   * before it has finished; in clusters, whole clusters of those that fit.
+   * 1-D grids only; the host backend runs every program at once anyway (up
+   * to WEFT_HOST_MAX_PROGRAMS). */
   WEFT_LAUNCH_RESIDENT = 1u << 1,
 };
 
@@ -191,6 +192,12 @@ typedef struct weft_launch_config {
   uint32_t shared_bytes; /* dynamic shared memory */
   void *stream;          /* CUstream / hipStream_t; NULL: the context's stream */
   uint32_t flags;        /* WEFT_LAUNCH_* */
+  /* Programs per thread block cluster along each axis, 0 taken as 1: the
+   * kernel's weft.cluster shape ("cluster" in the compiler's "kernels"
+   * artifact), of which the grid must be whole. CUDA runs the clusters
+   * from the kernel's own attribute; this tells a resident launch which
+   * clusters fit, and keeps it whole clusters on every backend. */
+  uint32_t cluster[3];
 } weft_launch_config;
 
 /* args[i] points at the value of the i-th kernel argument; the kernel

@@ -211,6 +211,7 @@ class CompiledKernel:
         self._handle = None
         self._generation = -1
         self._config = rt.LaunchConfig()
+        self._config.cluster[:] = cluster
         self._flags = 0  # weft_launch_config.flags of every launch (_kernel)
         self._slots = [rt.TensorDesc() if s[0] == "desc" else _CTYPE[s[1]]() if not s[0]
                        else _c.c_void_p() for s in arg_specs]
@@ -264,12 +265,6 @@ class CompiledKernel:
         g[0] = grid[0]
         g[1] = grid[1] if len(grid) > 1 else 1
         g[2] = grid[2] if len(grid) > 2 else 1
-        if resident and (self.cluster != (1, 1, 1) or g[1] != 1 or g[2] != 1):
-            raise ValueError(f"launch of {self.name}: a resident launch takes a 1-D grid "
-                             f"and no clusters")
-        if self.cluster != (1, 1, 1) and any(g[d] % self.cluster[d] for d in range(3)):
-            raise ValueError(f"launch of {self.name}: grid {tuple(g)} is not a whole number "
-                             f"of clusters {self.cluster}")
         status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(args))
         rt.check(status, f"launch of {self.name}", rt.state.ctx)
 

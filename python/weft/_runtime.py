@@ -26,7 +26,7 @@ LAUNCH_RESIDENT = 2
 class LaunchConfig(_c.Structure):
     _fields_ = [("grid", _c.c_uint32 * 3), ("num_threads", _c.c_uint32),
                 ("shared_bytes", _c.c_uint32), ("stream", _c.c_void_p),
-                ("flags", _c.c_uint32)]
+                ("flags", _c.c_uint32), ("cluster", _c.c_uint32 * 3)]
 
 
 class TensorDesc(_c.Structure):

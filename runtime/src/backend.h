@@ -94,10 +94,12 @@ typedef struct weft_backend_ops {
                         size_t num_args, const weft_kernel_context *kctx);
   weft_status (*synchronize)(void *state, void *stream);
   /* How many programs of `function`, num_threads threads and shared_bytes
-   * of dynamic shared memory each, the device runs at once (with nothing
-   * else running): 0 when not even one fits. */
+   * of dynamic shared memory each, in clusters of the (validated) cluster
+   * shape, the device runs at once (with nothing else running): whole
+   * clusters, 0 when not even one fits. */
   weft_status (*resident_programs)(void *state, void *function, uint32_t num_threads,
-                                   uint32_t shared_bytes, uint32_t *out);
+                                   uint32_t shared_bytes, const uint32_t cluster[3],
+                                   uint32_t *out);
 
   /* Optional; NULL where kernels make no bulk tensor copies (descriptors
    * keep a zero map). Encodes the 128-byte, 64-byte aligned tensor map at

@@ -629,20 +629,40 @@ static weft_status allow_shared(CUfunction f, uint32_t shared_bytes) {
 
 static weft_status cuda_resident_programs(void *state, void *function,
                                           uint32_t num_threads, uint32_t shared_bytes,
-                                          uint32_t *out) {
+                                          const uint32_t cluster[3], uint32_t *out) {
   cuda_state *s = state;
-  int per_sm = 0, sms = 0;
+  CUfunction f = function;
   weft_status st = enter(s);
   if (st == WEFT_SUCCESS)
-    st = allow_shared(function, shared_bytes);
+    st = allow_shared(f, shared_bytes);
+  if (st != WEFT_SUCCESS)
+    return st;
+  uint32_t size = cluster[0] * cluster[1] * cluster[2];
+  if (size == 1) {
+    int per_sm = 0, sms = 0;
+    st = CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, f, (int)num_threads,
+            (size_t)shared_bytes);
+    if (st == WEFT_SUCCESS)
+      st = CU(cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+              s->gpu.device);
+    if (st == WEFT_SUCCESS)
+      *out = (uint32_t)per_sm * (uint32_t)sms;
+    return st;
+  }
+  /* A cluster's programs run on the multiprocessors of one GPC, so what
+   * fits is counted in clusters, not in programs per multiprocessor. */
+  if (!drv.cuOccupancyMaxActiveClusters)
+    return weft_fail(WEFT_ERROR_UNSUPPORTED, "cuda backend: %s has no "
+                     "cuOccupancyMaxActiveClusters (a resident launch in clusters needs "
+                     "CUDA 11.8 or later)", LIBCUDA);
+  CUlaunchAttribute shape = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                             .value.clusterDim = {cluster[0], cluster[1], cluster[2]}};
+  CUlaunchConfig c = {cluster[0], cluster[1], cluster[2], num_threads, 1, 1,
+                      shared_bytes, s->stream, &shape, 1};
+  int clusters = 0;
+  st = CU(cuOccupancyMaxActiveClusters, &clusters, f, &c);
   if (st == WEFT_SUCCESS)
-    st = CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, (CUfunction)function,
-            (int)num_threads, (size_t)shared_bytes);
-  if (st == WEFT_SUCCESS)
-    st = CU(cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            s->gpu.device);
-  if (st == WEFT_SUCCESS)
-    *out = (uint32_t)per_sm * (uint32_t)sms;
+    *out = (uint32_t)clusters * size;
   return st;
 }
 

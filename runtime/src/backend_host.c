@@ -279,13 +279,16 @@ static weft_status host_launch(void *state, void *function,
   return st;
 }
 
-/* Every program of a launch runs at once on its own thread. */
+/* Every program of a launch runs at once on its own thread (a cluster is
+ * only a grouping of programs here). */
 static weft_status host_resident_programs(void *state, void *function,
                                           uint32_t num_threads, uint32_t shared_bytes,
-                                          uint32_t *out) {
+                                          const uint32_t cluster[3], uint32_t *out) {
   host_state *s = state;
   (void)function, (void)num_threads, (void)shared_bytes;
-  *out = s->max_programs < UINT32_MAX ? (uint32_t)s->max_programs : UINT32_MAX;
+  uint32_t max = s->max_programs < UINT32_MAX ? (uint32_t)s->max_programs : UINT32_MAX;
+  uint32_t size = cluster[0] * cluster[1] * cluster[2];
+  *out = max / size * size;
   return WEFT_SUCCESS;
 }
 

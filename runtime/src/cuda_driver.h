@@ -50,9 +50,15 @@ enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
 
 /* Launches with attributes (cuLaunchKernelEx, CUDA 12.0). */
 typedef int CUlaunchAttributeID;
-enum { CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+enum {
+  CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+  CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+};
 typedef union CUlaunchAttributeValue {
   char pad[64];
+  struct {
+    unsigned int x, y, z;
+  } clusterDim;
   int programmaticStreamSerializationAllowed;
 } CUlaunchAttributeValue;
 typedef struct CUlaunchAttribute {
@@ -232,11 +238,14 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
     (size_t *, const CUmulticastObjectProp *, CUmulticastGranularity_flags))
 
 /* Looked up with the others but optional: NULL where the driver predates
- * them (tensor maps: CUDA 12.0), which fails only the calls that need them
- * (launches with attributes, CUDA 12.0, fall back to plain ones). */
+ * them (tensor maps: CUDA 12.0; cluster occupancy: 11.8), which fails only
+ * the calls that need them (launches with attributes, CUDA 12.0, fall back
+ * to plain ones). */
 #define WEFT_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
   X(cuLaunchKernelEx, "cuLaunchKernelEx",                                      \
     (const CUlaunchConfig *, CUfunction, void **, void **))                    \
+  X(cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters",              \
+    (int *, CUfunction, const CUlaunchConfig *))                               \
   X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                          \
     (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,                   \
      const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,               \

@@ -102,13 +102,14 @@ static weft_status clamp_to_resident(weft_context *ctx, const weft_kernel *kerne
   uint32_t threads = weft_launch_threads(c, ctx->ops->warp_size);
   uint32_t resident = 0;
   weft_status st = ctx->ops->resident_programs(ctx->state, kernel->function, threads,
-                                               c->shared_bytes, &resident);
+                                               c->shared_bytes, c->cluster, &resident);
   if (st != WEFT_SUCCESS)
     return st;
   if (!resident)
-    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: not one program of "
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: not one %s of "
                      "%u threads and %u bytes of shared memory fits the device",
-                     threads, c->shared_bytes);
+                     c->cluster[0] > 1 ? "cluster of programs" : "program", threads,
+                     c->shared_bytes);
   if (c->grid[0] > resident)
     c->grid[0] = resident;
   return WEFT_SUCCESS;
@@ -122,16 +123,24 @@ weft_status weft_launch(weft_kernel *kernel, const weft_launch_config *config,
   if (num_args && !args)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_launch: %zu arguments but args is NULL", num_args));
-  weft_launch_config c = {{1, 1, 1}, 0, 0, NULL, 0};
+  weft_launch_config c = {{1, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
   if (config)
     c = *config;
   uint32_t unknown = c.flags & ~(uint32_t)(WEFT_LAUNCH_EARLY_START | WEFT_LAUNCH_RESIDENT);
   if (unknown)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_launch: unknown flags 0x%x", unknown));
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {
     if (!c.grid[i])
       c.grid[i] = 1;
+    if (!c.cluster[i])
+      c.cluster[i] = 1;
+  }
+  if (c.grid[0] % c.cluster[0] || c.grid[1] % c.cluster[1] || c.grid[2] % c.cluster[2])
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_launch: grid %ux%ux%u is not a whole number of clusters "
+                         "of %ux%ux%u", c.grid[0], c.grid[1], c.grid[2], c.cluster[0],
+                         c.cluster[1], c.cluster[2]));
   if (c.flags & WEFT_LAUNCH_RESIDENT) {
     weft_status st = clamp_to_resident(ctx, kernel, &c);
     if (st != WEFT_SUCCESS)

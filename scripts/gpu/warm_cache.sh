@@ -35,10 +35,11 @@ done
   --systems weft,weft_one_shot > /dev/null
 # The grid sweep's kernels (every block size and warp count it tries).
 "${run[@]}" /usr/bin/python3 bench/tune_collectives.py --size 64K --iters 1 > /dev/null
-# The fused-kernel benchmark's Weft kernels: small tokens and hidden size
-# with the GPU sweep's divisibilities ask for its specialisations.
+# The fused-kernel benchmark's Weft kernels, every algorithm: small tokens
+# and hidden size with the GPU sweep's divisibilities ask for its
+# specialisations.
 "${run[@]}" /usr/bin/python3 bench/fused.py --tokens 16,64 --hidden 256 --iters 1 \
-  --warmup 0 > /dev/null
+  --warmup 0 --systems weft,weft_gather,weft_overlap > /dev/null
 # The GEMMs that all_gather_matmul (both algorithms), matmul_reduce_scatter
 # and matmul_all_reduce run at the fused sweep's prefill shapes, too large to
 # run on host ranks: compiled from the blocks matmul picks for them.

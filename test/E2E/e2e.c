@@ -70,7 +70,7 @@ static int run_barrier(weft_context *ctx, const char *dir) {
       weft_malloc(ctx, sizeof *counts * PROGRAMS, (void **)&counts))
     return fail("malloc", weft_last_error(ctx));
   for (int32_t epoch = 1; epoch <= LAUNCHES; ++epoch) {
-    weft_launch_config config = {{PROGRAMS, 1, 1}, 1, 0, NULL, 0};
+    weft_launch_config config = {{PROGRAMS, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
     void *args[] = {&board, &counts, &epoch};
     if (weft_launch(kernel, &config, args, 3) != WEFT_SUCCESS)
       return fail("launch", weft_last_error(ctx));
@@ -94,7 +94,7 @@ static int run_timeout(weft_context *ctx, const char *dir) {
   if (weft_malloc(ctx, sizeof *flag, (void **)&flag))
     return fail("malloc", weft_last_error(ctx));
   *flag = 3;
-  weft_launch_config config = {{2, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{2, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&flag};
   weft_status status = weft_launch(kernel, &config, args, 1);
   const char *message = weft_last_error(ctx);
@@ -123,7 +123,7 @@ static int run_bad_peer(weft_context *ctx, const char *dir) {
     return fail("malloc", weft_last_error(ctx));
   *p = 0;
   void *args[] = {&p, &peer};
-  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   weft_status status = weft_launch(kernel, &config, args, 2);
   const char *message = weft_last_error(ctx);
   if (status != WEFT_ERROR_INVALID_ARGUMENT)
@@ -172,7 +172,7 @@ static int run_tile_vadd(weft_context *ctx, const char *dir) {
   for (int32_t n = 1; n <= 271; n = n == 17 ? 240 : n + 1) {
     for (int i = 0; i < N; ++i)
       out[i] = -1.0f;
-    weft_launch_config config = {{(n + 63) / 64, 1, 1}, 1, 0, NULL, 0};
+    weft_launch_config config = {{(n + 63) / 64, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
     void *args[] = {&x, &y, &out, &n};
     if (weft_launch(kernel, &config, args, 4) != WEFT_SUCCESS)
       return fail("launch", weft_last_error(ctx));
@@ -196,7 +196,7 @@ static int run_tile_row_max(weft_context *ctx, const char *dir) {
     return fail("malloc", weft_last_error(ctx));
   for (int i = 0; i < ROWS * COLS; ++i)
     src[i] = (i / COLS * 37 + i % COLS * 11 + rank) % 97 - 40;
-  weft_launch_config config = {{ROWS / 16, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{ROWS / 16, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&src, &out};
   if (weft_launch(kernel, &config, args, 2) != WEFT_SUCCESS)
     return fail("launch", weft_last_error(ctx));
@@ -232,7 +232,7 @@ static int run_tile_peer(weft_context *ctx, const char *dir) {
   }
   for (int r = 0; r < ROWS; ++r)
     sums[r] = -1.0f;
-  weft_launch_config config = {{ROWS / 16, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{ROWS / 16, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&src, &dst, &next};
   void *sum_args[] = {&src, &sums, &next};
   if (weft_barrier(ctx) || weft_launch(copy, &config, args, 3) ||
@@ -270,7 +270,7 @@ static int run_tile_atomic(weft_context *ctx, const char *dir) {
     counts[i] = 0;
     old[i] = -1;
   }
-  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&counts, &old, &n, &next};
   if (weft_barrier(ctx) || weft_launch(kernel, &config, args, 4) ||
       weft_barrier(ctx))
@@ -306,7 +306,7 @@ static int run_tile_math(weft_context *ctx, const char *dir) {
    * reduction, tanh and erf saturate. */
   for (int i = 0; i < N; ++i)
     x[i] = 0.01f + 0.31f * i + 0.001f * rank;
-  weft_launch_config config = {{N / 64, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{N / 64, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&x, &out[0], &out[1], &out[2], &out[3], &out[4], &out[5]};
   if (weft_launch(kernel, &config, args, 7) != WEFT_SUCCESS)
     return fail("launch", weft_last_error(ctx));
@@ -334,7 +334,7 @@ static int run_tile_max_of_sums(weft_context *ctx, const char *dir) {
     return fail("malloc", weft_last_error(ctx));
   for (int i = 0; i < ROWS * COLS; ++i)
     src[i] = (i / COLS * 53 + i % COLS * 29 + rank * 7) % 101 - 50;
-  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{1, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&src, &out};
   if (weft_launch(kernel, &config, args, 2) != WEFT_SUCCESS)
     return fail("launch", weft_last_error(ctx));
@@ -440,7 +440,7 @@ static int run_tile_half(weft_context *ctx, const char *dir) {
     uint16_t exp = (i % 4 ? 97 + (seed >> 24) % 48 : (seed >> 24) & 0xff);
     b[i] = (seed >> 16 & 0x807f) | exp << 7;
   }
-  weft_launch_config config = {{N / 64, 1, 1}, 1, 0, NULL, 0};
+  weft_launch_config config = {{N / 64, 1, 1}, 1, 0, NULL, 0, {1, 1, 1}};
   void *args[] = {&a, &b, &h, &bf};
   if (weft_launch(kernel, &config, args, 4) != WEFT_SUCCESS)
     return fail("launch", weft_last_error(ctx));

@@ -176,7 +176,7 @@ static int test_kernel(const char *so) {
   CHECK_OK(weft_malloc(g_ctx, sizeof(int64_t) * programs * n, (void **)&table));
   int64_t base = 7000000;
   void *args[] = {&table, &base};
-  weft_launch_config cfg = {{gx, gy, 0}, 0, 0, NULL, 0};
+  weft_launch_config cfg = {{gx, gy, 0}, 0, 0, NULL, 0, {1, 1, 1}};
   CHECK_OK(weft_launch(ring, &cfg, args, 2));
   CHECK_OK(weft_barrier(g_ctx));
   for (int r = 0; r < n; ++r)
@@ -201,7 +201,7 @@ static int test_kernel(const char *so) {
   int32_t *info;
   CHECK_OK(weft_malloc(g_ctx, 16, (void **)&info));
   void *info_args[] = {&info};
-  weft_launch_config three = {{2, 3, 4}, 0, 0, NULL, 0};
+  weft_launch_config three = {{2, 3, 4}, 0, 0, NULL, 0, {1, 1, 1}};
   CHECK_OK(weft_launch(readctx, &three, info_args, 1));
   CHECK(info[0] == g_rank && info[1] == n && info[2] == (int32_t)WEFT_ABI_VERSION &&
         info[3] == 24);
@@ -211,7 +211,7 @@ static int test_kernel(const char *so) {
   CHECK_OK(weft_malloc(g_ctx, sizeof(uint64_t) * 2 * spinners, (void **)&flags));
   memset(flags, 0, sizeof(uint64_t) * 2 * spinners);
   CHECK_OK(weft_barrier(g_ctx));
-  weft_launch_config wide = {{spinners, 1, 1}, 0, 0, NULL, 0};
+  weft_launch_config wide = {{spinners, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
   for (uint64_t epoch = 1; epoch <= 3; ++epoch) {
     void *spin_args[] = {&flags, &epoch};
     CHECK_OK(weft_launch(spin, &wide, spin_args, 2));
@@ -224,7 +224,7 @@ static int test_kernel(const char *so) {
   void *never_args[] = {&never};
   char expect[128];
   snprintf(expect, sizeof expect, "wait timed out on rank %d, program (", g_rank);
-  weft_launch_config two = {{2, 1, 1}, 0, 0, NULL, 0};
+  weft_launch_config two = {{2, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
   CHECK_FAILS(weft_launch(forever, &two, never_args, 1), WEFT_ERROR_TIMEOUT, expect);
   snprintf(expect, sizeof expect, "flag at rank %d's heap offset 0x%llx, "
            "expected == 1, last seen 0", g_rank, (unsigned long long)offset_of(never));
@@ -404,7 +404,7 @@ static int test_grid(const char *so) {
   CHECK_OK(weft_module_load_file(g_ctx, so, WEFT_MODULE_AUTO, &m));
   weft_kernel *k;
   CHECK_OK(weft_module_get_kernel(m, "ring_write", &k));
-  weft_launch_config cfg = {{64, 32, 1}, 0, 0, NULL, 0};
+  weft_launch_config cfg = {{64, 32, 1}, 0, 0, NULL, 0, {1, 1, 1}};
   CHECK_FAILS(weft_launch(k, &cfg, NULL, 0), WEFT_ERROR_INVALID_ARGUMENT,
               "grid 64x32x1 = 2048 programs exceeds WEFT_HOST_MAX_PROGRAMS=1024");
   CHECK_FAILS(weft_launch(k, &cfg, NULL, 2), WEFT_ERROR_INVALID_ARGUMENT, "args is NULL");
@@ -415,12 +415,26 @@ static int test_grid(const char *so) {
   int32_t *info;
   CHECK_OK(weft_malloc(g_ctx, 16, (void **)&info));
   void *info_args[] = {&info};
-  weft_launch_config resident = {{5000, 1, 1}, 0, 0, NULL, WEFT_LAUNCH_RESIDENT};
+  weft_launch_config resident = {{5000, 1, 1}, 0, 0, NULL, WEFT_LAUNCH_RESIDENT,
+                                 {1, 1, 1}};
   CHECK_OK(weft_launch(readctx, &resident, info_args, 1));
   CHECK(info[3] == 1024);
   resident.grid[0] = 3;
   CHECK_OK(weft_launch(readctx, &resident, info_args, 1));
   CHECK(info[3] == 3);
+  /* In clusters: whole clusters of those that fit, and every grid whole
+   * clusters. */
+  weft_launch_config clustered = {{3000, 1, 1}, 0, 0, NULL, WEFT_LAUNCH_RESIDENT,
+                                  {3, 1, 1}};
+  CHECK_OK(weft_launch(readctx, &clustered, info_args, 1));
+  CHECK(info[3] == 1023);
+  clustered.grid[0] = 3001;
+  CHECK_FAILS(weft_launch(readctx, &clustered, info_args, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "grid 3001x1x1 is not a whole number of clusters of 3x1x1");
+  clustered.flags = 0;
+  clustered.grid[0] = 2;
+  CHECK_FAILS(weft_launch(readctx, &clustered, info_args, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "grid 2x1x1 is not a whole number of clusters of 3x1x1");
   resident.grid[1] = 2;
   CHECK_FAILS(weft_launch(readctx, &resident, info_args, 1), WEFT_ERROR_INVALID_ARGUMENT,
               "a resident launch takes a 1-D grid, not 3x2x1");
@@ -615,7 +629,7 @@ static int test_gpu_common(void) {
   for (int i = 0; i < 40; ++i)
     args[i] = &args[i];
   for (size_t count = 2; count <= 40; count += 38) {
-    weft_launch_config config = {{1, 1, 1}, 0, 0, NULL, 0};
+    weft_launch_config config = {{1, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
     weft_gpu_launch l;
     CHECK_OK(weft_gpu_launch_begin(g, &l, &config, args, count, &kctx));
     CHECK(l.block == 64 && l.params[count] == &kctx);

@@ -202,6 +202,32 @@ def test_fused_gemms_back_to_back():
     weft.barrier()
 
 
+def test_fused_gemms_in_clusters(monkeypatch):
+    """The fused GEMMs in clusters of two programs (where the blocks are
+    large on GPUs, pairs of column blocks sharing a's copies on sm_90;
+    forced here at small shapes): the programs of a cluster take an item
+    together, a chunk each (the last item half empty: 3 chunks of 4 rows)
+    or a column block each; whole clusters of any num_programs."""
+    from weft.ops import _tp
+    plan = _tp._config_for
+    monkeypatch.setattr(_tp, "_config_for", lambda *args: (*plan(*args)[:-1], 2))
+    me, ranks = weft.rank(), weft.num_ranks()
+    rows, k, n = 10, 24, 128                   # 8 column blocks on the host, 2 on GPUs
+    for step, programs in enumerate((None, 3, 6)):
+        xs, w = _inputs(rows, k, n, step)
+        out = ops.all_gather_matmul(local(xs[me]), local(w), num_programs=programs,
+                                    algorithm="overlap")
+        np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
+        xs, ws = _second_layer(ranks * rows, k, n, step)
+        full = sum(x @ w for x, w in zip(xs, ws))
+        out = ops.matmul_reduce_scatter(local(xs[me]), local(ws[me]), num_programs=programs)
+        np.testing.assert_array_equal(host(out), full[me * rows:(me + 1) * rows])
+        xs, ws = _second_layer(rows, k, n, step)
+        out = ops.matmul_all_reduce(local(xs[me]), local(ws[me]), num_programs=programs)
+        np.testing.assert_array_equal(host(out), sum(x @ w for x, w in zip(xs, ws)))
+    weft.barrier()
+
+
 def test_matmul_reduce_errors():
     ranks = weft.num_ranks()
     a = weft.zeros((ranks + 1, 8), wl.float32)

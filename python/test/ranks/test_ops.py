@@ -320,7 +320,7 @@ def test_matmul_clusters(cluster):
     sm_90 they share the bulk copies of a's blocks, each copying its slice
     into all of them): the same products. A cluster that does not divide
     the column blocks, or a grid that is no whole number of clusters, is
-    an error before any launch."""
+    an error (the runtime's, for the grid), and nothing runs."""
     bm = _jit.PerBackend(host=16, default=64)  # the host run warms the GPU's kernel
     m, n, k = 256, 512, 384
     rng = np.random.default_rng(cluster)
@@ -332,7 +332,8 @@ def test_matmul_clusters(cluster):
     np.testing.assert_array_equal(c.to_numpy(), a @ b)
     with pytest.raises(ValueError, match="clusters of 3 programs do not divide"):
         weft.ops.matmul(*ab, c, config=(bm, bm, bm, 4, 3, 3))
-    with pytest.raises(ValueError, match=r"grid \(3, 1, 1\) is not a whole number of clusters"):
+    with pytest.raises(weft.WeftError, match="grid 3x1x1 is not a whole number of clusters "
+                                             "of 2x1x1"):
         _jit_fill[(3,)](c, 1.0, cluster=(2,))
 
 

@@ -56,18 +56,21 @@ class _Comm:
         self.flags = rt.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * ranks,), wl.int64)
         self.epochs = rt.zeros((K.MAX_PROGRAMS,), wl.int64)
         # weft.ops' fused GEMMs' calls, counters and flags (_kernels.py).
-        self.fused_sync = rt.zeros((K.FUSED_SYNC,), wl.int64)
+        self.fused_sync = rt.zeros((K.FUSED_DONE + ranks,), wl.int64)
         # The only host barrier: every rank's flags are zero before any
         # rank signals into them. Once per context, not per call.
         rt.barrier()
         self.scratch = {}
         self.multicast = _read_multicast()
 
-    def buffer(self, name, n, dtype):
+    def buffer(self, name, n, dtype, drain=False):
         """A symmetric scratch buffer of at least n elements of dtype, kept
         and grown by powers of two (allocation is collective: every rank
-        asks for the same sizes in the same order)."""
-        return _view(self._grown(name, max(1, n) * dtype.bits // 8, False), n, dtype)
+        asks for the same sizes in the same order). drain: a rank's kernels
+        may still use it while another has gone on to its next call, so
+        growing it waits for every rank's launched work first (a host
+        barrier)."""
+        return _view(self._grown(name, max(1, n) * dtype.bits // 8, drain), n, dtype)
 
     def halves(self, name, n, dtype):
         """A symmetric scratch buffer in two halves of at least n elements
@@ -75,8 +78,7 @@ class _Comm:
         parity of their calls: (the whole buffer, the elements of a half).
         A rank may still use one half while another has gone on to its
         next call, so the halves stay where they are, whatever later calls
-        ask for, until the buffer grows, which waits for every rank's
-        launched work first (a host barrier)."""
+        ask for, until the buffer grows (draining, as buffer's drain)."""
         size = dtype.bits // 8
         buf = self._grown(name, 2 * max(1, n) * size, True)
         half = buf.nbytes // 2 // size

@@ -25,13 +25,15 @@ MAX_PROGRAMS = 256  # flag rows per phase
 NUM_PHASES = 2      # 0: entry, 1: exit
 # weft.ops' fused GEMMs keep their state in one int64 array per rank
 # (_Comm.fused_sync): their calls (0), their finished programs (1), the
-# next item of a launch that hands items out (2); from FUSED_COUNTERS the
-# second layer's counters per output block, from FUSED_ARRIVALS the first
-# layer's arrival flags, FUSED_BLOCKS of each for each parity of the calls.
+# epoch of the first layer's last call (2); from FUSED_COUNTERS the second
+# layer's counters per output block, FUSED_BLOCKS for each parity of the
+# calls; from FUSED_ARRIVALS the first layer's FUSED_BLOCKS arrival flags;
+# from FUSED_DONE, for each rank, the epoch of its last first-layer call
+# that has finished.
 FUSED_BLOCKS = 1 << 15
 FUSED_COUNTERS = 3
 FUSED_ARRIVALS = FUSED_COUNTERS + 2 * FUSED_BLOCKS
-FUSED_SYNC = FUSED_ARRIVALS + 2 * FUSED_BLOCKS
+FUSED_DONE = FUSED_ARRIVALS + FUSED_BLOCKS
 
 
 @jit

@@ -3,15 +3,15 @@ weft.ops.all_gather_matmul (the first, column-parallel layer) and
 weft.ops.matmul_reduce_scatter / weft.ops.matmul_all_reduce (the second,
 row-parallel layer, whose K dimension is split over the ranks).
 
-First layer. By default ("overlap") one resident launch
-(ag_matmul_kernel): its programs push every rank's A, a few rows at a
-time, into a symmetric scratch of every rank, flagging each chunk there,
-while the others multiply; a product waits only for its own rows' flags.
-Where matmul would split K (decode), "gather" runs the all-gather
-(weft.collectives.all_gather) and then weft.ops.matmul. Every A tile
-crosses NVLink once in both. "pull" loads the A tiles from their owner
-straight into wl.dot (peer=owner): a crossing per column block of the
-output.
+First layer. On several ranks by default ("overlap") one resident
+launch (ag_matmul_kernel): its programs push every rank's A, a few rows
+at a time, into a symmetric scratch of every rank, flagging each chunk
+there, while the others multiply; a product waits only for its own rows'
+flags. On one rank, and where matmul would split K (decode), "gather"
+runs the all-gather (weft.collectives.all_gather) and then
+weft.ops.matmul. Every A tile crosses NVLink once in both. "pull" loads
+the A tiles from their owner straight into wl.dot (peer=owner): a
+crossing per column block of the output.
 
 Second layer: one resident launch (matmul_reduce_kernel). Its programs
 compute the partial products for the other ranks first and push each into
@@ -34,9 +34,9 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import compile as compile_kernel, jit
 from .._jit import PerBackend
-from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, _begin, _end,
-                                    _push, _sync)
-from ..collectives import _dtype_of, _get_comm, _view, all_gather, scratch_bytes
+from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
+                                    _begin, _end, _push, _sync)
+from ..collectives import _dtype_of, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
                     blocks_of, even_blocks, matmul, matmul_signature, tensor_maps_fit,
@@ -100,96 +100,112 @@ def _copy_rows(a, g, dest, chunk, rows, K, flag, epoch, CM: wl.constexpr, CK: wl
 
 
 @jit
-def ag_matmul_kernel(a, g, g_blocks, half_rows, b, c, sync, rows, N, K,
+def ag_matmul_kernel(a, g, g_blocks, b, c, sync, rows, N, K,
                      BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr, CM: wl.constexpr,
                      CK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
-                     GROUP_M: wl.constexpr = 8):
+                     GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
     """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :]
     @ b for every rank s. Every rank's a goes, CM rows at a time, into
-    slot s of a half of every rank's symmetric g (halves of half_rows x K,
-    a's dtype, half_rows a multiple of BM), each chunk flagged on arrival
-    (a flag per source and chunk, holding the call's epoch: none is
-    reset); a product of a block of c waits for its rows' flags, then
-    multiplies from g. The programs (resident together) take items from a
-    shared counter, in this order: the copies of a into my own slot; the
-    copies to the other ranks (the next rank first) spread evenly among
-    the products of my own rows, so that a few programs push while the
-    rest compute; then the products of the others' rows, the previous
-    rank's first (the first to arrive). Copies never wait and a product
-    waits only for copies handed out before it, so every wait ends. g's
-    halves and the flags alternate by the parity of the rank's calls: a
-    rank can start its next call (writing the other set) while another
-    still multiplies this one's rows, but not the one after (that needs
-    the others' rows of the next call). g_blocks is g as the products read
-    it: a tensor descriptor (DESC) or g itself."""
+    slot s (rows s * rows..) of every rank's symmetric g, each chunk
+    flagged on arrival (a flag per source and chunk, holding the call's
+    epoch: none is reset); a product of a block of c waits for its rows'
+    flags, then multiplies from g. The programs, resident together in
+    clusters of CLUSTER_N (a resident launch in clusters=(CLUSTER_N,)),
+    take items i, i + clusters, ... in this order: the copies of a into my
+    own slot; the copies to the other ranks (the next rank first) spread
+    evenly among the products of my own rows, so that a few programs push
+    while the rest compute; then the products of the others' rows, the
+    previous rank's first (the first to arrive). An item is a chunk for
+    each program of the cluster, or neighbouring column blocks of one
+    block row (whose programs then share the copies of g's blocks, as in
+    matmul_kernel). A rank may start a call while another still
+    multiplies its last one from g, so a copy to another rank first waits
+    until that rank has finished my last call (its done flag here, set by
+    its last program). Copies wait only for earlier calls and a product
+    only for copies of earlier items, which every cluster takes in order,
+    so every wait ends. g_blocks is g as the products read it: a tensor
+    descriptor (DESC) or g itself."""
     me = wl.rank()
     ranks = wl.num_ranks()
+    column = wl.program_id(0) % CLUSTER_N     # my chunk or column block in the cluster's
     blocks_m = (rows + BM - 1) // BM
-    blocks_n = (N + BN - 1) // BN
-    blocks = blocks_m * blocks_n              # products per source rank
+    blocks_n = (N + BN - 1) // BN // CLUSTER_N   # of clusters
+    blocks = blocks_m * blocks_n              # product items per source rank
     chunks = (rows + CM - 1) // CM            # copies per destination
+    copies = (chunks + CLUSTER_N - 1) // CLUSTER_N   # copy items per destination
     rows_even = rows // BM * BM if EVEN else rows
-    calls = wl.load(sync)
-    epoch = calls + 1
-    parity = calls % 2
-    # This call's half of g (in rows; whole blocks where they are, so each
-    # block of g is one bulk copy, as in matmul_reduce_kernel).
-    first = parity * (half_rows // BM * BM if EVEN else half_rows)
-    # Flags of this parity: a rank a call ahead flags the other set, where
-    # the same index may be another source's chunk.
-    arrivals = sync + FUSED_ARRIVALS + parity * FUSED_BLOCKS
-    mine = g + (first + me * rows) * K        # my slot, and my chunks' flags
+    epoch = wl.load(sync) + 1
+    last = wl.load(sync + 2)                  # the epoch of my last call of this kernel
+    done = sync + FUSED_DONE                  # each rank's last call finished there
+    arrivals = sync + FUSED_ARRIVALS
+    mine = g + me * rows * K                  # my slot, and my chunks' flags
     my_flags = arrivals + me * chunks
-    pushes = (ranks - 1) * chunks
+    pushes = (ranks - 1) * copies
     spread = pushes + blocks                  # pushes among my own products
-    items = chunks + pushes + ranks * blocks
-    i = wl.atomic_add(sync + 2, 1, order="relaxed")
-    while i < items:
-        after = wl.atomic_add(sync + 2, 1, order="relaxed")   # its latency under this item
-        j = i - chunks
+    items = copies + pushes + ranks * blocks
+    for i in range(wl.program_id(0) // CLUSTER_N, items, wl.num_programs(0) // CLUSTER_N):
+        j = i - copies
         pushed = wl.minimum(j * pushes // spread, pushes)     # pushes before item j
-        if i < chunks:
-            _copy_rows(a, mine, me, i, rows, K, my_flags + i, epoch, CM, CK)
+        if i < copies:
+            chunk = i * CLUSTER_N + column
+            if chunk < chunks:
+                _copy_rows(a, mine, me, chunk, rows, K, my_flags + chunk, epoch, CM, CK)
         elif (j < spread) & ((j + 1) * pushes // spread > pushed):
-            part = pushed % chunks
-            _copy_rows(a, mine, (me + 1 + pushed // chunks) % ranks, part, rows, K,
-                       my_flags + part, epoch, CM, CK)
+            dest = (me + 1 + pushed // copies) % ranks
+            chunk = pushed % copies * CLUSTER_N + column
+            if chunk < chunks:
+                wl.wait(done + dest, last, cmp="ge")
+                _copy_rows(a, mine, dest, chunk, rows, K, my_flags + chunk, epoch, CM, CK)
         else:
             product = j - pushed
             src = (me + ranks - product // blocks) % ranks
             block_m, block_n = _grouped(product % blocks, blocks_m, blocks_n, GROUP_M)
             m0 = block_m * BM
+            n0 = (block_n * CLUSTER_N + column) * BN
             flags = arrivals + src * chunks
             for chunk in range(m0 // CM, wl.minimum(chunks, (m0 + BM) // CM)):
                 wl.wait(flags + chunk, epoch, cmp="ge")
-            acc = _piece_product(g_blocks, b, first + src * rows_even, m0, block_n * BN, rows,
-                                 N, K, 0, K, BM, BN, BK, EVEN, DESC)
+            acc = _piece_product(g_blocks, b, src * rows_even, m0, n0, rows, N, K, 0, K,
+                                 BM, BN, BK, EVEN, DESC)
             rm = m0 + wl.arange(0, BM)
-            rn = block_n * BN + wl.arange(0, BN)
+            rn = n0 + wl.arange(0, BN)
             mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
             wl.store(c + (src * rows + rm[:, None]) * N + rn[None, :], acc, mask=mask)
-        i = after
     if wl.atomic_add(sync + 1, 1) == wl.num_programs(0) - 1:   # the last program
         wl.store(sync + 1, 0)
-        wl.store(sync + 2, 0)
+        wl.store(sync + 2, epoch)
         wl.store(sync, epoch)
+        for p in range(ranks):                # every program has read g
+            wl.signal(done + me, epoch, peer=p)
 
 
 def _fused_plan(m, rows, n, k, sources, backend, dtype, descriptors):
     """How a fused GEMM runs products of `rows` x n x k from each of
-    `sources` ranks on `backend`, with matmul's blocks for an m x n x k
-    product (no clusters: a resident launch takes none): (constexprs with
-    EVEN and DESC, launch options, output blocks per source, pieces of K,
-    BK steps per piece). descriptors: the operands go as tensor
-    descriptors (None: where the blocks tile the product)."""
-    constexprs, warps, stages, wave, (bm, bn, bk), _ = _config_for(m, n, k, backend, dtype)
+    `sources` ranks on `backend`, with matmul's blocks and clusters for an
+    m x n x k product: (constexprs with EVEN, DESC and CLUSTER_N, launch
+    options, output blocks per source, pieces of K, BK steps per piece).
+    descriptors: the operands go as tensor descriptors (None: where the
+    blocks tile the product)."""
+    constexprs, warps, stages, wave, (bm, bn, bk), cluster = _config_for(m, n, k, backend,
+                                                                         dtype)
     blocks = -(-rows // bm) * -(-n // bn)
     pieces, steps = _pieces(sources * blocks, k, bk, wave)
     even = even_blocks(rows, n, k, constexprs)
     if descriptors is None:
         descriptors = even[backend] and k > 0
-    return (dict(constexprs, EVEN=even, DESC=descriptors),
-            dict(num_warps=warps, num_stages=stages), blocks, pieces, steps)
+    return (dict(constexprs, EVEN=even, DESC=descriptors, CLUSTER_N=cluster),
+            dict(num_warps=warps, num_stages=stages, cluster=(cluster,)), blocks, pieces,
+            steps)
+
+
+def _resident_grid(items, num_programs, cluster, backend):
+    """The programs a resident launch of `items` cluster items asks for:
+    one per item and program of its cluster, at most num_programs
+    (default: the backend's own on the host, else all that fit, the
+    launch cutting them), in whole clusters."""
+    if num_programs is None:
+        num_programs = DEFAULT_PROGRAMS["host"] if backend == "host" else items * cluster
+    return max(1, min(items, int(num_programs) // cluster)) * cluster
 
 
 def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
@@ -202,36 +218,18 @@ def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
     return dict(constexprs, CM=COPY_ROWS, CK=COPY_COLS), options, blocks, pieces
 
 
-def _half_count(ranks, rows, k, bm):
-    """The elements a half of the first layer's scratch needs: every
-    rank's rows and a block of rows (the halves start on whole blocks)."""
-    return (ranks * rows + bm) * k
-
-
-def _half_rows(half, k, bm):
-    """The rows of k elements in each half of the first layer's scratch of
-    `half` elements per half: whole blocks of bm rows."""
-    return half // k // bm * bm
-
-
 def compile_all_gather_matmul(m, n, k, ranks, target):
     """Compiles for `target`, without launching, what all_gather_matmul's
     "overlap" launches on `ranks` ranks for bf16 operands, a (m / ranks x
-    k, 16-byte aligned) and b (k x n), with its scratch grown for this
-    shape (warming a kernel cache)."""
+    k, 16-byte aligned) and b (k x n) (warming a kernel cache)."""
     backend = target.split(":")[0]
     rows = m // ranks
     constexprs, options, _, _ = _gather_plan(rows, n, k, ranks, backend, wl.bfloat16)
-    bm = constexprs["BM"][backend]
-    half = scratch_bytes(2 * _half_count(ranks, rows, k, bm) * 2) // 4  # bf16 elements
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
-    # g: both halves, of whole blocks of rows (a multiple of 16).
-    g_blocks = matmul_signature(2 * _half_rows(half, k, bm), n, k, constexprs, backend,
-                                "*fp32:16")["a"]
+    g_blocks = matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"]
     compile_kernel(ag_matmul_kernel,
-                   dict(a="*bf16:16", g="*bf16:16", g_blocks=g_blocks, half_rows="i32:16",
-                        b=sig["b"], c=sig["c"], sync="*i64:16", rows=sig["M"], N=sig["N"],
-                        K=sig["K"]),
+                   dict(a="*bf16:16", g="*bf16:16", g_blocks=g_blocks, b=sig["b"], c=sig["c"],
+                        sync="*i64:16", rows=sig["M"], N=sig["N"], K=sig["K"]),
                    constexprs, target=target, **options)
 
 
@@ -308,24 +306,20 @@ def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, bloc
     if ranks * chunks > FUSED_BLOCKS:
         raise ValueError(f"all_gather_matmul: {rows} rows per rank are {ranks * chunks} "
                          f"arrival flags, more than the {FUSED_BLOCKS} the kernel has")
-    bm = constexprs["BM"][backend]
-    count = _half_count(ranks, rows, k, bm)
-    if 4 * count >= 1 << 31:
+    count = ranks * rows * k
+    if count >= 1 << 31:
         raise ValueError(f"all_gather_matmul: {ranks} x {rows} x {k} needs {count} elements "
                          f"of scratch, more than a kernel addresses (2^31)")
-    # Halves of whole blocks of rows (bulk copies of whole blocks).
-    whole, half = comm.halves("fused_gather", count, dtype)
-    half_rows = _half_rows(half, k, bm)
-    g = _view(whole, 2 * half_rows * k, dtype)
-    g.shape = (2 * half_rows, k)
+    # A peer may still read g for its last call: growing it drains first.
+    g = comm.buffer("fused_gather", count, dtype, drain=True)
+    g.shape = (ranks * rows, k)
     g_blocks = g
     if constexprs["DESC"]:
         g_blocks, b = blocks_of(g, b, constexprs)
-    items = ranks * (chunks + blocks)
-    if num_programs is None:
-        num_programs = DEFAULT_PROGRAMS["host"] if backend == "host" else items
-    ag_matmul_kernel[(min(items, int(num_programs)),)](
-        a, g, g_blocks, half_rows, b, out, comm.fused_sync, rows, n, k, resident=True, **options,
+    cluster = constexprs["CLUSTER_N"]
+    items = ranks * (-(-chunks // cluster) + blocks // cluster)
+    ag_matmul_kernel[(_resident_grid(items, num_programs, cluster, backend),)](
+        a, g, g_blocks, b, out, comm.fused_sync, rows, n, k, resident=True, **options,
         **constexprs)
     return out
 
@@ -346,7 +340,8 @@ def _signal_partial(counters, block, dest, SCATTER: wl.constexpr):
 @jit(do_not_specialize=("k_steps",))
 def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTER: wl.constexpr,
                          BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
-                         EVEN: wl.constexpr, DESC: wl.constexpr, GROUP_M: wl.constexpr = 8):
+                         EVEN: wl.constexpr, DESC: wl.constexpr, GROUP_M: wl.constexpr = 8,
+                         CLUSTER_N: wl.constexpr = 1):
     """The second layer in one launch: c (rows x N, this rank's) = the sum
     over ranks r and pieces z of K of partial (r, z) of the block, added
     in one fixed order. Programs are resident together (a resident launch)
@@ -367,9 +362,13 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
        sums every block: one-shot).
 
     Programs wait only after counting every partial they made, so while
-    they are all resident every wait ends. The halves of slots (f32, half
-    elements each) and the counters
-    alternate between two sets by the parity of the rank's calls (sync[0];
+    they are all resident every wait ends. Items are counted in clusters
+    of CLUSTER_N programs (a resident launch in clusters=(CLUSTER_N,)):
+    the programs of a cluster take neighbouring column blocks of one block
+    row, so that they share the copies of a's blocks (matmul_kernel's
+    CLUSTER_N). The halves of slots (f32, half elements each) and the
+    counters alternate between two sets by the parity of the rank's calls
+    (sync[0];
     the last program to finish, counted in sync[1], moves it on): a rank
     can start its next call while another is still summing this one, but
     not the one after (that needs this rank's partials of the next call,
@@ -378,8 +377,9 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
     me = wl.rank()
     ranks = wl.num_ranks()
     blocks_m = (rows + BM - 1) // BM
-    blocks_n = (N + BN - 1) // BN
+    blocks_n = (N + BN - 1) // BN // CLUSTER_N   # of clusters
     blocks = blocks_m * blocks_n
+    column = wl.program_id(0) % CLUSTER_N     # my column block in the cluster's
     # rows, written so that the compiler sees whole blocks where they are:
     # a's row offsets then stay multiples of BM, and each block of a is
     # one bulk copy (docs/tile-ir.md, "Views").
@@ -397,11 +397,12 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
     items = per_dest * ranks if SCATTER else per_dest
     pending = -1                              # the block of an uncounted partial
     pending_dest = 0
-    for i in range(wl.program_id(0), items, wl.num_programs(0)):
+    for i in range(wl.program_id(0) // CLUSTER_N, items, wl.num_programs(0) // CLUSTER_N):
         dest = (me + 1 + i // per_dest) % ranks if SCATTER else me
         z = i % per_dest // blocks
-        block = i % blocks
-        block_m, block_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
+        block_m, block_n = _grouped(i % blocks, blocks_m, blocks_n, GROUP_M)
+        block = i % blocks * CLUSTER_N + column   # its counter
+        block_n = block_n * CLUSTER_N + column
         acc = _piece_product(a, b, dest * rows_even if SCATTER else 0, block_m * BM,
                              block_n * BN, rows, N, K, z * k_chunk, k_chunk, BM, BN, BK,
                              EVEN, DESC)
@@ -425,8 +426,9 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
     if pending >= 0:
         _signal_partial(counters, pending, pending_dest, SCATTER)
     if not SCATTER:
-        for block in range(wl.program_id(0), blocks, wl.num_programs(0)):
-            block_m, block_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
+        for block in range(wl.program_id(0), blocks * CLUSTER_N, wl.num_programs(0)):
+            block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
+            block_n = block_n * CLUSTER_N + block % CLUSTER_N
             _sum_partials(None, base, c, counters, block, block_m * BM, block_n * BN, rows, N,
                           size, own, count, SCATTER, BM, BN, EVEN)
     if wl.atomic_add(sync + 1, 1) == wl.num_programs(0) - 1:   # the last program
@@ -517,10 +519,9 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     # The kernel's longer loop, over every piece of every destination's
     # blocks, bounds the programs (a resident launch cuts them to those
     # that fit the GPU at once).
-    items = (ranks if scatter else 1) * pieces * blocks
-    if num_programs is None:
-        num_programs = DEFAULT_PROGRAMS["host"] if backend == "host" else items
-    matmul_reduce_kernel[(min(items, int(num_programs)),)](
+    cluster = constexprs["CLUSTER_N"]
+    items = (ranks if scatter else 1) * pieces * blocks // cluster
+    matmul_reduce_kernel[(_resident_grid(items, num_programs, cluster, backend),)](
         a, b, out, slots, half, comm.fused_sync, rows, n, k, steps, resident=True, **options,
         **constexprs)
     return out

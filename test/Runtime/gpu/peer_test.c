@@ -44,7 +44,7 @@ static weft_kernel *kernel(const char *name) {
 }
 
 static void launch(weft_kernel *k, uint32_t grid, void **args, size_t n) {
-  weft_launch_config c = {{grid, 1, 1}, THREADS, 0, NULL, 0};
+  weft_launch_config c = {{grid, 1, 1}, THREADS, 0, NULL, 0, {1, 1, 1}};
   CHECK_OK(weft_launch(k, &c, args, n));
 }
 
@@ -202,7 +202,7 @@ static int test_debug(const char *module) {
   int32_t peer = weft_num_ranks(g_ctx);
   void *args[] = {&p, &peer};
   /* weft-compile's default: 4 warps per program. */
-  weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0};
+  weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0, {1, 1, 1}};
   CHECK_OK(weft_launch(kernel("bad_peer"), &c, args, 2));
   CHECK_FAILS(weft_synchronize(g_ctx), WEFT_ERROR_INVALID_ARGUMENT,
               "in kernel bad_peer at bad_peer.mlir:9:8");
@@ -268,7 +268,7 @@ static int test_tensor_desc(const char *module) {
           d.shape[1] == TD_COLS && d.strides[0] == TD_PITCH && d.strides[1] == 1);
     int32_t row0 = 16, col0 = 64; /* rows 16..23, columns 64..127 */
     void *args[] = {&d, &row0, &col0, &out};
-    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0};
+    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0, {1, 1, 1}};
     CHECK_OK(weft_launch(kernel("tma_load_box"), &c, args, 4));
     uint16_t got[8][64];
     CHECK_OK(weft_memcpy(g_ctx, got, out, sizeof got));
@@ -317,7 +317,7 @@ static int test_tensor_desc(const char *module) {
     int32_t k0 = 0, g0 = 0, t0 = t0s[n], i0 = 0;
     uint32_t bytes = 128 * SV_COLS * 2;
     void *args[] = {&d, &k0, &g0, &t0, &i0, &bytes, &out};
-    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0};
+    weft_launch_config c = {{1, 1, 1}, 128, 0, NULL, 0, {1, 1, 1}};
     CHECK_OK(weft_memset(g_ctx, out, 0xff, bytes));
     CHECK_OK(weft_launch(kernel("tma_load_box4"), &c, args, 7));
     static uint16_t got[128][SV_COLS];
@@ -361,7 +361,7 @@ static int test_early_start(const char *module) {
   } *w;
   CHECK_OK(weft_malloc(g_ctx, sizeof *w, (void **)&w));
   unsigned long long timeout_ns = 200000000ull, *errors = &w->errors;
-  weft_launch_config one = {{1, 1, 1}, 32, 0, NULL, 0};
+  weft_launch_config one = {{1, 1, 1}, 32, 0, NULL, 0, {1, 1, 1}};
   void *spin_args[] = {&w, &errors, &timeout_ns}, *set_args[] = {&w};
   /* The plain launch first: a kernel's first launch may load its code
    * (CUDA's lazy loading), which waits for the device, spinner included. */
@@ -384,7 +384,8 @@ static int test_early_start(const char *module) {
   CHECK_OK(weft_memset(g_ctx, p, 0, sizeof(uint32_t) * WORDS));
   uint64_t words = WORDS;
   void *args[] = {&p, &words};
-  weft_launch_config c = {{CHECK_GRID, 1, 1}, THREADS, 0, NULL, WEFT_LAUNCH_EARLY_START};
+  weft_launch_config c = {{CHECK_GRID, 1, 1}, THREADS, 0, NULL, WEFT_LAUNCH_EARLY_START,
+                          {1, 1, 1}};
   for (int i = 0; i < LAUNCHES; ++i)
     CHECK_OK(weft_launch(kernel("increment_after_wait"), &c, args, 2));
   static uint32_t got[WORDS];
