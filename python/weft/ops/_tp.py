@@ -340,8 +340,8 @@ def _signal_partial(counters, block, dest, SCATTER: wl.constexpr):
 @jit(do_not_specialize=("k_steps",))
 def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTER: wl.constexpr,
                          BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
-                         EVEN: wl.constexpr, DESC: wl.constexpr, GROUP_M: wl.constexpr = 8,
-                         CLUSTER_N: wl.constexpr = 1):
+                         EVEN: wl.constexpr, DESC: wl.constexpr, SC: wl.constexpr,
+                         GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
     """The second layer in one launch: c (rows x N, this rank's) = the sum
     over ranks r and pieces z of K of partial (r, z) of the block, added
     in one fixed order. Programs are resident together (a resident launch)
@@ -410,7 +410,7 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
             _signal_partial(counters, pending, pending_dest, SCATTER)
         if i >= items - blocks if SCATTER else False:     # my block's last piece
             _sum_partials(acc, base, c, counters, block, block_m * BM, block_n * BN, rows, N,
-                          size, own, count, SCATTER, BM, BN, EVEN)
+                          size, own, count, SCATTER, BM, BN, EVEN, SC)
             pending = -1
         else:
             rm = block_m * BM + wl.arange(0, BM)
@@ -430,39 +430,53 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
             block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
             block_n = block_n * CLUSTER_N + block % CLUSTER_N
             _sum_partials(None, base, c, counters, block, block_m * BM, block_n * BN, rows, N,
-                          size, own, count, SCATTER, BM, BN, EVEN)
+                          size, own, count, SCATTER, BM, BN, EVEN, SC)
     if wl.atomic_add(sync + 1, 1) == wl.num_programs(0) - 1:   # the last program
         wl.store(sync + 1, 0)
         wl.store(sync, calls + 1)
 
 
+# Columns the partials are summed in at a time: two such tiles are all the
+# summing keeps in registers (a block's sums and a loaded partial of the
+# whole block would take 256 registers a thread on GPUs: spills in the K
+# loop, bench/README.md).
+SUM_COLS = PerBackend(host=8, default=64)
+
+
 @jit
 def _sum_partials(acc, base, c, counters, block, m0, n0, rows, N, size, own, count,
                   SCATTER: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
-                  EVEN: wl.constexpr):
+                  EVEN: wl.constexpr, SC: wl.constexpr):
     """c's block at m0, n0 = the sum of its `count` partials once they have
-    all landed: SCATTER, acc (partial `own`, in registers) and then the
-    others in order (one rank sums a block: the same bits on every run);
-    else all of them in order (every rank sums every block: the same bits
-    on every rank). Zeroes the block's counter for the next call of this
-    parity."""
-    wl.wait(counters + block, count - 1 if SCATTER else count, cmp="ge")
+    all landed, SC columns at a time: SCATTER, acc (partial `own`, in
+    registers, stored into c first) and then the others in order (one
+    rank sums a block: the same bits on every run); else all of them in
+    order (every rank sums every block: the same bits on every rank).
+    Zeroes the block's counter for the next call of this parity."""
     rm = m0 + wl.arange(0, BM)
-    rn = n0 + wl.arange(0, BN)
-    offs = rm[:, None] * N + rn[None, :]
-    mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
-    zero = None if EVEN else 0.0
     if SCATTER:
-        total = acc
-        for s in range(own):
-            total += wl.load(base + s * size + offs, mask=mask, other=zero)
-        for s in range(own + 1, count):
-            total += wl.load(base + s * size + offs, mask=mask, other=zero)
-    else:
-        total = wl.load(base + offs, mask=mask, other=zero)
-        for s in range(1, count):
-            total += wl.load(base + s * size + offs, mask=mask, other=zero)
-    wl.store(c + offs, total, mask=mask)
+        cols = n0 + wl.arange(0, BN)
+        wl.store(c + rm[:, None] * N + cols[None, :], acc,
+                 mask=None if EVEN else (rm[:, None] < rows) & (cols[None, :] < N))
+        wl.fence(order="acq_rel", scope="cta")  # this program's threads read it back
+    wl.wait(counters + block, count - 1 if SCATTER else count, cmp="ge")
+    if count > 1 if SCATTER else True:
+        zero = None if EVEN else 0.0
+        for j in range(0, BN, SC):
+            rn = n0 + j + wl.arange(0, SC)
+            offs = rm[:, None] * N + rn[None, :]
+            mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+            if SCATTER:
+                total = wl.load(c + offs, mask=mask, other=zero)
+                for s in range(own):
+                    total += wl.load(base + s * size + offs, mask=mask, other=zero)
+                for s in range(own + 1, count):
+                    total += wl.load(base + s * size + offs, mask=mask, other=zero)
+            else:
+                total = wl.load(base + offs, mask=mask, other=zero)
+                for s in range(1, count):
+                    total += wl.load(base + s * size + offs, mask=mask, other=zero)
+            wl.store(c + offs, total, mask=mask)
     wl.store(counters + block, 0)
 
 
@@ -471,7 +485,7 @@ def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, descriptors=None):
     products on `ranks` ranks on `backend` (_fused_plan's)."""
     constexprs, options, blocks, pieces, steps = _fused_plan(
         rows, rows, n, k, ranks if scatter else 1, backend, dtype, descriptors)
-    return dict(constexprs, SCATTER=scatter), options, blocks, pieces, steps
+    return dict(constexprs, SCATTER=scatter, SC=SUM_COLS), options, blocks, pieces, steps
 
 
 def compile_matmul_reduce(m, n, k, ranks, scatter, target):
