@@ -368,12 +368,11 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
     row, so that they share the copies of a's blocks (matmul_kernel's
     CLUSTER_N). The halves of slots (f32, half elements each) and the
     counters alternate between two sets by the parity of the rank's calls
-    (sync[0];
-    the last program to finish, counted in sync[1], moves it on): a rank
-    can start its next call while another is still summing this one, but
-    not the one after (that needs this rank's partials of the next call,
-    made after this call has finished here). The summing program zeroes
-    its counter."""
+    (sync[0]; the last program to finish, counted in sync[1], moves it
+    on). A rank can start its next call while another is still summing
+    this one, but not the one after (that needs this rank's partials of
+    the next call, made after this call has finished here). The summing
+    program zeroes its counter."""
     me = wl.rank()
     ranks = wl.num_ranks()
     blocks_m = (rows + BM - 1) // BM
