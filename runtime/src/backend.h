@@ -95,8 +95,9 @@ typedef struct weft_backend_ops {
   weft_status (*synchronize)(void *state, void *stream);
   /* How many programs of `function`, num_threads threads and shared_bytes
    * of dynamic shared memory each, in clusters of the (validated) cluster
-   * shape, the device runs at once (with nothing else running): whole
-   * clusters, 0 when not even one fits. */
+   * shape where the device has clusters, it runs at once (with nothing
+   * else running): 0 when not even one fits. weft_launch keeps whole
+   * clusters of them. */
   weft_status (*resident_programs)(void *state, void *function, uint32_t num_threads,
                                    uint32_t shared_bytes, const uint32_t cluster[3],
                                    uint32_t *out);

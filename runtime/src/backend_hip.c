@@ -403,6 +403,7 @@ static weft_status hip_resident_programs(void *state, void *function,
                                          uint32_t num_threads, uint32_t shared_bytes,
                                          const uint32_t cluster[3], uint32_t *out) {
   hip_state *s = state;
+  (void)cluster;
   int per_cu = 0, cus = 0;
   weft_status st = enter(s);
   if (st == WEFT_SUCCESS)
@@ -411,9 +412,8 @@ static weft_status hip_resident_programs(void *state, void *function,
   if (st == WEFT_SUCCESS)
     st = HIP(hipDeviceGetAttribute, &cus, hipDeviceAttributeMultiprocessorCount,
              s->gpu.device);
-  uint32_t size = cluster[0] * cluster[1] * cluster[2];
   if (st == WEFT_SUCCESS)
-    *out = (uint32_t)per_cu * (uint32_t)cus / size * size;
+    *out = (uint32_t)per_cu * (uint32_t)cus;
   return st;
 }
 

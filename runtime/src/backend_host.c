@@ -285,10 +285,8 @@ static weft_status host_resident_programs(void *state, void *function,
                                           uint32_t num_threads, uint32_t shared_bytes,
                                           const uint32_t cluster[3], uint32_t *out) {
   host_state *s = state;
-  (void)function, (void)num_threads, (void)shared_bytes;
-  uint32_t max = s->max_programs < UINT32_MAX ? (uint32_t)s->max_programs : UINT32_MAX;
-  uint32_t size = cluster[0] * cluster[1] * cluster[2];
-  *out = max / size * size;
+  (void)function, (void)num_threads, (void)shared_bytes, (void)cluster;
+  *out = s->max_programs < UINT32_MAX ? (uint32_t)s->max_programs : UINT32_MAX;
   return WEFT_SUCCESS;
 }
 

@@ -105,6 +105,8 @@ static weft_status clamp_to_resident(weft_context *ctx, const weft_kernel *kerne
                                                c->shared_bytes, c->cluster, &resident);
   if (st != WEFT_SUCCESS)
     return st;
+  /* A 1-D grid of whole clusters: only cluster[0] can exceed 1. */
+  resident = resident / c->cluster[0] * c->cluster[0];
   if (!resident)
     return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: not one %s of "
                      "%u threads and %u bytes of shared memory fits the device",

@@ -183,9 +183,10 @@ def test_fused_gemms_back_to_back():
     K) and the second layer one after another with no host barrier, the
     shapes changing (the scratch grows on the way): the ops share the
     device's count of calls, and a rank may start its next call while
-    another still multiplies this one's rows, which the two call
-    parities' slots and flags keep apart. Each shape comes at both
-    parities (calls 0-7, then 8-15 shifted by one)."""
+    another still multiplies this one's rows: the second layer's two call
+    parities keep its slots apart, the first layer's pushes wait for the
+    destination's done flag. Each shape comes at both parities (calls
+    0-7, then 8-15 shifted by one)."""
     me, ranks = weft.rank(), weft.num_ranks()
     shapes = [(16, 64, 48), (3, 300, 10), (5, 20, 21), (32, 16, 64)]  # rows (per rank), k, n
     for step in range(16):
