@@ -170,8 +170,9 @@ private:
   Attribute wished(Value value) const { return desired.lookup(value); }
 
   /// The layout wished for `value`, or for the tile it comes from through
-  /// one-operand element-wise ops (casts) and loops that carry it (a dot's
-  /// sums that a later loop adds to).
+  /// one-operand element-wise ops (casts), loops that carry it (a dot's
+  /// sums that a later loop adds to) and ifs that yield it (sums computed
+  /// either of two ways: the then branch's decides).
   Attribute wishedSource(Value value) const {
     while (value) {
       if (Attribute layout = wished(value))
@@ -186,6 +187,13 @@ private:
       Operation *def = value.getDefiningOp();
       if (auto loop = dyn_cast<scf::ForOp>(def)) {
         value = loop.getInitArgs()[cast<OpResult>(value).getResultNumber()];
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(def)) {
+        unsigned index = cast<OpResult>(value).getResultNumber();
+        if (Attribute layout = wishedSource(branch.thenYield().getOperand(index)))
+          return layout;
+        value = branch.elseYield().getOperand(index);
         continue;
       }
       if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumOperands() != 1)
@@ -237,6 +245,14 @@ private:
     func.walk([&](DotWaitOp wait) {
       if (Attribute layout = wished(wait.getSrc()))
         wish(wait.getResult(), layout);
+    });
+    // So does an if that yields them from either branch (inner ifs first):
+    // its result would otherwise take what its users wish, and each
+    // branch would convert the sums to it through shared memory.
+    func.walk([&](scf::IfOp branch) {
+      for (Value result : branch.getResults())
+        if (isTile(result.getType()))
+          wish(result, wishedSource(result));
     });
     func.walk([&](Operation *op) {
       if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op) ||

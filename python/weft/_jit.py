@@ -3,6 +3,7 @@ import ast
 import json
 import ctypes as _c
 import inspect
+import math
 import os
 import textwrap
 
@@ -27,7 +28,8 @@ WARM_TARGET = os.environ.get("WEFT_WARM_TARGET") or None
 # WEFT_EARLY_START=0 launches every kernel plainly.
 EARLY_START = os.environ.get("WEFT_EARLY_START", "1") not in ("", "0")
 
-_NUMPY_DTYPES = {d.numpy: d for d in wl.DTYPES.values() if d.numpy}
+# Keyed by numpy's dtype objects: looking one up costs less than its name.
+_NUMPY_DTYPES = {np.dtype(d.numpy): d for d in wl.DTYPES.values() if d.numpy}
 _CTYPE = {"i1": _c.c_bool, "i8": _c.c_int8, "i16": _c.c_int16, "i32": _c.c_int32,
           "i64": _c.c_int64, "u8": _c.c_uint8, "u32": _c.c_uint32, "u64": _c.c_uint64,
           "fp32": _c.c_float, "fp64": _c.c_double}
@@ -62,24 +64,25 @@ class TensorDescriptor:
     multiple of 16 bytes, 1 to 5 dimensions (docs/python.md, "Tensor
     descriptors")."""
 
-    __slots__ = ("tensor", "dtype", "shape", "strides", "block_shape")
+    __slots__ = ("tensor", "dtype", "shape", "strides", "block_shape", "spec")
 
     def __init__(self, tensor, block_shape, shape=None, strides=None):
         self.tensor = tensor
-        self.dtype = wl.DTYPES[_arg_spec(tensor, strided=True)[1]]
-        self.shape = tuple(int(n) for n in (shape if shape is not None else tensor.shape))
-        if strides is None:
-            strides = _strides_of(tensor)
-        self.strides = tuple(int(n) for n in strides)
+        self.dtype = wl.DTYPES[_describe(tensor, strided=True)[0][1]]
+        self.shape = tuple(map(int, shape if shape is not None else tensor.shape))
+        self.strides = tuple(map(int, strides if strides is not None else _strides_of(tensor)))
         # PerBackend entries: a block per backend, resolved at launch.
-        self.block_shape = tuple(n if isinstance(n, PerBackend) else int(n)
-                                 for n in block_shape)
+        self.block_shape = tuple([n if isinstance(n, PerBackend) else int(n)
+                                  for n in block_shape])
         rank = len(self.shape)
         if not 1 <= rank <= 5 or len(self.strides) != rank or len(self.block_shape) != rank:
             raise ValueError(f"TensorDescriptor: shape {self.shape}, strides {self.strides} "
                              f"and block_shape {self.block_shape} need 1 to 5 dimensions each")
-        if any(isinstance(b, int) and b <= 0 for b in self.block_shape):
+        if any([isinstance(b, int) and b <= 0 for b in self.block_shape]):
             raise ValueError(f"TensorDescriptor: block_shape {self.block_shape} must be positive")
+        # Its specialisation (_arg_spec): fixed with the shape.
+        self.spec = ("desc", self.dtype.name,
+                     (self.block_shape, tuple(map(_shape_divisibility, self.shape))))
 
     def __repr__(self):
         return (f"TensorDescriptor({self.dtype.name}, shape={self.shape}, "
@@ -106,11 +109,11 @@ def _strides_of(tensor):
 _ENCODED = {}
 
 
-def _encode(desc, tensor_map, swizzle):
-    """desc encoded with the tensor map the kernel reported for it (None:
-    none; compiler.h, "kernels")."""
-    key = (rt.data_ptr(desc.tensor), desc.dtype.bits // 8, desc.shape, desc.strides, tensor_map,
-           swizzle, rt.state.generation)
+def _encode(desc, ptr, tensor_map, swizzle):
+    """desc (its tensor at ptr) encoded with the tensor map the kernel
+    reported for it (None: none; compiler.h, "kernels")."""
+    key = (ptr, desc.dtype.bits // 8, desc.shape, desc.strides, tensor_map, swizzle,
+           rt.state.generation)
     encoded = _ENCODED.get(key)
     if encoded is None:
         if len(_ENCODED) >= 4096:
@@ -123,41 +126,103 @@ def _encode(desc, tensor_map, swizzle):
 def _arg_spec(arg, strided=False):
     """(kind, dtype name, divisibility) of a run-time argument: the
     specialisation Triton makes. A tensor descriptor's is ("desc", dtype
-    name, block shape); `strided`: the argument may be a strided array
-    (a descriptor's tensor)."""
+    name, (block shape, its extents' divisibility)); `strided`: the
+    argument may be a strided array (a descriptor's tensor)."""
+    return _describe(arg, strided)[0]
+
+
+def _describe(arg, strided=False):
+    """(_arg_spec, the memory it lives in (None: the backend's own or a
+    scalar, see _MEMORY), the value its kernel parameter takes: an address,
+    a number, or (descriptor, its tensor's address)). Every launch asks
+    this of every argument, so the handler is found by the argument's type
+    (its first instance finds it by isinstance)."""
+    handler = _DESCRIBE.get(type(arg))
+    if handler is None:
+        handler = _handler_of(arg)
+        _DESCRIBE[type(arg)] = handler
+    return handler(arg, strided)
+
+
+def _describe_desc(desc, strided):
+    _, memory, ptr = _describe(desc.tensor, True)
+    return desc.spec, memory, (desc, ptr)
+
+
+def _describe_buffer(buf, strided):
+    if buf.ptr is None:
+        raise TypeError("a freed weft.Buffer cannot be passed to a kernel")
+    return ("*", buf.dtype.name, _divisibility(buf.ptr)), None, buf.ptr
+
+
+def _describe_numpy(arg, strided):
+    dtype = _NUMPY_DTYPES.get(arg.dtype)
+    if dtype is None or not (strided or arg.flags.c_contiguous):
+        raise TypeError(f"numpy argument of dtype {arg.dtype} "
+                        f"({'' if arg.flags.c_contiguous else 'not '}contiguous) "
+                        "cannot be passed to a kernel")
+    ptr = arg.ctypes.data
+    return ("*", dtype.name, _divisibility(ptr)), "host", ptr
+
+
+def _describe_bool(arg, strided):
+    return ("", "i1", 0), None, bool(arg)
+
+
+def _describe_int(arg, strided):
+    arg = int(arg)
+    name = "i32" if -2**31 <= arg < 2**31 else "i64" if arg < 2**63 else "u64"
+    return ("", name, 16 if arg % 16 == 0 else 0), None, arg
+
+
+def _describe_float(arg, strided):
+    return ("", "fp32", 0), None, float(arg)
+
+
+def _describe_torch(arg, strided):
+    dtype = _torch_dtype(arg.dtype)
+    if not strided and not arg.is_contiguous():
+        raise TypeError("a tensor passed to a kernel must be contiguous")
+    ptr = arg.data_ptr()
+    return (("*", dtype.name, _divisibility(ptr)),
+            "host" if arg.device.type == "cpu" else "device", ptr)
+
+
+def _handler_of(arg):
     if isinstance(arg, TensorDescriptor):
-        return ("desc", arg.dtype.name,
-                (arg.block_shape, tuple(_shape_divisibility(n) for n in arg.shape)))
+        return _describe_desc
     if isinstance(arg, rt.Buffer):
-        return ("*", arg.dtype.name, _divisibility(arg.ptr))
+        return _describe_buffer
     if isinstance(arg, np.ndarray):
-        dtype = _NUMPY_DTYPES.get(arg.dtype.name)
-        if dtype is None or not (strided or arg.flags.c_contiguous):
-            raise TypeError(f"numpy argument of dtype {arg.dtype} "
-                            f"({'' if arg.flags.c_contiguous else 'not '}contiguous) "
-                            "cannot be passed to a kernel")
-        return ("*", dtype.name, _divisibility(arg.ctypes.data))
-    if isinstance(arg, bool):
-        return ("", "i1", 0)
+        return _describe_numpy
+    if isinstance(arg, (bool, np.bool_)):
+        return _describe_bool
     if isinstance(arg, (int, np.integer)):
-        arg = int(arg)
-        name = "i32" if -2**31 <= arg < 2**31 else "i64" if arg < 2**63 else "u64"
-        return ("", name, 16 if arg % 16 == 0 else 0)
+        return _describe_int
     if isinstance(arg, (float, np.floating)):
-        return ("", "fp32", 0)
-    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype"):  # torch tensors
-        dtype = wl.DTYPES.get(_TORCH.get(str(arg.dtype), ""))
-        if dtype is None:
-            raise TypeError(f"tensor dtype {arg.dtype} has no weft dtype")
-        if not strided and hasattr(arg, "is_contiguous") and not arg.is_contiguous():
-            raise TypeError("a tensor passed to a kernel must be contiguous")
-        return ("*", dtype.name, _divisibility(arg.data_ptr()))
+        return _describe_float
+    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype") and hasattr(arg, "is_contiguous"):
+        return _describe_torch
     raise TypeError(f"a kernel argument cannot be {type(arg).__name__}")
 
+
+_DESCRIBE = {}  # argument type -> its _describe handler
 
 _TORCH = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16",
           "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32", "torch.int64": "i64",
           "torch.uint8": "u8", "torch.bool": "i1", "torch.float64": "fp64"}
+_TORCH_DTYPES = {}  # torch's dtype objects -> weft dtypes, as they are met
+
+
+def _torch_dtype(dtype):
+    """The weft dtype of a torch dtype (TypeError where there is none)."""
+    found = _TORCH_DTYPES.get(dtype)
+    if found is None:
+        found = wl.DTYPES.get(_TORCH.get(str(dtype), ""))
+        if found is None:
+            raise TypeError(f"tensor dtype {dtype} has no weft dtype")
+        _TORCH_DTYPES[dtype] = found
+    return found
 
 
 def _parse_signature_type(text):
@@ -213,11 +278,13 @@ class CompiledKernel:
         self._config = rt.LaunchConfig()
         self._config.cluster[:] = cluster
         self._flags = 0  # weft_launch_config.flags of every launch (_kernel)
-        self._slots = [rt.TensorDesc() if s[0] == "desc" else _CTYPE[s[1]]() if not s[0]
+        # Descriptors' entries of _argv point at their encoded TensorDesc
+        # (_launch), the others at these.
+        self._slots = [None if s[0] == "desc" else _CTYPE[s[1]]() if not s[0]
                        else _c.c_void_p() for s in arg_specs]
         self._tensor_maps = {}  # argument index -> (map, swizzle) its bulk copies read
         self._argv = (_c.c_void_p * max(1, len(arg_specs)))(
-            *[_c.cast(_c.pointer(s), _c.c_void_p) for s in self._slots])
+            *[None if s is None else _c.addressof(s) for s in self._slots])
 
     def _kernel(self):
         if self._generation != rt.state.generation:
@@ -244,28 +311,26 @@ class CompiledKernel:
         """stream: a CUstream handle; None: weft.stream's, else the context's.
         resident: grid[0] programs at most, cut to those the device runs at
         once (runtime.h, WEFT_LAUNCH_RESIDENT)."""
+        self._launch(grid, [_describe(arg)[2] for arg in args], stream, resident)
+
+    def _launch(self, grid, values, stream, resident):
+        """launch with the arguments' _describe values."""
         kernel = self._kernel()
         self._config.stream = stream if stream is not None else rt.state.stream
         self._config.flags = self._flags | (rt.LAUNCH_RESIDENT if resident else 0)
         slots = self._slots
-        for i, arg in enumerate(args):
-            if isinstance(arg, TensorDescriptor):
+        for i, value in enumerate(values):
+            if type(value) is tuple:  # (descriptor, its tensor's address)
                 tensor_map, swizzle = self._tensor_maps.get(i, (None, 0))
-                _c.memmove(_c.byref(slots[i]), _c.byref(_encode(arg, tensor_map, swizzle)),
-                           _c.sizeof(rt.TensorDesc))
-            elif isinstance(arg, rt.Buffer):
-                slots[i].value = arg.ptr
-            elif isinstance(arg, np.ndarray):
-                slots[i].value = arg.ctypes.data
-            elif hasattr(arg, "data_ptr"):
-                slots[i].value = arg.data_ptr()
+                slots[i] = _encode(*value, tensor_map, swizzle)  # kept alive here
+                self._argv[i] = _c.addressof(slots[i])
             else:
-                slots[i].value = arg
+                slots[i].value = value
         g = self._config.grid
         g[0] = grid[0]
         g[1] = grid[1] if len(grid) > 1 else 1
         g[2] = grid[2] if len(grid) > 2 else 1
-        status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(args))
+        status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(values))
         rt.check(status, f"launch of {self.name}", rt.state.ctx)
 
 
@@ -273,12 +338,25 @@ class PerBackend:
     """A constexpr argument whose value depends on the backend the kernel is
     compiled for: PerBackend(host=64, cuda=1024, hip=1024), or a `default`
     for the backends not named. Resolved at each launch for the run's
-    backend (and, under WEFT_WARM_TARGET, for the warmed target's)."""
+    backend (and, under WEFT_WARM_TARGET, for the warmed target's).
+    Equal ones are one object (where the values hash), so that launches
+    find their kernels by identity, not by comparing values."""
 
     __slots__ = ("values", "default")
+    _made = {}  # (default, values) -> the one PerBackend of them
 
-    def __init__(self, default=None, **values):
-        self.values, self.default = values, default
+    def __new__(cls, default=None, **values):
+        try:
+            key = (default, tuple(sorted(values.items())))
+            found = cls._made.get(key)
+        except TypeError:  # unhashable values: a PerBackend of its own
+            key = found = None
+        if found is None:
+            found = super().__new__(cls)
+            found.values, found.default = values, default
+            if key is not None:
+                cls._made[key] = found
+        return found
 
     def __getitem__(self, backend):
         value = self.values.get(backend, self.default)
@@ -320,7 +398,7 @@ def _cluster_shape(cluster):
         return (1, 1, 1)
     shape = tuple(cluster) if isinstance(cluster, (tuple, list)) else (cluster,)
     if not 1 <= len(shape) <= 3 or not all(isinstance(d, int) and d > 0 for d in shape) or \
-            np.prod(shape) > 8:
+            math.prod(shape) > 8:
         raise ValueError(f"cluster must be up to three positive extents of at most 8 "
                          f"programs in all, got {cluster!r}")
     return shape + (1,) * (3 - len(shape))
@@ -332,21 +410,6 @@ def _backend_of_target(target):
 
 # Where a backend's kernels read local (non-symmetric) arrays from.
 _MEMORY = {"host": "host", "cuda": "device", "hip": "device"}
-
-
-def _memory_of(arg):
-    """"host" or "device" for numpy arrays and tensors; None for buffers
-    (always the backend's) and scalars."""
-    if isinstance(arg, TensorDescriptor):
-        return _memory_of(arg.tensor)
-    if isinstance(arg, np.ndarray):
-        return "host"
-    if isinstance(arg, rt.Buffer):
-        return None
-    device = getattr(getattr(arg, "device", None), "type", None)  # torch
-    if device is None:
-        return None
-    return "host" if device == "cpu" else "device"
 
 
 def _target_of_backend(backend):
@@ -379,6 +442,8 @@ class JITFunction:
         self.defaults = {name: p.default for name, p in self.signature.parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self.runtime_index = [i for i, n in enumerate(self.arg_names) if n not in self.constexprs]
+        self.constexpr_index = [i for i, n in enumerate(self.arg_names) if n in self.constexprs]
+        self.constexpr_names = [self.arg_names[i] for i in self.constexpr_index]
         runtime_names = [self.arg_names[i] for i in self.runtime_index]
         unknown = set(do_not_specialize) - set(runtime_names)
         if unknown:
@@ -388,6 +453,8 @@ class JITFunction:
         # specialisation (a counter would compile a variant every 16 calls).
         self.unspecialized = [i for i, n in enumerate(runtime_names) if n in do_not_specialize]
         self._kernels = {}
+        self._launches = {}  # run's key -> (CompiledKernel, resolved constexprs)
+        self._forms = {}     # (positional count, keywords) -> _layout's
 
     def __repr__(self):
         return f"<weft.jit {self.__name__}>"
@@ -400,7 +467,9 @@ class JITFunction:
                    cluster=(1, 1, 1), warp_mma=False):
         """The CompiledKernel for a specialisation (cached in memory and on
         disk)."""
-        key = (tuple(arg_specs), tuple(sorted(constexprs.items(), key=lambda kv: kv[0])),
+        key = (tuple(arg_specs),
+               tuple(sorted(((k, v, type(v)) for k, v in constexprs.items()),
+                            key=lambda kv: kv[0])),
                target, num_warps, debug, num_stages, cluster, warp_mma)
         kernel = self._kernels.get(key)
         if kernel is None:
@@ -442,59 +511,93 @@ class JITFunction:
         debug = DEBUG if debug is None else bool(debug)
         if kwargs or len(args) != len(self.arg_names):
             args = self._bind(args, kwargs)
-        constexprs = {self.arg_names[i]: args[i] for i in range(len(args))
-                      if self.arg_names[i] in self.constexprs}
-        runtime_args = [args[i] for i in self.runtime_index]
+        backend = rt.backend()
         try:
-            specs = [_arg_spec(a) for a in runtime_args]
+            described = [_describe(args[i]) for i in self.runtime_index]
         except TypeError as e:
             raise TypeError(f"{self.__name__}: {e}") from None
-        for i in self.unspecialized:
-            specs[i] = specs[i][:2] + (0,)
-        backend = rt.backend()
-        for i, arg in zip(self.runtime_index, runtime_args):
-            where = _memory_of(arg)
-            if where is not None and where != _MEMORY[backend]:
+        memory = _MEMORY[backend]
+        for i, (_, where, _) in zip(self.runtime_index, described):
+            if where is not None and where != memory:
                 raise TypeError(f"{self.__name__}: argument {self.arg_names[i]} is "
                                 f"{where} memory, which kernels on the {backend} backend "
                                 f"cannot reach; pass a weft.Buffer or a "
-                                f"{_MEMORY[backend]} array or tensor")
+                                f"{memory} array or tensor")
+        specs = [d[0] for d in described]
+        for i in self.unspecialized:
+            specs[i] = specs[i][:2] + (0,)
+        constexprs = tuple(args[i] for i in self.constexpr_index)
+        # Launches repeat: the kernel and the resolved constexprs are found
+        # by what the call names, resolving nothing (types keep 1 and True
+        # apart).
+        key = (backend, tuple(specs), constexprs, tuple(map(type, constexprs)), num_warps,
+               num_stages, cluster, warp_mma, debug)
+        try:
+            found = self._launches.get(key)
+        except TypeError:  # an unhashable constexpr: resolved every time
+            found = key = None
+        if found is None:
+            found = self._prepare(specs, dict(zip(self.constexpr_names, constexprs)), backend,
+                                  num_warps, debug, num_stages, cluster, warp_mma)
+            if key is not None:
+                if len(self._launches) >= 4096:  # bounded whatever callers pass
+                    self._launches.clear()
+                self._launches[key] = found
+        kernel, resolved = found
+        if callable(grid):
+            grid = grid(dict(resolved, num_warps=num_warps))
+        if isinstance(grid, int):
+            grid = (grid,)
+        kernel._launch(grid, [d[2] for d in described], stream, resident)
+        return kernel
+
+    def _prepare(self, specs, constexprs, backend, num_warps, debug, num_stages, cluster,
+                 warp_mma):
+        """(the CompiledKernel, its constexprs resolved) of a launch on
+        `backend`, compiled (and under WEFT_WARM_TARGET warmed) as needed."""
         if WARM_TARGET:
             warm = _backend_of_target(WARM_TARGET)
             self.specialize(_resolve_specs(specs, warm), _resolve(constexprs, warm),
                             WARM_TARGET, num_warps, debug, num_stages, cluster, warp_mma)
-        constexprs = _resolve(constexprs, backend)
-        kernel = self.specialize(_resolve_specs(specs, backend), constexprs,
-                                 _target_of_backend(backend), num_warps, debug, num_stages,
-                                 cluster, warp_mma)
-        if callable(grid):
-            grid = grid(dict(constexprs, num_warps=num_warps))
-        if isinstance(grid, int):
-            grid = (grid,)
-        kernel.launch(grid, runtime_args, stream, resident)
-        return kernel
+        resolved = _resolve(constexprs, backend)
+        return self.specialize(_resolve_specs(specs, backend), resolved,
+                               _target_of_backend(backend), num_warps, debug, num_stages,
+                               cluster, warp_mma), resolved
 
     def _bind(self, args, kwargs):
-        """The arguments in parameter order. The common case (keywords that
-        name parameters, defaults for the rest) skips inspect's binding,
-        which costs more than the rest of a launch; anything else goes to
-        it for its error message."""
-        bound = list(args) + [_UNSET] * (len(self.arg_names) - len(args))
-        if len(args) <= len(self.arg_names):
-            for name, value in kwargs.items():
-                i = self.positions.get(name)
-                if i is None or bound[i] is not _UNSET:
-                    break
-                bound[i] = value
-            else:
-                for i, value in enumerate(bound):
-                    if value is _UNSET:
-                        bound[i] = self.defaults.get(self.arg_names[i], _UNSET)
-                if all(v is not _UNSET for v in bound):  # `in` would compare arrays
-                    return bound
-        full = self.signature.bind(*args, **kwargs)
-        full.apply_defaults()
-        return [full.arguments[n] for n in self.arg_names]
+        """The arguments in parameter order. Calls of one form (so many
+        positional arguments, these keywords) bind alike, so a form's layout
+        is worked out once; a form that leaves a parameter unbound or binds
+        one twice goes to inspect's binding for its error message."""
+        form = (len(args), tuple(kwargs))
+        layout = self._forms.get(form)
+        if layout is None:
+            layout = self._layout(*form)
+            if layout is None:
+                full = self.signature.bind(*args, **kwargs)
+                full.apply_defaults()
+                return [full.arguments[n] for n in self.arg_names]
+            self._forms[form] = layout
+        rest, positions = layout
+        bound = list(args) + rest
+        for i, value in zip(positions, kwargs.values()):
+            bound[i] = value
+        return bound
+
+    def _layout(self, count, names):
+        """(the defaults of the parameters after the first `count`, the
+        positions of the keywords `names`) where a call of that form binds
+        every parameter once, else None."""
+        positions = [self.positions.get(name, -1) for name in names]
+        if count > len(self.arg_names) or min(positions, default=count) < count or \
+                len(set(positions)) != len(positions):
+            return None
+        rest = [self.defaults.get(name, _UNSET) for name in self.arg_names[count:]]
+        for i in positions:
+            rest[i - count] = None
+        if any(value is _UNSET for value in rest):  # `in` would compare arrays
+            return None
+        return rest, positions
 
 
 def jit(fn=None, *, do_not_specialize=()):

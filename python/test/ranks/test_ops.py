@@ -227,6 +227,30 @@ def test_do_not_specialize_and_per_backend():
     dst.free()
 
 
+@weft.jit
+def scaled(dst, SCALE: wl.constexpr):
+    offs = wl.arange(0, 16)
+    wl.store(dst + offs, offs * SCALE)
+
+
+def test_launches_find_their_kernels():
+    """A launch finds the kernel of an earlier one that named the same
+    arguments (a PerBackend made anew is the same object), but not one
+    whose constexpr is equal in value and of another type: 2 and 2.0 are
+    an i32 and an f32 product."""
+    dst = weft.zeros((64,), wl.int32)
+    first = stamp[(1,)](dst, 3, BLOCK=weft.PerBackend(host=16, cuda=32, hip=32))
+    assert stamp[(1,)](dst, 4, BLOCK=weft.PerBackend(hip=32, cuda=32, host=16)) is first
+    out = weft.zeros((16,), wl.float32)
+    ints = scaled[(1,)](out, SCALE=2)
+    floats = scaled[(1,)](out, SCALE=2.0)
+    assert ints is not floats and "arith.mulf" in floats.ir
+    np.testing.assert_array_equal(out.to_numpy(), np.arange(16) * 2.0)
+    assert scaled[(1,)](out, 2) is ints
+    dst.free()
+    out.free()
+
+
 def test_warm_target_compiles_the_target_value(monkeypatch):
     """WEFT_WARM_TARGET: a launch here also compiles for the warmed target,
     its PerBackend constexprs resolved for that target's backend."""

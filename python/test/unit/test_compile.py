@@ -251,6 +251,35 @@ def test_launch_argument_binding():
         k._bind((1, 2, 3), {"m": 4})
     with pytest.raises(TypeError, match="too many positional arguments"):
         k._bind((1, 2, 3, 4, 5), {})
+    # A form's layout is kept: the next call of it binds its own values,
+    # and a form that failed fails again.
+    assert k._bind((arr, 5), {"n": 7}) == [arr, 5, 7, 16]
+    assert k._bind((arr,), {"BLOCK": 4, "n": 6, "b": 1}) == [arr, 1, 6, 4]
+    with pytest.raises(TypeError, match="multiple values for argument 'a'"):
+        k._bind((1,), {"a": 2})
+
+
+def test_per_backend_values_are_one_object():
+    """Equal PerBackends are one object, so that launches find their
+    kernels by identity (an op making one per call hits its kernel)."""
+    assert weft.PerBackend(host=16, default=32) is weft.PerBackend(default=32, host=16)
+    assert weft.PerBackend(host=16, default=32) is not weft.PerBackend(host=16, default=64)
+    assert weft.PerBackend(host=[1]) is not weft.PerBackend(host=[1])  # unhashable: own
+
+
+@weft.jit
+def scaled(dst, SCALE: wl.constexpr):
+    offs = wl.arange(0, 16)
+    wl.store(dst + offs, offs * SCALE)
+
+
+def test_constexprs_of_equal_value_and_other_types_are_other_kernels():
+    """2 and 2.0 (equal, one hash) are different constexprs: an i32 and an
+    f32 product."""
+    ints = weft.compile(scaled, signature={"dst": "*fp32"}, constexprs={"SCALE": 2})
+    floats = weft.compile(scaled, signature={"dst": "*fp32"}, constexprs={"SCALE": 2.0})
+    assert ints is not floats
+    assert "arith.muli" in ints.ir and "arith.mulf" in floats.ir
 
 
 def test_matmul_clusters_on_sm90():

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _runtime as rt
 from .. import language as wl
-from .._jit import _NUMPY_DTYPES, PerBackend
+from .._jit import _NUMPY_DTYPES, PerBackend, _torch_dtype
 from . import _kernels as K
 
 __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
@@ -138,14 +138,13 @@ def _dtype_of(a, what):
             raise ValueError(f"{what}: the buffer was freed")
         return a.dtype
     if isinstance(a, np.ndarray):
-        d = _NUMPY_DTYPES.get(a.dtype.name)
+        d = _NUMPY_DTYPES.get(a.dtype)
         if d is None or not a.flags.c_contiguous:
             raise ValueError(f"{what}: numpy array of dtype {a.dtype} "
                              "(needs a contiguous float32 or float16 array)")
         return d
     if hasattr(a, "data_ptr") and hasattr(a, "dtype"):
-        from .._jit import _arg_spec
-        return wl.DTYPES[_arg_spec(a)[1]]
+        return _torch_dtype(a.dtype)
     raise ValueError(f"{what} must be a weft.Buffer, a numpy array or a tensor, "
                      f"not {type(a).__name__}")
 

@@ -1,6 +1,8 @@
 """The local GEMM, weft.ops.matmul, and the pieces the fused GEMMs
 (_tp.py) share with it: _block_product, _check_operands, _output,
 _programs and the split-K rule."""
+import functools
+
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import (PerBackend, TensorDescriptor, _for_backend, _resolve, _shape_divisibility,
@@ -14,6 +16,12 @@ BN = PerBackend(host=16, default=64)
 BK = PerBackend(host=16, default=32)
 BLOCKS = dict(BM=BM, BN=BN, BK=BK)  # the constexprs of the default blocks
 DEFAULT_PROGRAMS = {"host": 4, "cuda": 64, "hip": 64}
+
+# The plans of the ops (matmul_plan, _tp's) are pure functions of the
+# shape, and an op's calls repeat its shapes: they are memoised, since
+# planning costs more than launching. What they return is shared, never
+# changed in place.
+plan_memo = functools.lru_cache(maxsize=1024)
 
 
 @jit
@@ -295,6 +303,7 @@ def _pieces(blocks, k, bk, wave, split_k=None):
     return max(1, -(-k // (steps * bk))), steps
 
 
+@plan_memo
 def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
                 dtype=wl.bfloat16, warp_mma=False):
     """How matmul launches an m x n x k product of `dtype` operands on
@@ -404,8 +413,9 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     backend = rt.backend()
     if descriptors is None and not tensor_maps_fit(a, b):
         descriptors = False
-    grid, steps, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
-                                                   descriptors, dtype, warp_mma)
+    grid, steps, constexprs, options = matmul_plan(
+        m, n, k, backend, split_k, None if config is None else tuple(config), descriptors,
+        dtype, warp_mma)
     if grid[2] > 1:  # the pieces add into zeros
         zero_f32(out, m * n)
     if constexprs["DESC"]:

@@ -39,8 +39,8 @@ from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS
 from ..collectives import _dtype_of, _get_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
-                    blocks_of, even_blocks, matmul, matmul_signature, tensor_maps_fit,
-                    zero_f32)
+                    blocks_of, even_blocks, matmul, matmul_signature, plan_memo,
+                    tensor_maps_fit, zero_f32)
 
 
 @jit
@@ -208,6 +208,7 @@ def _resident_grid(items, num_programs, cluster, backend):
     return max(1, min(items, int(num_programs) // cluster)) * cluster
 
 
+@plan_memo
 def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
     """How ag_matmul_kernel runs the first layer for ranks x `rows` rows
     of a (k wide) and an n-wide b on `backend`, with matmul's blocks for
@@ -479,6 +480,7 @@ def _sum_partials(acc, base, c, counters, block, m0, n0, rows, N, size, own, cou
     wl.store(counters + block, 0)
 
 
+@plan_memo
 def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, descriptors=None):
     """How matmul_reduce_kernel runs the second layer for `rows` x n x k
     products on `ranks` ranks on `backend` (_fused_plan's)."""
