@@ -279,13 +279,18 @@ class Bench(CB.Run):
             return None
 
     # -- one (op, tokens, hidden) -------------------------------------------
-    def measure(self, op, tokens, hidden):
+    def case(self, op, tokens, hidden):
+        """(systems: name -> call, checks: name -> correct?, buffers to
+        free) of one op at one shape."""
         if self.gpu:
             self.group = self.dist.group.WORLD.group_name
         maker = {"ag_gemm": self.ag_gemm, "fd_combine": self.fd_combine, "moe": self.moe,
                  "gemm_rs": lambda m, h: self.gemm_reduce(m, h, True),
                  "gemm_ar": lambda m, h: self.gemm_reduce(m, h, False)}[op]
-        systems, checks, bufs = maker(tokens, hidden)
+        return maker(tokens, hidden)
+
+    def measure(self, op, tokens, hidden):
+        systems, checks, bufs = self.case(op, tokens, hidden)
         flops = {"ag_gemm": 2 * tokens * hidden * hidden // self.ranks,
                  "gemm_rs": 2 * tokens * hidden * hidden // self.ranks,
                  "gemm_ar": 2 * tokens * hidden * hidden // self.ranks}.get(op)
@@ -327,6 +332,22 @@ class Bench(CB.Run):
     def sync(self):
         if self.gpu:
             self.torch.cuda.synchronize()
+
+
+def case_arguments(p, tokens, hidden):
+    """The options of the ops and shapes (Bench.case, shapes) on parser p,
+    with these default tokens and hidden sizes."""
+    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--tokens", default=tokens,
+                   help="M: tokens over all ranks (GEMMs), sequences (fd_combine), "
+                        "tokens per rank (moe)")
+    p.add_argument("--hidden", default=hidden)
+    p.add_argument("--max-ar-tokens", type=int, default=1024,
+                   help="gemm_ar only up to this M (it is the decode kernel)")
+    p.add_argument("--max-fd-tokens", type=int, default=256)
+    p.add_argument("--experts", type=int, default=8)
+    p.add_argument("--topk", type=int, default=2)
+    p.add_argument("--capacity-factor", type=float, default=2.0)
 
 
 def shapes(args, op):
@@ -401,17 +422,7 @@ def main():
         plot(*sys.argv[2:4])
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--ops", default=",".join(OPS))
-    p.add_argument("--tokens", default=",".join(map(str, TOKENS)),
-                   help="M: tokens over all ranks (GEMMs), sequences (fd_combine), "
-                        "tokens per rank (moe)")
-    p.add_argument("--hidden", default=",".join(map(str, HIDDEN)))
-    p.add_argument("--max-ar-tokens", type=int, default=1024,
-                   help="gemm_ar only up to this M (it is the decode kernel)")
-    p.add_argument("--max-fd-tokens", type=int, default=256)
-    p.add_argument("--experts", type=int, default=8)
-    p.add_argument("--topk", type=int, default=2)
-    p.add_argument("--capacity-factor", type=float, default=2.0)
+    case_arguments(p, ",".join(map(str, TOKENS)), ",".join(map(str, HIDDEN)))
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--reps", type=int, default=5, help="replays of a graph of --iters calls")

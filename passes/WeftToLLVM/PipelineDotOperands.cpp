@@ -333,6 +333,20 @@ std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
   return use.getOperandNumber();
 }
 
+/// Whether code in regions `a` and `b` never runs together: they lie in
+/// different branches of the scf.if that is their innermost common
+/// ancestor.
+bool exclusive(Region *a, Region *b) {
+  Operation *common = a->getParentOp();
+  while (common && !common->isAncestor(b->getParentOp()))
+    common = common->getParentOp();
+  auto branch = dyn_cast_or_null<scf::IfOp>(common);
+  if (!branch)
+    return false;
+  Region &then = branch.getThenRegion();
+  return then.isAncestor(a) != then.isAncestor(b);
+}
+
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
 /// limit); returns the bytes its rings take (0: left alone).
 int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget,
@@ -636,14 +650,25 @@ struct WeftPipelineDotOperands
       std::optional<int64_t> dynamic = info->dynamicSharedMemoryBytes();
       bool inDynamic = dynamic && func->hasAttr(kKernelAttrName);
       std::optional<int64_t> limit = inDynamic ? dynamic : info->staticSharedMemoryBytes();
-      int64_t buffers = 0;
+      // The regions of the loops pipelined so far (a pipelined loop is
+      // replaced), and the bytes of their rings.
+      SmallVector<std::pair<Region *, int64_t>> rings;
       for (scf::ForOp loop : loops) {
-        // The buffers of all the function's loops live at once.
+        // The rings of all the function's loops live at once, but for
+        // those of loops in different branches of an scf.if, which share
+        // their room in dynamic shared memory (placeSharedBuffers).
         std::optional<int64_t> budget;
-        if (limit)
-          budget = *limit - buffers -
+        if (limit) {
+          int64_t live = 0;
+          for (auto [other, bytes] : rings)
+            if (!inDynamic || !exclusive(loop->getParentRegion(), other))
+              live += bytes;
+          budget = *limit - live -
                    (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *info));
-        buffers += pipeline(loop, numStages, budget, unrollRings, *info);
+        }
+        Region *region = loop->getParentRegion();
+        if (int64_t bytes = pipeline(loop, numStages, budget, unrollRings, *info))
+          rings.push_back({region, bytes});
       }
     }
   }

@@ -19,6 +19,7 @@
 #include "TargetInfos.h"
 #include "TileLowering.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -829,6 +830,33 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
   }
 };
 
+/// Places the shared buffers of `region` from `offset` on, in program
+/// order, each after those before it; returns where they end. The
+/// branches of an scf.if (one of which runs) start at the same offset and
+/// share their room; what follows the if comes after the longer branch.
+/// A buffer is used only inside the region that allocates it.
+int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &alignment,
+                      SmallVectorImpl<Operation *> &allocs) {
+  for (Block &block : region)
+    for (Operation &op : block) {
+      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
+        auto [size, align] = sharedFootprint(&op);
+        offset = llvm::alignTo(offset, align);
+        op.setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
+        offset += size;
+        alignment = std::max(alignment, align);
+        allocs.push_back(&op);
+        continue;
+      }
+      int64_t end = offset;
+      for (Region &inner : op.getRegions())
+        end = std::max(end, placeInRegion(inner, isa<scf::IfOp>(op) ? offset : end, b,
+                                          alignment, allocs));
+      offset = end;
+    }
+  return offset;
+}
+
 } // namespace
 
 void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
@@ -839,18 +867,9 @@ void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
     // Other functions' buffers stay static: their callers' would overlap.
     if (!func->hasAttr(kKernelAttrName))
       continue;
-    int64_t bytes = 0, alignment = 16;
+    int64_t alignment = 16;
     SmallVector<Operation *> allocs;
-    func->walk([&](Operation *alloc) {
-      if (!isa<AllocSharedOp, AllocMBarriersOp>(alloc))
-        return;
-      auto [size, align] = sharedFootprint(alloc);
-      bytes = llvm::alignTo(bytes, align);
-      alloc->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(bytes));
-      bytes += size;
-      alignment = std::max(alignment, align);
-      allocs.push_back(alloc);
-    });
+    int64_t bytes = placeInRegion(func->getRegion(0), 0, b, alignment, allocs);
     // The dynamic area itself is only 16-byte aligned.
     if (alignment > 16) {
       for (Operation *alloc : allocs)

@@ -105,6 +105,11 @@ void weft_local_free_all(weft_context *ctx);
 struct weft_kernel {
   weft_module *module;
   void *function; /* the backend's */
+  /* The programs that fit at once (resident, 0: not asked yet) for a
+   * launch of these threads, shared bytes and cluster shape: launch.c asks
+   * the backend once per shape, since an occupancy query costs more than
+   * the launch it clamps. */
+  uint32_t resident, resident_threads, resident_shared, resident_cluster[3];
   weft_kernel *next;
   char name[];
 };

@@ -94,17 +94,25 @@ static weft_status check_kernel_records(weft_context *ctx) {
 }
 
 /* WEFT_LAUNCH_RESIDENT: at most the programs the device runs at once. */
-static weft_status clamp_to_resident(weft_context *ctx, const weft_kernel *kernel,
+static weft_status clamp_to_resident(weft_context *ctx, weft_kernel *kernel,
                                      weft_launch_config *c) {
   if (c->grid[1] != 1 || c->grid[2] != 1)
     return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_launch: a resident launch "
                      "takes a 1-D grid, not %ux%ux%u", c->grid[0], c->grid[1], c->grid[2]);
   uint32_t threads = weft_launch_threads(c, ctx->ops->warp_size);
-  uint32_t resident = 0;
-  weft_status st = ctx->ops->resident_programs(ctx->state, kernel->function, threads,
-                                               c->shared_bytes, c->cluster, &resident);
-  if (st != WEFT_SUCCESS)
-    return st;
+  uint32_t resident = kernel->resident;
+  if (!resident || kernel->resident_threads != threads ||
+      kernel->resident_shared != c->shared_bytes ||
+      memcmp(kernel->resident_cluster, c->cluster, sizeof c->cluster)) {
+    weft_status st = ctx->ops->resident_programs(ctx->state, kernel->function, threads,
+                                                 c->shared_bytes, c->cluster, &resident);
+    if (st != WEFT_SUCCESS)
+      return st;
+    kernel->resident = resident;
+    kernel->resident_threads = threads;
+    kernel->resident_shared = c->shared_bytes;
+    memcpy(kernel->resident_cluster, c->cluster, sizeof c->cluster);
+  }
   /* A 1-D grid of whole clusters: only cluster[0] can exceed 1. */
   resident = resident / c->cluster[0] * c->cluster[0];
   if (!resident)

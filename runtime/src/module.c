@@ -222,7 +222,7 @@ weft_status weft_module_get_kernel(weft_module *module, const char *name,
   if (st != WEFT_SUCCESS)
     return weft_ctx_fail(ctx, st);
   size_t len = strlen(name) + 1;
-  weft_kernel *k = malloc(sizeof *k + len);
+  weft_kernel *k = calloc(1, sizeof *k + len);
   if (!k)
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_OUT_OF_MEMORY,
                          "weft_module_get_kernel: out of host memory"));

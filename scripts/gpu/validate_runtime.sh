@@ -49,6 +49,8 @@ step errors "${run[@]}" "$work/peer_test" errors "$work/peer_kernels.ptx"
 step tensor-desc "${run[@]}" "$work/peer_test" tensor-desc "$work/peer_kernels.cubin"
 # Programmatic dependent launch (cuLaunchKernelEx).
 step early-start "${run[@]}" "$work/peer_test" early-start "$work/peer_kernels.cubin"
+# Resident launches: the grid cut to what fits at once, per shape.
+step resident "${run[@]}" "$work/peer_test" resident "$work/peer_kernels.cubin"
 # Kernels from the weft compiler are built where LLVM is
 # (scripts/gpu/compile_kernels.sh) and carried here in $kernels.
 if [[ -f $kernels/bad_peer.ptx ]]; then

@@ -10,6 +10,11 @@
 // bytes), the second only two. (GPU targets only: a host program holds
 // 64x64 tiles as one thread's vectors, which take minutes to compile.)
 //
+// The same loops in the two branches of an scf.if never run together:
+// in dynamic shared memory their rings share their room (the second loop
+// gets the whole budget, the kernel's dynamic shared memory is one
+// loop's), while in gfx942's static LDS they still add up.
+//
 // RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s --check-prefix=NV
 // RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
@@ -29,6 +34,21 @@
 // AMD-LABEL:   func.func @two_loops
 // AMD-COUNT-6: weft.alloc_shared
 // AMD:         weft.async_wait 0
+// AMD-COUNT-4: weft.alloc_shared
+// AMD-NOT:     weft.alloc_shared
+// AMD:         weft.async_wait 0
+// NV-LABEL:    func.func @two_branches
+// NV:          scf.if
+// NV-COUNT-8:  weft.alloc_shared
+// NV:          weft.async_wait 0
+// NV:          } else {
+// NV-COUNT-8:  weft.alloc_shared
+// NV:          weft.async_wait 0
+// LLVM:        llvm.func @two_branches({{.*}} weft.dynamic_shared_bytes = 33776 : i64
+// AMD-LABEL:   func.func @two_branches
+// AMD-COUNT-6: weft.alloc_shared
+// AMD:         weft.async_wait 0
+// AMD:         } else {
 // AMD-COUNT-4: weft.alloc_shared
 // AMD-NOT:     weft.alloc_shared
 // AMD:         weft.async_wait 0
@@ -66,5 +86,47 @@ func.func @two_loops(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32
   }
   %cs = weft.splat %c : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
   weft.store %cs, %second : tensor<64x64x!weft.ptr<f32>>
+  return
+}
+
+func.func @two_branches(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32,
+                        %cond: i1) attributes {weft.kernel} {
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %offa = arith.constant dense<0> : tensor<64x32xi32>
+  %offb = arith.constant dense<0> : tensor<32x64xi32>
+  %as = weft.splat %a : !weft.ptr<bf16> -> tensor<64x32x!weft.ptr<bf16>>
+  %bs = weft.splat %a : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
+  %sums = scf.if %cond -> (tensor<64x64xf32>) {
+    %first = scf.for %k = %lo to %hi step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+      %ka = weft.splat %k : i32 -> tensor<64x32xi32>
+      %oa = arith.addi %offa, %ka : tensor<64x32xi32>
+      %pa = weft.addptr %as, %oa : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+      %x = weft.load %pa : tensor<64x32x!weft.ptr<bf16>>
+      %kb = weft.splat %k : i32 -> tensor<32x64xi32>
+      %ob = arith.addi %offb, %kb : tensor<32x64xi32>
+      %pb = weft.addptr %bs, %ob : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+      %y = weft.load %pb : tensor<32x64x!weft.ptr<bf16>>
+      %d = weft.dot %x, %y, %acc : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      scf.yield %d : tensor<64x64xf32>
+    }
+    scf.yield %first : tensor<64x64xf32>
+  } else {
+    %second = scf.for %k = %lo to %hi step %c32 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+      %ka = weft.splat %k : i32 -> tensor<64x32xi32>
+      %oa = arith.addi %offa, %ka : tensor<64x32xi32>
+      %pa = weft.addptr %as, %oa : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+      %x = weft.load %pa : tensor<64x32x!weft.ptr<bf16>>
+      %kb = weft.splat %k : i32 -> tensor<32x64xi32>
+      %ob = arith.addi %offb, %kb : tensor<32x64xi32>
+      %pb = weft.addptr %bs, %ob : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+      %y = weft.load %pb : tensor<32x64x!weft.ptr<bf16>>
+      %d = weft.dot %x, %y, %acc : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+      scf.yield %d : tensor<64x64xf32>
+    }
+    scf.yield %second : tensor<64x64xf32>
+  }
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
+  weft.store %cs, %sums : tensor<64x64x!weft.ptr<f32>>
   return
 }

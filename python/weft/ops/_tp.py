@@ -5,9 +5,9 @@ row-parallel layer, whose K dimension is split over the ranks).
 
 First layer. On several ranks by default ("overlap") one resident
 launch (ag_matmul_kernel): its programs push every rank's A, a few rows
-at a time, into a symmetric scratch of every rank, flagging each chunk
-there, while the others multiply; a product waits only for its own rows'
-flags. On one rank, and where matmul would split K (decode), "gather"
+at a time, into a symmetric scratch of every other rank, flagging each
+chunk there, while the others multiply; a product waits only for its own
+rows' flags (a rank's own rows it multiplies from A itself). On one rank, and where matmul would split K (decode), "gather"
 runs the all-gather (weft.collectives.all_gather) and then
 weft.ops.matmul. Every A tile crosses NVLink once in both. "pull" loads
 the A tiles from their owner straight into wl.dot (peer=owner): a
@@ -100,22 +100,23 @@ def _copy_rows(a, g, dest, chunk, rows, K, flag, epoch, CM: wl.constexpr, CK: wl
 
 
 @jit
-def ag_matmul_kernel(a, g, g_blocks, b, c, sync, rows, N, K,
+def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K,
                      BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr, CM: wl.constexpr,
                      CK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
                      GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
     """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :]
     @ b for every rank s. Every rank's a goes, CM rows at a time, into
-    slot s (rows s * rows..) of every rank's symmetric g, each chunk
+    slot s (rows s * rows..) of every other rank's symmetric g, each chunk
     flagged on arrival (a flag per source and chunk, holding the call's
     epoch: none is reset); a product of a block of c waits for its rows'
-    flags, then multiplies from g. The programs, resident together in
-    clusters of CLUSTER_N (a resident launch in clusters=(CLUSTER_N,)),
-    take items i, i + clusters, ... in this order: the copies of a into my
-    own slot; the copies to the other ranks (the next rank first) spread
-    evenly among the products of my own rows, so that a few programs push
-    while the rest compute; then the products of the others' rows, the
-    previous rank's first (the first to arrive). An item is a chunk for
+    flags, then multiplies from g, or from a where the rows are mine (my
+    own slot of g stays unused: copying a there would only cost memory
+    traffic). The programs, resident together in clusters of CLUSTER_N (a
+    resident launch in clusters=(CLUSTER_N,)), take items i, i + clusters,
+    ... in this order: the copies to the other ranks (the next rank first)
+    spread evenly among the products of my own rows, so that a few
+    programs push while the rest compute; then the products of the
+    others' rows, the previous rank's first (the first to arrive). An item is a chunk for
     each program of the cluster, or neighbouring column blocks of one
     block row (whose programs then share the copies of g's blocks, as in
     matmul_kernel). A rank may start a call while another still
@@ -123,8 +124,10 @@ def ag_matmul_kernel(a, g, g_blocks, b, c, sync, rows, N, K,
     until that rank has finished my last call (its done flag here, set by
     its last program). Copies wait only for earlier calls and a product
     only for copies of earlier items, which every cluster takes in order,
-    so every wait ends. g_blocks is g as the products read it: a tensor
-    descriptor (DESC) or g itself."""
+    so every wait ends. a_blocks and g_blocks are a and g as the products
+    read them: tensor descriptors (DESC) or a and g themselves. The two
+    products' K loops sit in the branches of one if, so their rings of
+    shared memory share their room (docs/tile-ir.md, "Pipelining")."""
     me = wl.rank()
     ranks = wl.num_ranks()
     column = wl.program_id(0) % CLUSTER_N     # my chunk or column block in the cluster's
@@ -138,19 +141,14 @@ def ag_matmul_kernel(a, g, g_blocks, b, c, sync, rows, N, K,
     last = wl.load(sync + 2)                  # the epoch of my last call of this kernel
     done = sync + FUSED_DONE                  # each rank's last call finished there
     arrivals = sync + FUSED_ARRIVALS
-    mine = g + me * rows * K                  # my slot, and my chunks' flags
+    mine = g + me * rows * K                  # my slot, and my chunks' flags, on the others
     my_flags = arrivals + me * chunks
     pushes = (ranks - 1) * copies
     spread = pushes + blocks                  # pushes among my own products
-    items = copies + pushes + ranks * blocks
-    for i in range(wl.program_id(0) // CLUSTER_N, items, wl.num_programs(0) // CLUSTER_N):
-        j = i - copies
+    items = pushes + ranks * blocks
+    for j in range(wl.program_id(0) // CLUSTER_N, items, wl.num_programs(0) // CLUSTER_N):
         pushed = wl.minimum(j * pushes // spread, pushes)     # pushes before item j
-        if i < copies:
-            chunk = i * CLUSTER_N + column
-            if chunk < chunks:
-                _copy_rows(a, mine, me, chunk, rows, K, my_flags + chunk, epoch, CM, CK)
-        elif (j < spread) & ((j + 1) * pushes // spread > pushed):
+        if (j < spread) & ((j + 1) * pushes // spread > pushed):
             dest = (me + 1 + pushed // copies) % ranks
             chunk = pushed % copies * CLUSTER_N + column
             if chunk < chunks:
@@ -162,11 +160,15 @@ def ag_matmul_kernel(a, g, g_blocks, b, c, sync, rows, N, K,
             block_m, block_n = _grouped(product % blocks, blocks_m, blocks_n, GROUP_M)
             m0 = block_m * BM
             n0 = (block_n * CLUSTER_N + column) * BN
-            flags = arrivals + src * chunks
-            for chunk in range(m0 // CM, wl.minimum(chunks, (m0 + BM) // CM)):
-                wl.wait(flags + chunk, epoch, cmp="ge")
-            acc = _piece_product(g_blocks, b, src * rows_even, m0, n0, rows, N, K, 0, K,
-                                 BM, BN, BK, EVEN, DESC)
+            if src == me:
+                acc = _piece_product(a_blocks, b, 0, m0, n0, rows, N, K, 0, K,
+                                     BM, BN, BK, EVEN, DESC)
+            else:
+                flags = arrivals + src * chunks
+                for chunk in range(m0 // CM, wl.minimum(chunks, (m0 + BM) // CM)):
+                    wl.wait(flags + chunk, epoch, cmp="ge")
+                acc = _piece_product(g_blocks, b, src * rows_even, m0, n0, rows, N, K, 0, K,
+                                     BM, BN, BK, EVEN, DESC)
             rm = m0 + wl.arange(0, BM)
             rn = n0 + wl.arange(0, BN)
             mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
@@ -229,7 +231,8 @@ def compile_all_gather_matmul(m, n, k, ranks, target):
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     g_blocks = matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"]
     compile_kernel(ag_matmul_kernel,
-                   dict(a="*bf16:16", g="*bf16:16", g_blocks=g_blocks, b=sig["b"], c=sig["c"],
+                   dict(a="*bf16:16", a_blocks=sig["a"], g="*bf16:16", g_blocks=g_blocks,
+                        b=sig["b"], c=sig["c"],
                         sync="*i64:16", rows=sig["M"], N=sig["N"], K=sig["K"]),
                    constexprs, target=target, **options)
 
@@ -314,14 +317,15 @@ def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, bloc
     # A peer may still read g for its last call: growing it drains first.
     g = comm.buffer("fused_gather", count, dtype, drain=True)
     g.shape = (ranks * rows, k)
-    g_blocks = g
+    a_blocks, g_blocks = a, g
     if constexprs["DESC"]:
-        g_blocks, b = blocks_of(g, b, constexprs)
+        g_blocks = blocks_of(g, b, constexprs)[0]
+        a_blocks, b = blocks_of(a, b, constexprs)
     cluster = constexprs["CLUSTER_N"]
-    items = ranks * (-(-chunks // cluster) + blocks // cluster)
+    items = (ranks - 1) * -(-chunks // cluster) + ranks * blocks // cluster
     ag_matmul_kernel[(_resident_grid(items, num_programs, cluster, backend),)](
-        a, g, g_blocks, b, out, comm.fused_sync, rows, n, k, resident=True, **options,
-        **constexprs)
+        a, a_blocks, g, g_blocks, b, out, comm.fused_sync, rows, n, k, resident=True,
+        **options, **constexprs)
     return out
 
 

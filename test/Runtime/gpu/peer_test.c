@@ -11,6 +11,7 @@
  *   peer_test tensor-desc MODULE   tensor maps of weft_tensor_desc_encode,
  *                                  read by bulk tensor copies (TMA)
  *   peer_test early-start MODULE   launches with WEFT_LAUNCH_EARLY_START
+ *   peer_test resident MODULE      launches with WEFT_LAUNCH_RESIDENT
  *
  * MODULE is peer_kernels.cu compiled to PTX or cubin. Device-side checks
  * count wrong words into the heap; expect_zero then fails the launch, so a
@@ -399,6 +400,39 @@ static int test_early_start(const char *module) {
   return 0;
 }
 
+/* A resident launch runs the programs that fit the device at once: fewer
+ * with more shared memory each, whole clusters in clusters. launch.c keeps
+ * a kernel's count for its last shape, so each change of shape must count
+ * again (and a return to the first shape give the first count). */
+static int test_resident(const char *module) {
+  init();
+  CHECK_OK(weft_module_load_file(g_ctx, module, WEFT_MODULE_AUTO, &g_module));
+  unsigned *count;
+  CHECK_OK(weft_malloc(g_ctx, sizeof *count, (void **)&count));
+  void *args[] = {&count};
+  const struct {
+    uint32_t shared, cluster;
+  } shapes[] = {{0, 1}, {100 << 10, 1}, {0, 1}, {100 << 10, 2}};
+  enum { SHAPES = sizeof shapes / sizeof shapes[0] };
+  unsigned ran[SHAPES];
+  for (int i = 0; i < SHAPES; ++i) {
+    CHECK_OK(weft_memset(g_ctx, count, 0, sizeof *count));
+    weft_launch_config c = {{1u << 20, 1, 1}, 128, shapes[i].shared, NULL,
+                            WEFT_LAUNCH_RESIDENT, {shapes[i].cluster, 1, 1}};
+    CHECK_OK(weft_launch(kernel("count_programs"), &c, args, 1));
+    CHECK_OK(weft_memcpy(g_ctx, &ran[i], count, sizeof ran[i]));
+  }
+  if (!(ran[0] > ran[1] && ran[1] > 0 && ran[2] == ran[0] && ran[3] > 0 &&
+        ran[3] <= ran[1] && ran[3] % 2 == 0))
+    FAIL("resident launches ran %u, %u (100 KiB shared each), %u and %u (in pairs) "
+         "programs", ran[0], ran[1], ran[2], ran[3]);
+  printf("rank %d: resident: %u programs, %u with 100 KiB of shared memory each, %u "
+         "again, %u in clusters of 2\n", g_rank, ran[0], ran[1], ran[2], ran[3]);
+  CHECK_OK(weft_free(g_ctx, count));
+  CHECK_OK(weft_finalize(g_ctx));
+  return 0;
+}
+
 static int test_same_device(void) {
   weft_init_options o = options_for(WEFT_BACKEND_CUDA);
   o.device = 0;
@@ -413,7 +447,7 @@ int main(int argc, char **argv) {
   g_rank = env_rank();
   if (argc < 3) {
     fprintf(stderr, "usage: peer_test peers|errors|debug|same-device|tensor-desc|"
-                    "early-start MODULE "
+                    "early-start|resident MODULE "
                     "[MiB]\n");
     return 2;
   }
@@ -429,6 +463,8 @@ int main(int argc, char **argv) {
     return test_tensor_desc(argv[2]);
   if (!strcmp(argv[1], "early-start"))
     return test_early_start(argv[2]);
+  if (!strcmp(argv[1], "resident"))
+    return test_resident(argv[2]);
   fprintf(stderr, "peer_test: unknown case '%s'\n", argv[1]);
   return 2;
 }
