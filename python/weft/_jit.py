@@ -179,13 +179,15 @@ def _describe_float(arg, strided):
     return ("", "fp32", 0), None, float(arg)
 
 
-def _describe_torch(arg, strided):
+def _describe_tensor(arg, strided):
+    """torch tensors (and objects like them: data_ptr(), a dtype)."""
     dtype = _torch_dtype(arg.dtype)
-    if not strided and not arg.is_contiguous():
+    if not strided and hasattr(arg, "is_contiguous") and not arg.is_contiguous():
         raise TypeError("a tensor passed to a kernel must be contiguous")
     ptr = arg.data_ptr()
+    device = getattr(getattr(arg, "device", None), "type", None)
     return (("*", dtype.name, _divisibility(ptr)),
-            "host" if arg.device.type == "cpu" else "device", ptr)
+            None if device is None else "host" if device == "cpu" else "device", ptr)
 
 
 def _handler_of(arg):
@@ -201,8 +203,8 @@ def _handler_of(arg):
         return _describe_int
     if isinstance(arg, (float, np.floating)):
         return _describe_float
-    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype") and hasattr(arg, "is_contiguous"):
-        return _describe_torch
+    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype"):
+        return _describe_tensor
     raise TypeError(f"a kernel argument cannot be {type(arg).__name__}")
 
 
