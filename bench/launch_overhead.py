@@ -13,6 +13,9 @@ Each row: --batches batches of --calls calls, between them a device
 synchronisation and a barrier; the median batch's time per call.
 """
 import argparse
+import cProfile
+import io
+import pstats
 import time
 
 import collectives as CB  # bench/collectives.py: the environment, the CSV
@@ -39,6 +42,18 @@ class LaunchClock:
 
     def reset(self):
         self.seconds, self.calls = 0.0, 0
+
+
+def profile(fn, calls, top):
+    """The `top` functions by their own time over `calls` calls of fn."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(calls):
+        fn()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
 
 
 def measure(run, clock, fn, args):
@@ -70,6 +85,8 @@ def main():
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--port", type=int, default=29521)
     p.add_argument("--csv", default=None)
+    p.add_argument("--profile", type=int, default=0,
+                   help="also print the N functions with the most own time (cProfile)")
     args = p.parse_args()
     args.systems = ["weft"]
 
@@ -93,6 +110,12 @@ def main():
                 print(f"{op:10s} M={tokens:5d} H={hidden:5d} {per_call:8.2f} us a call: "
                       f"frontend {per_call - launch:7.2f}, weft_launch {launch:7.2f} "
                       f"({launches:.0f} launches)  {'ok' if ok else 'WRONG'}", flush=True)
+            if args.profile:
+                with run.on_stream():
+                    report = profile(systems["weft"], args.calls, args.profile)
+                run.sync()
+                if run.rank == 0:
+                    print(report, flush=True)
             weft.barrier()
             for b in bufs:
                 b.free()
