@@ -3,15 +3,15 @@ weft.ops.all_gather_matmul (the first, column-parallel layer) and
 weft.ops.matmul_reduce_scatter / weft.ops.matmul_all_reduce (the second,
 row-parallel layer, whose K dimension is split over the ranks).
 
-First layer. On several ranks by default ("overlap") one resident
-launch (ag_matmul_kernel): its programs push every rank's A, a few rows
-at a time, into a symmetric scratch of every other rank, flagging each
-chunk there, while the others multiply; a product waits only for its own
-rows' flags (a rank's own rows it multiplies from A itself). On one rank, and where matmul would split K (decode), "gather"
-runs the all-gather (weft.collectives.all_gather) and then
-weft.ops.matmul. Every A tile crosses NVLink once in both. "pull" loads
-the A tiles from their owner straight into wl.dot (peer=owner): a
-crossing per column block of the output.
+First layer. By default ("overlap") one resident launch
+(ag_matmul_kernel): its programs push every rank's A, a few rows at a
+time, into a symmetric scratch of every other rank, flagging each chunk
+there, while the others multiply; a product waits only for its rows'
+flags (a rank multiplies its own rows from A). Where matmul would split
+K (decode), "gather" runs the all-gather (weft.collectives.all_gather)
+and then weft.ops.matmul. Every A tile crosses NVLink once in both.
+"pull" loads the A tiles from their owner straight into wl.dot
+(peer=owner): a crossing per column block of the output.
 
 Second layer: one resident launch (matmul_reduce_kernel). Its programs
 compute the partial products for the other ranks first and push each into
@@ -248,8 +248,8 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
     GEMM runs, each product starting as soon as its rows have arrived.
     "gather": weft.collectives.all_gather, then weft.ops.matmul (two
     launches; split-K where the blocks do not fill the GPU). "auto"
-    (default): "overlap" on several ranks unless matmul would split K
-    (decode shapes); on one rank there is nothing to overlap.
+    (default): "overlap" unless matmul would split K (decode shapes), on
+    any number of ranks (on one it is the product alone, from a).
     Each A tile crosses NVLink once in both. "pull": one GEMM whose
     programs load their A tiles from the owner straight into wl.dot, so a
     remote tile crosses once per column block of out (fine while A is a
@@ -281,7 +281,7 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
         constexprs, options, blocks, pieces = _gather_plan(
             rows, n, k, ranks, backend, dtype,
             None if tensor_maps_fit(a, b) else False)
-        if algorithm == "overlap" or (pieces == 1 and ranks > 1):
+        if algorithm == "overlap" or pieces == 1:
             return _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options,
                                        blocks, rows, n, k, dtype)
         algorithm = "gather"
