@@ -10,7 +10,8 @@ backend weft_launch also runs the kernels.
     build/bin/weft-run -n 1 -- /usr/bin/python3 bench/launch_overhead.py --hidden 256
 
 Each row: --batches batches of --calls calls, between them a device
-synchronisation and a barrier; the median batch's time per call.
+synchronisation and a barrier; the median batch's time per call (and
+the fastest's).
 """
 import argparse
 import cProfile
@@ -58,7 +59,7 @@ def profile(fn, calls, top):
 
 def measure(run, clock, fn, args):
     """(us per call, of it in weft_launch, launches per call), the median
-    batch's."""
+    batch's, and the fastest batch's us per call."""
     with run.on_stream():
         for _ in range(args.warmup):
             fn()
@@ -73,8 +74,10 @@ def measure(run, clock, fn, args):
             total = time.perf_counter() - start
             batches.append((total, clock.seconds, clock.calls))
         run.sync()
-    total, launch, calls = sorted(batches)[len(batches) // 2]
-    return total / args.calls * 1e6, launch / args.calls * 1e6, calls / args.calls
+    batches.sort()
+    total, launch, calls = batches[len(batches) // 2]
+    return (total / args.calls * 1e6, launch / args.calls * 1e6, calls / args.calls,
+            batches[0][0] / args.calls * 1e6)
 
 
 def main():
@@ -100,14 +103,16 @@ def main():
             if op in ("ag_gemm", "gemm_rs") and tokens % run.ranks:
                 continue
             systems, checks, bufs = run.case(op, tokens, hidden)
-            per_call, launch, launches = measure(run, clock, systems["weft"], args)
+            per_call, launch, launches, best = measure(run, clock, systems["weft"], args)
             ok = checks["weft"]()
             row = dict(op=op, tokens=tokens, hidden=hidden, host_us=round(per_call, 2),
+                       best_us=round(best, 2),
                        launch_us=round(launch, 2), frontend_us=round(per_call - launch, 2),
                        launches=round(launches, 2), correct=ok, error="")
             log.add(dict(env, **row))
             if run.rank == 0:
-                print(f"{op:10s} M={tokens:5d} H={hidden:5d} {per_call:8.2f} us a call: "
+                print(f"{op:10s} M={tokens:5d} H={hidden:5d} {per_call:8.2f} us a call "
+                      f"(best batch {best:.2f}): "
                       f"frontend {per_call - launch:7.2f}, weft_launch {launch:7.2f} "
                       f"({launches:.0f} launches)  {'ok' if ok else 'WRONG'}", flush=True)
             if args.profile:
