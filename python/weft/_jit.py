@@ -80,7 +80,7 @@ class TensorDescriptor:
                              f"and block_shape {self.block_shape} need 1 to 5 dimensions each")
         if any([isinstance(b, int) and b <= 0 for b in self.block_shape]):
             raise ValueError(f"TensorDescriptor: block_shape {self.block_shape} must be positive")
-        # Its specialisation (_arg_spec): fixed with the shape.
+        # Its specialisation (_describe): fixed with the shape.
         self.spec = ("desc", self.dtype.name,
                      (self.block_shape, tuple(map(_shape_divisibility, self.shape))))
 
@@ -123,20 +123,17 @@ def _encode(desc, ptr, tensor_map, swizzle):
     return encoded
 
 
-def _arg_spec(arg, strided=False):
-    """(kind, dtype name, divisibility) of a run-time argument: the
-    specialisation Triton makes. A tensor descriptor's is ("desc", dtype
-    name, (block shape, its extents' divisibility)); `strided`: the
-    argument may be a strided array (a descriptor's tensor)."""
-    return _describe(arg, strided)[0]
-
-
 def _describe(arg, strided=False):
-    """(_arg_spec, the memory it lives in (None: the backend's own or a
-    scalar, see _MEMORY), the value its kernel parameter takes: an address,
-    a number, or (descriptor, its tensor's address)). Every launch asks
-    this of every argument, so the handler is found by the argument's type
-    (its first instance finds it by isinstance)."""
+    """(its specialisation, the memory it lives in, the value its kernel
+    parameter takes) of a run-time argument. The specialisation is
+    Triton's: (kind, dtype name, divisibility), a tensor descriptor's
+    ("desc", dtype name, (block shape, its extents' divisibility)); the
+    memory "host" or "device" (None: the backend's own, or a scalar; see
+    _MEMORY); the value an address, a number, or (descriptor, its
+    tensor's address). `strided`: the argument may be a strided array (a
+    descriptor's tensor). Every launch asks this of every argument, so the
+    handler is found by the argument's type (its first instance finds it
+    by isinstance)."""
     handler = _DESCRIBE.get(type(arg))
     if handler is None:
         handler = _handler_of(arg)
