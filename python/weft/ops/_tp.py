@@ -33,7 +33,7 @@ complete, and its release covers those earlier launches' writes.
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import compile as compile_kernel, jit
-from .._jit import PerBackend
+from .._jit import PerBackend, TensorDescriptor
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
                                     _begin, _end, _push, _sync)
 from ..collectives import _dtype_of, _get_comm, all_gather
@@ -319,7 +319,7 @@ def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, bloc
     g.shape = (ranks * rows, k)
     a_blocks, g_blocks = a, g
     if constexprs["DESC"]:
-        g_blocks = blocks_of(g, b, constexprs)[0]
+        g_blocks = TensorDescriptor(g, (constexprs["BM"], constexprs["BK"]))
         a_blocks, b = blocks_of(a, b, constexprs)
     cluster = constexprs["CLUSTER_N"]
     items = (ranks - 1) * -(-chunks // cluster) + ranks * blocks // cluster
