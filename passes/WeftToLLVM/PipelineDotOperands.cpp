@@ -333,18 +333,21 @@ std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
   return use.getOperandNumber();
 }
 
+/// The region of `op` that holds `region` (`op` an ancestor of it).
+Region *regionOf(Operation *op, Region *region) {
+  while (region->getParentOp() != op)
+    region = region->getParentOp()->getParentRegion();
+  return region;
+}
+
 /// Whether code in regions `a` and `b` never runs together: they lie in
-/// different branches of the scf.if that is their innermost common
-/// ancestor.
+/// different regions of their innermost common ancestor, which runs one
+/// of them (runsOneRegion).
 bool exclusive(Region *a, Region *b) {
   Operation *common = a->getParentOp();
   while (common && !common->isAncestor(b->getParentOp()))
     common = common->getParentOp();
-  auto branch = dyn_cast_or_null<scf::IfOp>(common);
-  if (!branch)
-    return false;
-  Region &then = branch.getThenRegion();
-  return then.isAncestor(a) != then.isAncestor(b);
+  return common && runsOneRegion(common) && regionOf(common, a) != regionOf(common, b);
 }
 
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
@@ -655,8 +658,8 @@ struct WeftPipelineDotOperands
       SmallVector<std::pair<Region *, int64_t>> rings;
       for (scf::ForOp loop : loops) {
         // The rings of all the function's loops live at once, but for
-        // those of loops in different branches of an scf.if, which share
-        // their room in dynamic shared memory (placeSharedBuffers).
+        // those of loops in exclusive regions (an scf.if's branches), which
+        // share their room in dynamic shared memory (placeSharedBuffers).
         std::optional<int64_t> budget;
         if (limit) {
           int64_t live = 0;

@@ -133,9 +133,16 @@ void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
 mlir::Value programStackBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                int64_t bytes);
 /// On targets with dynamic shared memory, gives every kernel's
-/// `!weft.shared` buffers consecutive places there and the kernel the
-/// total (kDynamicSharedBytesAttrName), before the lowering.
+/// `!weft.shared` buffers places there, in program order, and the kernel
+/// the total (kDynamicSharedBytesAttrName), before the lowering. The
+/// regions of an op that runs one of them (runsOneRegion) share their
+/// room.
 void placeSharedBuffers(mlir::ModuleOp module, const TargetInfo &target);
+/// Whether `op` runs one of its regions at most (an scf.if's branches),
+/// so that their buffers may share their room in dynamic shared memory:
+/// placeSharedBuffers places them so, and weft-pipeline-dot-operands
+/// budgets the rings of such regions' loops apart.
+bool runsOneRegion(mlir::Operation *op);
 /// `!weft.shared` buffers become shared-memory pointers (the host: plain
 /// pointers to the program's stack).
 void addSharedBufferConversion(mlir::LLVMTypeConverter &converter,

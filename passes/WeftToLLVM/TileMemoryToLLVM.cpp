@@ -831,10 +831,10 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
 };
 
 /// Places the shared buffers of `region` from `offset` on, in program
-/// order, each after those before it; returns where they end. The
-/// branches of an scf.if (one of which runs) start at the same offset and
-/// share their room; what follows the if comes after the longer branch.
-/// A buffer is used only inside the region that allocates it.
+/// order, each after those before it; returns where they end. The regions
+/// of an op that runs one of them start at the same offset and share their
+/// room; what follows the op comes after the longest. A buffer is used
+/// only inside the region that allocates it.
 int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &alignment,
                       SmallVectorImpl<Operation *> &allocs) {
   for (Block &block : region)
@@ -850,7 +850,7 @@ int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &align
       }
       int64_t end = offset;
       for (Region &inner : op.getRegions())
-        end = std::max(end, placeInRegion(inner, isa<scf::IfOp>(op) ? offset : end, b,
+        end = std::max(end, placeInRegion(inner, runsOneRegion(&op) ? offset : end, b,
                                           alignment, allocs));
       offset = end;
     }
@@ -858,6 +858,8 @@ int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &align
 }
 
 } // namespace
+
+bool runsOneRegion(Operation *op) { return isa<scf::IfOp>(op); }
 
 void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
   if (!target.dynamicSharedMemoryBytes())
