@@ -25,7 +25,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+# The checkout's package, unless weft is installed.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
 from weft import collectives as C  # noqa: E402

@@ -12,7 +12,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+# The checkout's package, unless weft is installed.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 from weft import collectives as C  # noqa: E402
 from weft.collectives import _kernels as K  # noqa: E402

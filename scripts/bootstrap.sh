@@ -6,22 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build ccache gcc g++ llvm-22-dev libmlir-22-dev
-          mlir-22-tools llvm-22-tools lld-22 liblld-22-dev libclang-rt-22-dev
-          libamdhip64-dev
-          rocm-device-libs python3-pytest python3-numpy)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "weft: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+scripts/install_packages.sh
 
 jobs=$(nproc)
 configure() { # dir, extra cmake args...

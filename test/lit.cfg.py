@@ -1,7 +1,7 @@
 # lit configuration for Weft's FileCheck suites (Dialect/, Target/, Plugin/,
 # ...). The build tree's lit.site.cfg.py sets the paths and loads this file.
+import ctypes
 import os
-import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -14,11 +14,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weft_obj_root, "test")
 # Directories of other test drivers (ctest) and data files that are not
 # lit tests themselves.
-config.excludes = ["CAPI", "E2E", "Inputs", "Runtime", "tools",
+config.excludes = ["CAPI", "E2E", "Inputs", "Runtime", "Wheel", "tools",
                    "CMakeLists.txt", "lit.cfg.py"]
 
-# ptxas-check, the compiler's library search and the tests read these; lit
-# starts tests with a clean environment otherwise.
+# The compiler's search for ptxas and its libraries and the tests read
+# these; lit starts tests with a clean environment otherwise.
 llvm_config.with_system_environment(["PTXAS", "CUDA_HOME", "WEFT_REQUIRE_PTXAS",
                                      "WEFT_LIBDEVICE", "WEFT_OCML", "ROCM_PATH",
                                      "WEFT_HOST_BUILTINS"])
@@ -26,41 +26,34 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 
-def find_ptxas():
-    """The ptxas the compiler itself would use (see findPtxas())."""
-    candidates = [os.environ.get("PTXAS", "")]
-    if os.environ.get("CUDA_HOME"):
-        candidates.append(os.path.join(os.environ["CUDA_HOME"], "bin", "ptxas"))
-    candidates.append("/usr/local/cuda/bin/ptxas")
-    candidates.append(shutil.which("ptxas") or "")
-    for path in candidates:
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
+def compiler_locate(name):
+    """The machine's file `name` (ptxas, libdevice, ocml) as the compiler
+    finds it, asked through its C API (weft_compiler_locate), or None."""
+    c = ctypes
+    capi = c.CDLL(os.path.join(config.weft_lib_dir, "libWeftCAPI.so"))
+    capi.weft_compiler_create.argtypes = [c.POINTER(c.c_void_p)]
+    capi.weft_compiler_locate.argtypes = [c.c_void_p, c.c_void_p, c.c_char_p,
+                                          c.POINTER(c.c_void_p)]
+    capi.weft_compiler_destroy.argtypes = [c.c_void_p]
+    capi.weft_string_free.argtypes = [c.c_void_p]
+    compiler, path = c.c_void_p(), c.c_void_p()
+    if capi.weft_compiler_create(c.byref(compiler)) != 0:
+        raise RuntimeError("weft_compiler_create failed")
+    try:
+        if capi.weft_compiler_locate(compiler, None, name.encode(), c.byref(path)) != 0:
+            return None
+        found = c.string_at(path.value).decode()
+        capi.weft_string_free(path)
+        return found
+    finally:
+        capi.weft_compiler_destroy(compiler)
 
 
-if find_ptxas():
-    config.available_features.add("ptxas")
-
-
-def find_device_library(override, root_variable, roots, relative):
-    """The math library the compiler would link (DeviceLibraries.cpp)."""
-    if os.environ.get(override):
-        candidates = [os.environ[override]]
-    else:
-        if os.environ.get(root_variable):
-            roots = [os.environ[root_variable]] + roots
-        candidates = [os.path.join(root, relative) for root in roots]
-    return any(os.path.isfile(path) for path in candidates)
-
-
-if find_device_library("WEFT_LIBDEVICE", "CUDA_HOME", ["/usr/local/cuda"],
-                       "nvvm/libdevice/libdevice.10.bc"):
-    config.available_features.add("libdevice")
-if find_device_library("WEFT_OCML", "ROCM_PATH",
-                       ["/opt/rocm", "/usr/lib/x86_64-linux-gnu"],
-                       "amdgcn/bitcode/ocml.bc"):
-    config.available_features.add("ocml")
+for name in ("ptxas", "libdevice", "ocml"):
+    if compiler_locate(name):
+        config.available_features.add(name)
+# %ptxas (tools/ptxas-check) assembles with the ptxas the compiler uses.
+config.environment["WEFT_TEST_PTXAS"] = compiler_locate("ptxas") or ""
 
 config.substitutions.append(("%plugin_dir", config.weft_lib_dir))
 config.substitutions.append(

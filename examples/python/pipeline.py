@@ -16,7 +16,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+# The checkout's package, unless weft is installed.
+sys.path.append(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
 

@@ -30,6 +30,11 @@ typedef struct weft_compile_options {
                          run num_stages - 1 iterations ahead); 0 = 3, 1 = none */
   int warp_mma;       /* 1: wl.dot uses warp-level MMA (cuda: mma.sync) even
                          where warpgroup MMA (wgmma) applies */
+  const char *cuda_roots; /* cuda: more CUDA toolkit roots, ':'-separated,
+                             searched for bin/ptxas and nvvm/libdevice after
+                             $CUDA_HOME, the toolkit of the ptxas on PATH and
+                             /usr/local/cuda ($PTXAS and $WEFT_LIBDEVICE
+                             override all); NULL = none */
 } weft_compile_options;
 
 void weft_compile_options_default(weft_compile_options *opts);
@@ -43,6 +48,15 @@ const char *weft_compiler_last_error(const weft_compiler *compiler);
  * version and a hash of this library, so that every build differs. */
 const char *weft_compiler_version(void);
 
+/* A file that compiles with opts (NULL = the defaults) take from the
+ * machine, by name: "ptxas" (cuda cubins), "libdevice" (cuda math),
+ * "ocml" (hip math), "host-builtins" (host f16/bf16). Its path in *path
+ * (free with weft_string_free), else WEFT_ERROR_NOT_FOUND with every place
+ * looked at in weft_compiler_last_error(compiler). */
+weft_status weft_compiler_locate(weft_compiler *compiler,
+                                 const weft_compile_options *opts,
+                                 const char *name, char **path);
+
 /* Parses and verifies `ir`, runs the textual pass pipeline (MLIR syntax,
  * e.g. "builtin.module(weft-optimize)"), returns the printed result in
  * *out (free with weft_string_free). */
@@ -52,8 +66,10 @@ void weft_string_free(char *s);
 
 /* Compiles `ir` for opts->target. The artifacts hold, by name: "weft" (the
  * tile IR after the weft-optimize pipeline), "llir" (LLVM IR), and per
- * target "ptx" and, when ptxas is found, "cubin" (cuda); "amdgcn" and
- * "hsaco" (hip); "asm" and "so" (host). "kernels", present when a kernel
+ * target "ptx" and, when ptxas is found, "cubin" (cuda: the driver can
+ * load the PTX alone; weft_compiler_locate says why there is none);
+ * "amdgcn" and "hsaco" (hip); "asm" and "so" (host). "kernels", present
+ * when a kernel
  * needs a launch setting, is JSON: {"name": {"dynamic_shared_bytes": N,
  * "tensor_maps": {"I": {"map": [[dim, step, size, box], ...], "swizzle":
  * S}}, "cluster": [X, Y, Z], "early_start": true}}, each key only where it
@@ -77,6 +93,14 @@ weft_status weft_artifacts_get(const weft_artifacts *artifacts, const char *name
 /* Comma-separated names of the artifacts present ("weft,llir,ptx,cubin"). */
 const char *weft_artifacts_names(const weft_artifacts *artifacts);
 weft_status weft_artifacts_destroy(weft_artifacts *artifacts);
+
+/* The command-line tools, as functions: the weft-compile and weft-opt
+ * programs are mains that call these, so that one copy of LLVM and MLIR
+ * (this library's) serves programs, Python and C alike. argv as main's;
+ * the result is the process's exit status. weft_opt_main is mlir-opt with
+ * the weft dialects and passes. */
+int weft_compile_main(int argc, char **argv);
+int weft_opt_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

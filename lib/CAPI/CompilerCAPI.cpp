@@ -154,6 +154,21 @@ weft_status makeCompileOptions(const weft_compile_options *opts,
                 "invalid opt_level " + std::to_string(opts->opt_level) +
                     ": expected 0..3, or -1 for 3");
   out.codegen.optLevel = optLevel;
+  if (opts->cuda_roots)
+    for (llvm::StringRef root :
+         llvm::split(llvm::StringRef(opts->cuda_roots), ':'))
+      if (!root.empty())
+        out.codegen.cudaRoots.push_back(root.str());
+  return WEFT_SUCCESS;
+}
+
+/// A malloc'ed copy of `text` for the caller to weft_string_free.
+weft_status copyOut(const std::string &text, char **out, std::string &error) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  if (!copy)
+    return fail(error, WEFT_ERROR_OUT_OF_MEMORY, "out of memory");
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  *out = copy;
   return WEFT_SUCCESS;
 }
 
@@ -170,6 +185,7 @@ void weft_compile_options_default(weft_compile_options *opts) {
   opts->debug = 0;
   opts->num_stages = 3;
   opts->warp_mma = 0;
+  opts->cuda_roots = nullptr;
 }
 
 weft_status weft_compiler_create(weft_compiler **out) {
@@ -225,13 +241,28 @@ weft_status weft_run_pipeline(weft_compiler *compiler, const char *ir,
         compiler->compiler.runPipeline(llvm::StringRef(ir, ir_size), pipeline);
     if (!result)
       return fail(compiler->lastError, WEFT_ERROR_COMPILE, result.takeError());
-    char *text = static_cast<char *>(std::malloc(result->size() + 1));
-    if (!text)
-      return fail(compiler->lastError, WEFT_ERROR_OUT_OF_MEMORY,
-                  "out of memory");
-    std::memcpy(text, result->c_str(), result->size() + 1);
-    *out = text;
-    return WEFT_SUCCESS;
+    return copyOut(*result, out, compiler->lastError);
+  });
+}
+
+weft_status weft_compiler_locate(weft_compiler *compiler,
+                                 const weft_compile_options *opts,
+                                 const char *name, char **path) {
+  if (!compiler)
+    return WEFT_ERROR_INVALID_ARGUMENT;
+  return boundary(compiler, [&] {
+    if (!name || !path)
+      return fail(compiler->lastError, WEFT_ERROR_INVALID_ARGUMENT,
+                  "weft_compiler_locate: name and path must not be NULL");
+    *path = nullptr;
+    weft::CompileOptions options;
+    if (weft_status status =
+            makeCompileOptions(opts, options, compiler->lastError))
+      return status;
+    auto found = weft::locate(name, options.codegen.cudaRoots);
+    if (!found)
+      return fail(compiler->lastError, WEFT_ERROR_NOT_FOUND, found.takeError());
+    return copyOut(*found, path, compiler->lastError);
   });
 }
 

@@ -2,6 +2,8 @@
 libWeftCAPI.so). Loaded on first use: a GPU machine without LLVM runs from
 the kernel cache and never loads it."""
 import ctypes
+import importlib.util
+import os
 import threading
 
 from . import _libs
@@ -13,7 +15,7 @@ _c = ctypes
 class _Options(_c.Structure):
     _fields_ = [("target", _c.c_char_p), ("num_warps", _c.c_int),
                 ("opt_level", _c.c_int), ("debug", _c.c_int), ("num_stages", _c.c_int),
-                ("warp_mma", _c.c_int)]
+                ("warp_mma", _c.c_int), ("cuda_roots", _c.c_char_p)]
 
 
 _lib = None
@@ -39,12 +41,64 @@ def lib():
                                              _c.POINTER(_c.c_size_t)]
             l.weft_artifacts_destroy.argtypes = [_c.c_void_p]
             l.weft_compile_options_default.argtypes = [_c.POINTER(_Options)]
+            l.weft_compiler_locate.argtypes = [_c.c_void_p, _c.POINTER(_Options), _c.c_char_p,
+                                               _c.POINTER(_c.c_void_p)]
+            l.weft_string_free.argtypes = [_c.c_void_p]
             _lib = l
     return _lib
 
 
 def version():
     return lib().weft_compiler_version().decode()
+
+
+_pip_cuda_roots = None
+
+
+def pip_cuda_roots():
+    """The CUDA toolkits pip packages hold (nvidia-cuda-nvcc: nvidia/cu13
+    for CUDA 13, nvidia/cuda_nvcc for CUDA 12), ':'-separated, which the
+    compiler searches for ptxas and libdevice after the machine's own
+    (compiler.h, cuda_roots)."""
+    global _pip_cuda_roots
+    if _pip_cuda_roots is None:
+        try:
+            spec = importlib.util.find_spec("nvidia")
+        except (ImportError, ValueError):
+            spec = None
+        bases = list(spec.submodule_search_locations or []) if spec else []
+        _pip_cuda_roots = ":".join(
+            os.path.join(base, name) for base in bases for name in ("cu13", "cuda_nvcc")
+            if os.path.isdir(os.path.join(base, name)))
+    return _pip_cuda_roots
+
+
+def _options(target="host", num_warps=4, debug=False, num_stages=3, warp_mma=False):
+    opts = _Options()
+    lib().weft_compile_options_default(_c.byref(opts))
+    opts.target = target.encode()
+    opts.num_warps = num_warps
+    opts.debug = int(bool(debug))
+    opts.num_stages = num_stages
+    opts.warp_mma = int(bool(warp_mma))
+    opts.cuda_roots = pip_cuda_roots().encode() or None
+    return opts
+
+
+def locate(name):
+    """The path of the machine's file `name` that compiles use ("ptxas",
+    "libdevice", "ocml", "host-builtins"); CompilationError saying where the
+    compiler looked when it has none."""
+    l = lib()
+    comp = _compiler()
+    path = _c.c_void_p()
+    opts = _options()
+    if l.weft_compiler_locate(comp, _c.byref(opts), name.encode(), _c.byref(path)) != 0:
+        raise CompilationError(l.weft_compiler_last_error(comp).decode())
+    try:
+        return _c.string_at(path.value).decode()
+    finally:
+        l.weft_string_free(path)
 
 
 def _compiler():
@@ -64,13 +118,8 @@ def compile_ir(ir, target, options):
     diagnostic."""
     from ._errors import from_diagnostics
     l = lib()
-    opts = _Options()
-    l.weft_compile_options_default(_c.byref(opts))
-    opts.target = target.encode()
-    opts.num_warps = options["num_warps"]
-    opts.debug = int(bool(options["debug"]))
-    opts.num_stages = options.get("num_stages", 3)
-    opts.warp_mma = int(bool(options.get("warp_mma", False)))
+    opts = _options(target, options["num_warps"], options["debug"],
+                    options.get("num_stages", 3), options.get("warp_mma", False))
     data = ir.encode()
     comp = _compiler()
     arts = _c.c_void_p()

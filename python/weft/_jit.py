@@ -9,7 +9,7 @@ import textwrap
 
 import numpy as np
 
-from . import _cache
+from . import _cache, _capi
 from . import _runtime as rt
 from . import language as wl
 from ._codegen import CodeGenerator
@@ -263,12 +263,29 @@ def _parse_signature_type(text):
 _UNSET = object()  # a parameter no argument has bound yet
 
 
+class _Artifacts(dict):
+    """A compiled kernel's artifacts by name. A cuda compile without ptxas
+    has no cubin (launches load the PTX): asking for it says why."""
+
+    def __init__(self, artifacts, target):
+        super().__init__(artifacts)
+        self.target = target
+
+    def __missing__(self, name):
+        if name == "cubin" and self.target.startswith("cuda"):
+            _capi.locate("ptxas")  # raises, saying where it looked
+            raise CompilationError("no cubin: this kernel was compiled before ptxas was "
+                                   "found (clear the kernel cache entry to assemble it)")
+        raise KeyError(name)
+
+
 class CompiledKernel:
     """One specialisation compiled for one target. `asm` holds the C API's
     artifacts by name; `ir` is the tile IR the frontend generated."""
 
     def __init__(self, name, target, ir, asm, num_warps, arg_specs, cluster=(1, 1, 1)):
-        self.name, self.target, self.ir, self.asm = name, target, ir, asm
+        self.name, self.target, self.ir = name, target, ir
+        self.asm = _Artifacts(asm, target)
         self.num_warps = num_warps
         self.cluster = cluster
         self.arg_specs = arg_specs

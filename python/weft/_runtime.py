@@ -229,6 +229,13 @@ def tensor_desc(ptr, elem_size, shape, strides, map=None, swizzle=0):
     return out
 
 
+def in_heap(ptr):
+    """Whether the address lies in this rank's symmetric heap."""
+    ctx = context()
+    out = _c.c_void_p()
+    return lib().weft_peer_ptr(ctx, ptr, lib().weft_rank(ctx), _c.byref(out)) == 0
+
+
 def synchronize():
     ctx = context()
     check(lib().weft_synchronize(ctx), "weft_synchronize", ctx)
@@ -262,6 +269,16 @@ class Buffer:
         check(getattr(lib(), what)(ctx, self.nbytes, _c.byref(out)), what, ctx)
         self.ptr = out.value
         self._generation = state.generation
+
+    @classmethod
+    def view(cls, ptr, shape, dtype, local=False):
+        """A Buffer over memory that another object owns (a part of a
+        buffer, a tensor in the heap): freeing stays that owner's."""
+        v = object.__new__(cls)
+        v.ptr, v.shape, v.dtype, v.local = ptr, tuple(shape), dtype, local
+        v.nbytes = max(1, math.prod(v.shape)) * max(1, dtype.bits // 8)
+        v._generation = state.generation
+        return v
 
     @property
     def size(self):

@@ -10,7 +10,12 @@ build=build-gpu
 work=$build/gpu-test
 mkdir -p "$work"
 failures=0
+# Every GPU of the machine, or the first $WEFT_GPUS of them.
 ngpus=$(nvidia-smi -L | wc -l)
+if [[ -n "${WEFT_GPUS:-}" ]] && ((WEFT_GPUS < ngpus)); then
+  ngpus=$WEFT_GPUS
+  export CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((ngpus - 1)))
+fi
 
 # log_to NAME: everything from here on also goes to $OUT/NAME.log when OUT is set.
 log_to() {
@@ -21,13 +26,13 @@ log_to() {
 }
 
 step() { # step NAME CMD...: runs CMD, keeps its output in $work/NAME.log
-  local name=$1
+  local name=$1 start=$SECONDS
   shift
   echo "== $name: $*"
   if "$@" 2>&1 | tee "$work/$name.log"; then
-    echo "== $name: ok"
+    echo "== $name: ok ($((SECONDS - start)) s)"
   else
-    echo "== $name: FAILED"
+    echo "== $name: FAILED ($((SECONDS - start)) s)"
     failures=$((failures + 1))
     return 1
   fi
@@ -41,17 +46,32 @@ build_runtime() {
     step build cmake --build "$build" -j "$(nproc)"
 }
 
-# python_env: Python runs from the kernel cache carried here
-# (scripts/gpu/warm_cache.sh): nothing is compiled; with OUT set, misses
-# save their compile requests under $OUT/cache-misses.
+# python_env: Python runs Weft from the wheel carried here (dist/, built by
+# scripts/build_wheel.sh where LLVM is), installed into $build/site:
+# kernels compile here on first launch, into $build/kernel-cache (kept
+# while the machine is). Without a wheel, from the kernel cache
+# warm_cache.sh filled where LLVM is (WEFT_CACHE_ONLY=1): nothing is
+# compiled, and with OUT set misses save their requests under
+# $OUT/cache-misses.
 python_env() {
   python=${PYTHON:-python3}
   if ! "$python" -c 'import pytest' 2> /dev/null && [[ -d build/pylibs ]]; then
     export PYTHONPATH=$PWD/build/pylibs${PYTHONPATH:+:$PYTHONPATH}  # carried pytest
   fi
+  export PYTHONDONTWRITEBYTECODE=1
+  local wheel
+  wheel=$(ls dist/weft-*.whl 2> /dev/null | tail -n 1)
+  if [[ -n $wheel ]]; then
+    "$python" -m pip install -q --no-deps --no-index --upgrade --target "$build/site" "$wheel" ||
+      return 1
+    export PYTHONPATH=$PWD/$build/site${PYTHONPATH:+:$PYTHONPATH}
+    export WEFT_CACHE_DIR=${WEFT_CACHE_DIR:-$PWD/$build/kernel-cache}
+    echo "weft from $wheel"
+    "$python" -m weft info
+    return
+  fi
   export WEFT_CACHE_ONLY=1 WEFT_CACHE_DIR=${WEFT_GPU_CACHE:-$PWD/build/gpu-cache} \
-    WEFT_LIB_DIR=$PWD/$build/lib PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+    WEFT_LIB_DIR=$PWD/$build/lib PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
   if [[ -n "${OUT:-}" ]]; then
     export WEFT_CACHE_MISSES=$OUT/cache-misses
   fi
@@ -66,7 +86,7 @@ python_run() {
   date -u
   nvidia-smi -L
   build_runtime || exit 1
-  python_env
+  python_env || exit 1
 }
 
 # report_misses: how many compile requests this run saved.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs the Python rank suite (python/test/ranks, WEFT_TEST_BACKEND=cuda) and
-# the Python examples on every GPU of this machine, from the kernel cache
-# warm_cache.sh filled where LLVM is (README, "GPU runs"): build/gpu-cache,
-# or $WEFT_GPU_CACHE. Nothing is compiled here (WEFT_CACHE_ONLY=1); with OUT
-# set, a miss saves its compile request under $OUT/cache-misses for
-# `scripts/gpu/warm_cache.sh DIR` there, and the log is $OUT/test_python.log.
-# Arguments go to pytest (`-k matmul`: a part of the suite).
+# Runs the Python rank suite (python/test/ranks, WEFT_TEST_BACKEND=cuda),
+# the Python examples and the PyTorch custom ops' test on every GPU of this
+# machine (or the first $WEFT_GPUS), with Weft from the carried wheel
+# (dist/: kernels compile here) or, without one, from the kernel cache
+# warm_cache.sh filled where LLVM is (README, "GPU runs"). The log is
+# $OUT/test_python.log. Arguments go to pytest (`-k matmul`: a part of the
+# suite).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
@@ -20,5 +20,12 @@ step pytest "${run[@]}" "$python" -m pytest -q -p no:cacheprovider -rs python/te
 for example in examples/python/*.py; do
   step "example-$(basename "$example" .py)" "${run[@]}" "$python" "$example"
 done
+# The PyTorch custom ops under torchrun, with torch's NCCL process group and
+# no weft-run: eager, torch.compile(fullgraph=True) and a CUDA graph of a
+# tensor-parallel MLP against torch + NCCL.
+if ((ngpus >= 2)); then
+  step torchrun "$python" -m torch.distributed.run --nproc-per-node "$ngpus" \
+    python/test/torch/tp_mlp.py
+fi
 report_misses
 finish test_python

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validates libweft's CUDA backend on a GPU machine (CUDA, no LLVM), from
+# Validates libweft's CUDA backend on a GPU machine, from
 # the repository root: builds the runtime alone, builds test/Runtime/gpu
 # with nvcc, and runs it on every GPU through weft-run with each heap kind
 # (WEFT_CUDA_HEAP=vmm, ipc), then its error and tensor-map cases.
@@ -51,8 +51,13 @@ step tensor-desc "${run[@]}" "$work/peer_test" tensor-desc "$work/peer_kernels.c
 step early-start "${run[@]}" "$work/peer_test" early-start "$work/peer_kernels.cubin"
 # Resident launches: the grid cut to what fits at once, per shape.
 step resident "${run[@]}" "$work/peer_test" resident "$work/peer_kernels.cubin"
-# Kernels from the weft compiler are built where LLVM is
-# (scripts/gpu/compile_kernels.sh) and carried here in $kernels.
+# Kernels from the weft compiler: compiled here with the carried wheel's
+# weft-compile, else carried in $kernels (scripts/gpu/compile_kernels.sh
+# where LLVM is).
+if [[ ! -f $kernels/bad_peer.ptx ]] && python_env > /dev/null && [[ -d $build/site ]]; then
+  step compile-kernels env WEFT_COMPILE="$build/site/weft/bin/weft-compile" \
+    scripts/gpu/compile_kernels.sh "$kernels"
+fi
 if [[ -f $kernels/bad_peer.ptx ]]; then
   step debug "${run[@]}" "$work/peer_test" debug "$kernels/bad_peer.ptx"
 else

@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 #include <map>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -31,6 +32,9 @@ struct CodegenOptions {
   unsigned optLevel = 3;
   /// NVPTX: fail when ptxas cannot be found instead of omitting "cubin".
   bool requireCubin = false;
+  /// NVPTX: CUDA toolkit roots searched for ptxas and libdevice after
+  /// $CUDA_HOME, the toolkit of the ptxas on PATH and /usr/local/cuda.
+  std::vector<std::string> cudaRoots;
 };
 
 /// Sets the module's triple and data layout for `target`, runs the LLVM
@@ -43,9 +47,12 @@ llvm::Expected<Artifacts> emitArtifacts(llvm::Module &module,
                                         const TargetSpec &target,
                                         const CodegenOptions &options = {});
 
-/// The ptxas that makes cubins: $PTXAS, $CUDA_HOME/bin/ptxas,
-/// /usr/local/cuda/bin/ptxas, then PATH. Empty when there is none.
-std::string findPtxas();
+/// A file codegen needs from the machine, by name: "ptxas", "libdevice",
+/// "ocml" or "host-builtins" (lib/Target/Codegen/Toolchain.h says where
+/// each is looked for; the CUDA ones also in `extraCudaRoots`). The error
+/// names every place looked at and the variable that overrides them.
+llvm::Expected<std::string>
+locate(llvm::StringRef name, const std::vector<std::string> &extraCudaRoots);
 
 } // namespace weft
 

@@ -2,6 +2,7 @@
 
 #include "weft/Target/Codegen.h"
 #include "DeviceLibraries.h"
+#include "Toolchain.h"
 #include "Tools.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -11,8 +12,6 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -133,16 +132,15 @@ llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
       runBackend(module, machine, llvm::CodeGenFileType::AssemblyFile);
   if (!ptx)
     return ptx.takeError();
-  std::string ptxas = findPtxas();
-  if (ptxas.empty()) {
+  auto ptxas = locate("ptxas", options.cudaRoots);
+  if (!ptxas) {
     artifacts["ptx"] = std::move(*ptx);
     if (options.requireCubin)
-      return llvm::createStringError(
-          "a cubin needs ptxas, which was found neither in $PTXAS, "
-          "$CUDA_HOME/bin, /usr/local/cuda/bin nor on PATH");
+      return ptxas.takeError();
+    llvm::consumeError(ptxas.takeError());
     return llvm::Error::success();
   }
-  auto cubin = assemblePtx(ptxas, *ptx, spec.arch, options.optLevel);
+  auto cubin = assemblePtx(*ptxas, *ptx, spec.arch, options.optLevel);
   if (!cubin)
     return cubin.takeError();
   artifacts["ptx"] = std::move(*ptx);
@@ -162,19 +160,11 @@ constexpr const char *kHostLibraryArgs[] = {
 /// calls compiler-rt's conversions (__extendhfsf2, __truncsfhf2,
 /// __truncsfbf2, ...), which round to nearest even as IEEE requires and
 /// which no process that dlopen()s the .so is sure to have. The builtins
-/// archive of the LLVM weft is built with (Debian's libclang-rt-22-dev) is
-/// linked in, only the members the object needs, and --exclude-libs keeps
-/// them out of the .so's exports.
+/// archive of the LLVM weft is built with ships beside the compiler
+/// (Toolchain.h), is linked in, only the members the object needs, and
+/// --exclude-libs keeps them out of the .so's exports.
 llvm::Expected<std::string> findHostBuiltins() {
-  std::string path = WEFT_HOST_BUILTINS;
-  if (auto override = llvm::sys::Process::GetEnv("WEFT_HOST_BUILTINS"))
-    path = *override;
-  if (!llvm::sys::fs::is_regular_file(path))
-    return llvm::createStringError(
-        "host code links compiler-rt's builtins (for f16/bf16), but " + path +
-        " does not exist; install libclang-rt-22-dev or name the archive in "
-        "$WEFT_HOST_BUILTINS");
-  return path;
+  return locate("host-builtins", {});
 }
 
 /// AMDGPU and host: assembly for reading, and an object that lld links
@@ -240,7 +230,7 @@ llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
       !module.getModuleFlag("amdhsa_code_object_version"))
     module.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                          500);
-  if (llvm::Error err = linkDeviceLibraries(module, spec))
+  if (llvm::Error err = linkDeviceLibraries(module, spec, options.cudaRoots))
     return std::move(err);
 
   std::string verifierMessages;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceLibraries.h"
+#include "Toolchain.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -14,9 +15,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/TargetParser/TargetParser.h"
 #include "llvm/Transforms/IPO/Internalize.h"
@@ -25,28 +23,11 @@ using namespace weft;
 
 namespace {
 
-/// A bitcode library and where to look for it: `$<overrideVariable>` if set,
-/// else `<root>/<relativePath>` for `$<rootVariable>` and each default root.
+/// A bitcode library: the prefix of its functions and how it is found.
 struct DeviceLibrary {
-  llvm::StringRef name;
   llvm::StringRef symbolPrefix;
-  llvm::StringRef overrideVariable;
-  llvm::StringRef rootVariable;
-  llvm::ArrayRef<llvm::StringRef> defaultRoots;
-  llvm::StringRef relativePath;
+  FileSearch search;
 };
-
-// Found like ptxas (Ptxas.cpp).
-constexpr llvm::StringRef kCudaRoots[] = {"/usr/local/cuda"};
-const DeviceLibrary kLibdevice = {
-    "libdevice", "__nv_",    "WEFT_LIBDEVICE",
-    "CUDA_HOME", kCudaRoots, "nvvm/libdevice/libdevice.10.bc"};
-
-// ROCm's layout, then Debian's rocm-device-libs package.
-constexpr llvm::StringRef kRocmRoots[] = {"/opt/rocm",
-                                          "/usr/lib/x86_64-linux-gnu"};
-const DeviceLibrary kOcml = {"OCML",      "__ocml_",  "WEFT_OCML",
-                             "ROCM_PATH", kRocmRoots, "amdgcn/bitcode/ocml.bc"};
 
 /// The first library function `module` calls, or null.
 const llvm::Function *firstLibraryCall(const llvm::Module &module,
@@ -56,32 +37,6 @@ const llvm::Function *firstLibraryCall(const llvm::Module &module,
         function.getName().starts_with(library.symbolPrefix))
       return &function;
   return nullptr;
-}
-
-llvm::Expected<std::string> findLibrary(const DeviceLibrary &library,
-                                        llvm::StringRef callee) {
-  llvm::SmallVector<std::string, 4> candidates;
-  llvm::SmallVector<std::string, 4> roots;
-  if (auto root = llvm::sys::Process::GetEnv(library.rootVariable))
-    roots.push_back(*root);
-  roots.append(library.defaultRoots.begin(), library.defaultRoots.end());
-  for (const std::string &root : roots) {
-    llvm::SmallString<128> path(root);
-    llvm::sys::path::append(path, library.relativePath);
-    candidates.push_back(path.str().str());
-  }
-  // An explicit choice is the only candidate: a wrong one is an error, not
-  // a silent fallback to another installation.
-  if (auto path = llvm::sys::Process::GetEnv(library.overrideVariable))
-    candidates.assign({*path});
-  for (const std::string &path : candidates)
-    if (llvm::sys::fs::is_regular_file(path))
-      return path;
-  return llvm::createStringError("the kernel calls " + callee +
-                                 ", which needs " + library.name + ", but no " +
-                                 library.name + " was found (looked for " +
-                                 llvm::join(candidates, ", ") + "; $" +
-                                 library.overrideVariable + " names the file)");
 }
 
 llvm::Error linkBitcode(llvm::Module &module, llvm::StringRef path) {
@@ -158,7 +113,8 @@ llvm::Error linkLibrary(llvm::Module &module, const DeviceLibrary &library) {
   const llvm::Function *callee = firstLibraryCall(module, library);
   if (!callee)
     return llvm::Error::success();
-  auto path = findLibrary(library, callee->getName());
+  auto path = library.search.find("the kernel calls " + callee->getName() +
+                                  ", which needs " + library.search.what);
   if (!path)
     return path.takeError();
   return linkBitcode(module, *path);
@@ -166,8 +122,9 @@ llvm::Error linkLibrary(llvm::Module &module, const DeviceLibrary &library) {
 
 } // namespace
 
-llvm::Error weft::linkDeviceLibraries(llvm::Module &module,
-                                      const TargetSpec &spec) {
+llvm::Error weft::linkDeviceLibraries(
+    llvm::Module &module, const TargetSpec &spec,
+    const std::vector<std::string> &extraCudaRoots) {
   switch (spec.kind) {
   case TargetKind::NVPTX:
     // libdevice branches on __nvvm_reflect("__CUDA_FTZ"), which the
@@ -176,12 +133,14 @@ llvm::Error weft::linkDeviceLibraries(llvm::Module &module,
     if (!module.getModuleFlag("nvvm-reflect-ftz"))
       module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                            uint32_t{0});
-    if (llvm::Error err = linkLibrary(module, kLibdevice))
+    if (llvm::Error err = linkLibrary(
+            module, {"__nv_", *toolchainSearch("libdevice", extraCudaRoots)}))
       return err;
     foldPreciseSqrtReflect(module);
     return llvm::Error::success();
   case TargetKind::AMDGPU:
-    if (llvm::Error err = linkLibrary(module, kOcml))
+    if (llvm::Error err = linkLibrary(
+            module, {"__ocml_", *toolchainSearch("ocml", {})}))
       return err;
     defineOcmlControls(module, spec);
     return llvm::Error::success();

@@ -11,6 +11,8 @@
 #include "weft/Target/Target.h"
 
 #include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -22,8 +24,10 @@ namespace weft {
 /// internalized so that the optimiser inlines them and drops the rest, and
 /// sets the library's configuration (precise, denormals kept). A module
 /// that calls no library function is left alone; one that does fails with
-/// the paths searched when the library is not installed.
-llvm::Error linkDeviceLibraries(llvm::Module &module, const TargetSpec &spec);
+/// the paths searched when the library is not installed. libdevice is
+/// looked for in the CUDA roots (Toolchain.h) with `extraCudaRoots`.
+llvm::Error linkDeviceLibraries(llvm::Module &module, const TargetSpec &spec,
+                                const std::vector<std::string> &extraCudaRoots);
 
 } // namespace weft
 

@@ -1,36 +1,10 @@
 //===- Ptxas.cpp - PTX to cubin through NVIDIA's ptxas --------------------===//
 
 #include "Tools.h"
-#include "weft/Target/Codegen.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 
 using namespace weft;
-
-std::string weft::findPtxas() {
-  auto executable = [](const llvm::Twine &path) {
-    return llvm::sys::fs::can_execute(path) &&
-           !llvm::sys::fs::is_directory(path);
-  };
-  if (auto env = llvm::sys::Process::GetEnv("PTXAS"); env && executable(*env))
-    return *env;
-  llvm::SmallVector<std::string, 2> roots;
-  if (auto cudaHome = llvm::sys::Process::GetEnv("CUDA_HOME"))
-    roots.push_back(*cudaHome);
-  roots.push_back("/usr/local/cuda");
-  for (const std::string &root : roots) {
-    llvm::SmallString<128> path(root);
-    llvm::sys::path::append(path, "bin", "ptxas");
-    if (executable(path))
-      return path.str().str();
-  }
-  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
-    return *onPath;
-  return "";
-}
 
 llvm::Expected<std::string> weft::assemblePtx(llvm::StringRef ptxas,
                                               llvm::StringRef ptx,

@@ -3,7 +3,8 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+# The checkout's package, unless one is installed (a wheel on a GPU machine).
+sys.path.append(os.path.join(os.path.dirname(__file__), "..", ".."))
 import weft  # noqa: E402
 from devices import BACKEND  # noqa: E402
 

@@ -1,4 +1,5 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+# The checkout's package, unless weft is installed.
+sys.path.append(os.path.join(os.path.dirname(__file__), "..", ".."))

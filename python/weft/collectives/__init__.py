@@ -126,10 +126,7 @@ def multicast_enabled():
 
 
 def _view(buf, n, dtype):
-    v = object.__new__(rt.Buffer)
-    v.ptr, v.shape, v.dtype, v.nbytes, v.local, v._generation = \
-        buf.ptr, (n,), dtype, max(1, n) * dtype.bits // 8, buf.local, buf._generation
-    return v
+    return rt.Buffer.view(buf.ptr, (n,), dtype, buf.local)
 
 
 def _dtype_of(a, what):

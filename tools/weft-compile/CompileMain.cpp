@@ -1,13 +1,17 @@
-//===- weft-compile.cpp - weft IR to PTX/cubin, HSACO or a host .so -------===//
+//===- CompileMain.cpp - weft IR to PTX/cubin, HSACO or a host .so --------===//
 //
 //   weft-compile kernel.mlir --target=cuda:90 --emit=ptx [-O3]
 //                [--num-warps=4] [--num-stages=3] [--warp-mma] [--debug]
 //                [--no-optimize]
 //                [-o out.ptx]
 //
+// weft_compile_main (weft/compiler.h): libWeftCAPI.so carries it, and the
+// weft-compile program is a main that calls it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "weft/Compiler/Compiler.h"
+#include "weft/compiler.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -17,37 +21,6 @@
 #include "llvm/Support/WithColor.h"
 
 namespace cl = llvm::cl;
-
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<input weft IR>"),
-                                      cl::init("-"));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"),
-                                       cl::init("-"));
-static cl::opt<std::string> target("target",
-                                   cl::desc("cuda:90, hip:gfx942 or host"),
-                                   cl::init("host"));
-static cl::opt<std::string>
-    emit("emit",
-         cl::desc("Artifact to write: weft, llir, kernels (launch settings, JSON); "
-                  "ptx, cubin (cuda); amdgcn, hsaco (hip); asm, so (host)"),
-         cl::Required);
-static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
-                                  cl::Prefix, cl::init(3));
-static cl::opt<unsigned> numWarps("num-warps",
-                                  cl::desc("Warps per program (GPU targets)"),
-                                  cl::init(4));
-static cl::opt<unsigned> numStages(
-    "num-stages", cl::desc("Stages of K-loop dot operand pipelining (1: none)"), cl::init(3));
-static cl::opt<bool> warpMma("warp-mma",
-                             cl::desc("wl.dot takes warp-level MMA (mma.sync) even where "
-                                      "warpgroup MMA (wgmma) applies"));
-static cl::opt<bool> debug("debug",
-                           cl::desc("Bounds checks on peer ids and heap "
-                                    "ranges"));
-static cl::opt<bool> noOptimize("no-optimize",
-                                cl::desc("Skip the weft-optimize pipeline "
-                                         "(co-optimisation of the tile IR)"));
 
 namespace {
 
@@ -77,8 +50,38 @@ int fail(const llvm::Twine &message) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int weft_compile_main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Registered here, not at load time: the library that carries this is
+  // also loaded by processes that never run the tool.
+  cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input weft IR>"),
+                                 cl::init("-"));
+  cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                  cl::value_desc("file"), cl::init("-"));
+  cl::opt<std::string> target("target", cl::desc("cuda:90, hip:gfx942 or host"),
+                              cl::init("host"));
+  cl::opt<std::string> emit(
+      "emit",
+      cl::desc("Artifact to write: weft, llir, kernels (launch settings, "
+               "JSON); ptx, cubin (cuda); amdgcn, hsaco (hip); asm, so (host)"),
+      cl::Required);
+  cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
+                             cl::Prefix, cl::init(3));
+  cl::opt<unsigned> numWarps(
+      "num-warps", cl::desc("Warps per program (GPU targets)"), cl::init(4));
+  cl::opt<unsigned> numStages(
+      "num-stages",
+      cl::desc("Stages of K-loop dot operand pipelining (1: none)"),
+      cl::init(3));
+  cl::opt<bool> warpMma(
+      "warp-mma", cl::desc("wl.dot takes warp-level MMA (mma.sync) even where "
+                           "warpgroup MMA (wgmma) applies"));
+  cl::opt<bool> debug("debug",
+                      cl::desc("Bounds checks on peer ids and heap ranges"));
+  cl::opt<bool> noOptimize("no-optimize",
+                           cl::desc("Skip the weft-optimize pipeline "
+                                    "(co-optimisation of the tile IR)"));
+
   cl::ParseCommandLineOptions(argc, argv, "weft kernel compiler\n");
   // Copies: lld, linked in, resets every cl::opt to its default when it
   // parses its own command line.
