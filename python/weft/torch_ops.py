@@ -4,9 +4,15 @@ graphs (docs/python.md, "PyTorch"):
 
     import weft.torch_ops                      # registers torch.ops.weft.*
     y = torch.ops.weft.all_reduce(x, "sum")    # or weft.torch_ops.all_reduce(x)
+    g = torch.ops.weft.all_gather(x, weft.num_ranks())
 
 Each op is functional: it returns new tensors (allocated by torch on the
-inputs' device) and launches on torch's current stream. Inputs are CUDA
+inputs' device) and launches on torch's current stream. Ops whose result
+shape depends on the number of ranks take it as `group_size` (as torch's
+own functional collectives do), so that it is a constant of a compiled
+graph, part of torch.compile's cache key, rather than state its fake
+implementations would read: pass weft.num_ranks(), read outside the
+compiled function. Inputs are CUDA
 tensors on weft.local_rank()'s device. Symmetric inputs (tensors in Weft's
 heap, from weft.torch_ops.empty) are used in place; any other tensor is
 copied through the collectives' symmetric scratch first (one local copy),
@@ -75,11 +81,20 @@ class _on_torch_stream(rt.stream):
         super().__init__(torch.cuda.current_stream(_device()))
 
 
-def _rows(x, ranks, op):
-    if x.dim() == 0 or x.shape[0] % ranks:
+def _group(op, group_size):
+    """group_size, checked against the job's rank count."""
+    if group_size != rt.num_ranks():
+        raise ValueError(f"weft::{op}: group_size is {group_size}, but the weft job has "
+                         f"{rt.num_ranks()} ranks")
+    return group_size
+
+
+def _rows(x, group_size, op):
+    """x's rows per rank (fake implementations too: no run-time state)."""
+    if x.dim() == 0 or group_size < 1 or x.shape[0] % group_size:
         raise ValueError(f"weft::{op}: the first dimension of x ({tuple(x.shape)}) must be a "
-                         f"multiple of the number of ranks, {ranks}")
-    return x.shape[0] // ranks
+                         f"multiple of group_size, {group_size}")
+    return x.shape[0] // group_size
 
 
 @custom_op("weft::all_reduce", mutates_args=())
@@ -97,24 +112,24 @@ def _(x, op="sum"):
 
 
 @custom_op("weft::all_gather", mutates_args=())
-def all_gather(x: torch.Tensor) -> torch.Tensor:
+def all_gather(x: torch.Tensor, group_size: int) -> torch.Tensor:
     """Every rank's x, stacked along the first dimension (rank order)."""
-    out = x.new_empty((rt.num_ranks() * x.shape[0],) + tuple(x.shape[1:]))
+    out = x.new_empty((_group("all_gather", group_size) * x.shape[0],) + tuple(x.shape[1:]))
     with _on_torch_stream():
         C.all_gather(_checked("all_gather", "x", x), out)
     return out
 
 
 @all_gather.register_fake
-def _(x):
-    return x.new_empty((rt.num_ranks() * x.shape[0],) + tuple(x.shape[1:]))
+def _(x, group_size):
+    return x.new_empty((group_size * x.shape[0],) + tuple(x.shape[1:]))
 
 
 @custom_op("weft::reduce_scatter", mutates_args=())
-def reduce_scatter(x: torch.Tensor, op: str = "sum") -> torch.Tensor:
+def reduce_scatter(x: torch.Tensor, group_size: int, op: str = "sum") -> torch.Tensor:
     """Rank r's block of rows of the reduction of x over ranks (the first
     dimension a multiple of the number of ranks)."""
-    rows = _rows(x, rt.num_ranks(), "reduce_scatter")
+    rows = _rows(x, _group("reduce_scatter", group_size), "reduce_scatter")
     out = x.new_empty((rows,) + tuple(x.shape[1:]))
     with _on_torch_stream():
         C.reduce_scatter(_checked("reduce_scatter", "x", x), out, op=op)
@@ -122,16 +137,15 @@ def reduce_scatter(x: torch.Tensor, op: str = "sum") -> torch.Tensor:
 
 
 @reduce_scatter.register_fake
-def _(x, op="sum"):
-    rows = _rows(x, rt.num_ranks(), "reduce_scatter")
-    return x.new_empty((rows,) + tuple(x.shape[1:]))
+def _(x, group_size, op="sum"):
+    return x.new_empty((_rows(x, group_size, "reduce_scatter"),) + tuple(x.shape[1:]))
 
 
 @custom_op("weft::all_to_all", mutates_args=())
-def all_to_all(x: torch.Tensor) -> torch.Tensor:
+def all_to_all(x: torch.Tensor, group_size: int) -> torch.Tensor:
     """Block p of the result is rank p's block r of x, on rank r (blocks of
     first-dimension rows, a multiple of the number of ranks)."""
-    _rows(x, rt.num_ranks(), "all_to_all")
+    _rows(x, _group("all_to_all", group_size), "all_to_all")
     out = torch.empty_like(x, memory_format=torch.contiguous_format)
     with _on_torch_stream():
         C.all_to_all(_checked("all_to_all", "x", x), out)
@@ -139,8 +153,8 @@ def all_to_all(x: torch.Tensor) -> torch.Tensor:
 
 
 @all_to_all.register_fake
-def _(x):
-    _rows(x, rt.num_ranks(), "all_to_all")
+def _(x, group_size):
+    _rows(x, group_size, "all_to_all")
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
@@ -191,9 +205,9 @@ def _product(a, b, rows):
 
 
 @custom_op("weft::all_gather_matmul", mutates_args=())
-def all_gather_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def all_gather_matmul(a: torch.Tensor, b: torch.Tensor, group_size: int) -> torch.Tensor:
     """all_gather(a) @ b in f32 (the column-parallel first layer)."""
-    out = _product(a, b, rt.num_ranks() * a.shape[0])
+    out = _product(a, b, _group("all_gather_matmul", group_size) * a.shape[0])
     with _on_torch_stream():
         O.all_gather_matmul(_checked("all_gather_matmul", "a", a),
                             _checked("all_gather_matmul", "b", b), out)
@@ -201,15 +215,16 @@ def all_gather_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 @all_gather_matmul.register_fake
-def _(a, b):
-    return _product(a, b, rt.num_ranks() * a.shape[0])
+def _(a, b, group_size):
+    return _product(a, b, group_size * a.shape[0])
 
 
 @custom_op("weft::matmul_reduce_scatter", mutates_args=())
-def matmul_reduce_scatter(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def matmul_reduce_scatter(a: torch.Tensor, b: torch.Tensor, group_size: int) -> torch.Tensor:
     """Rank r's rows of the sum over ranks of a @ b, f32 (the row-parallel
     second layer)."""
-    rows = _rows(a, rt.num_ranks(), "matmul_reduce_scatter")
+    op = "matmul_reduce_scatter"
+    rows = _rows(a, _group(op, group_size), op)
     out = _product(a, b, rows)
     with _on_torch_stream():
         O.matmul_reduce_scatter(_checked("matmul_reduce_scatter", "a", a),
@@ -218,9 +233,8 @@ def matmul_reduce_scatter(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 @matmul_reduce_scatter.register_fake
-def _(a, b):
-    return _product(a, b, _rows(a, rt.num_ranks(),
-                                                          "matmul_reduce_scatter"))
+def _(a, b, group_size):
+    return _product(a, b, _rows(a, group_size, "matmul_reduce_scatter"))
 
 
 @custom_op("weft::matmul_all_reduce", mutates_args=())

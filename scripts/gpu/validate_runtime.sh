@@ -37,8 +37,10 @@ for heap in vmm ipc; do
   [[ $heap == ipc ]] && module=$work/peer_kernels.ptx
   if step "peers-$heap" env WEFT_CUDA_HEAP=$heap WEFT_DEBUG=1 \
       "${run[@]}" "$work/peer_test" peers "$module" 256; then
-    # The heap kind asked for is the one every rank mapped.
-    if [[ $(grep -c "cuda backend: .*, $heap heap" "$work/peers-$heap.log") != "$ngpus" ]]; then
+    # The heap kind asked for is the one every rank mapped (counted as
+    # matches: the ranks' lines can share one line of the log).
+    if [[ $(grep -o "cuda backend: device [0-9]* ([^)]*), $heap heap" "$work/peers-$heap.log" |
+            wc -l) != "$ngpus" ]]; then
       echo "== peers-$heap: FAILED: not every rank reports a $heap heap"
       failures=$((failures + 1))
     fi

@@ -39,8 +39,8 @@ w2 = W2[rank * cols:(rank + 1) * cols].contiguous().to(device)
 
 
 def mlp(x, w1, w2):
-    h = torch.relu(torch.ops.weft.all_gather_matmul(x, w1)).to(torch.bfloat16)
-    return torch.ops.weft.matmul_reduce_scatter(h, w2)
+    h = torch.relu(torch.ops.weft.all_gather_matmul(x, w1, ranks)).to(torch.bfloat16)
+    return torch.ops.weft.matmul_reduce_scatter(h, w2, ranks)
 
 
 def reference(x, w1, w2):
@@ -88,13 +88,13 @@ dist.all_reduce(nccl)
 check("all_reduce", torch.ops.weft.all_reduce(v, "sum"), nccl)
 nccl = torch.empty((ranks * v.shape[0], 33), device=device)
 dist.all_gather_into_tensor(nccl, v)
-check("all_gather", torch.ops.weft.all_gather(v), nccl)
+check("all_gather", torch.ops.weft.all_gather(v, ranks), nccl)
 nccl = torch.empty((4, 33), device=device)
 dist.reduce_scatter_tensor(nccl, v)
-check("reduce_scatter", torch.ops.weft.reduce_scatter(v, "sum"), nccl)
+check("reduce_scatter", torch.ops.weft.reduce_scatter(v, ranks, "sum"), nccl)
 nccl = torch.empty_like(v)
 dist.all_to_all_single(nccl, v)
-check("all_to_all", torch.ops.weft.all_to_all(v), nccl)
+check("all_to_all", torch.ops.weft.all_to_all(v, ranks), nccl)
 nccl = v.clone()
 dist.broadcast(nccl, src=ranks - 1)
 check("broadcast", torch.ops.weft.broadcast(v, ranks - 1), nccl)
@@ -102,11 +102,14 @@ symmetric = weft.torch_ops.empty(v.shape)
 symmetric.copy_(v)
 check("all_reduce of a symmetric tensor", torch.ops.weft.all_reduce(symmetric, "sum"),
       torch.ops.weft.all_reduce(v, "sum"))
-try:
-    torch.ops.weft.flash_decode_combine(v, v[:, 0].contiguous())
-    raise SystemExit("flash_decode_combine took a tensor outside the symmetric heap")
-except ValueError as e:
-    assert "symmetric" in str(e), e
+for bad_call, words in ((lambda: torch.ops.weft.flash_decode_combine(v, v[:, 0].contiguous()),
+                         "must be a symmetric tensor"),
+                        (lambda: torch.ops.weft.all_gather(v, ranks + 1), "group_size is")):
+    try:
+        bad_call()
+        raise SystemExit(f"no error where the message says '{words}'")
+    except ValueError as e:
+        assert words in str(e), e
 
 torch.cuda.synchronize()
 weft.barrier()
