@@ -73,15 +73,18 @@ def lookup_or_compile(ir, files, name, target, options):
             "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it"
             + (f" (request saved as {recorded}: `python3 -m weft fill-cache` "
                "compiles it there)" if recorded else ""))
+    _record_miss(k, ir, name, target, options)
     arts = _capi.compile_ir(ir, target, options)
     _store(entry, name, target, arts)
     return arts
 
 
 def _record_miss(k, ir, name, target, options):
-    """With $WEFT_CACHE_MISSES set, saves what a cache-only miss needed (the
-    IR as generated here, so its locations name this machine's files) as
-    <dir>/<key>.json for fill(); returns that path."""
+    """With $WEFT_CACHE_MISSES set, saves what a miss needed (the IR as
+    generated here, so its locations name this machine's files) as
+    <dir>/<key>.json for fill(); returns that path. A cache-only run's
+    misses travel to where the compiler is; a run that compiles records
+    what it compiled (scripts/compare_codegen.py replays them)."""
     where = os.environ.get("WEFT_CACHE_MISSES")
     if not where:
         return None
