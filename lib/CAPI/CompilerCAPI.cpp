@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/compiler.h"
+#include "CompileOptions.h"
 #include "weft/Compiler/Compiler.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -117,8 +117,10 @@ weft_status fail(std::string &error, weft_status status, llvm::Error err) {
   return fail(error, status, llvm::toString(std::move(err)));
 }
 
-weft_status makeCompileOptions(const weft_compile_options *opts,
-                               weft::CompileOptions &out, std::string &error) {
+} // namespace
+
+weft_status weft::makeCompileOptions(const weft_compile_options *opts,
+                                     weft::CompileOptions &out, std::string &error) {
   weft_compile_options defaults;
   weft_compile_options_default(&defaults);
   if (!opts)
@@ -127,26 +129,20 @@ weft_status makeCompileOptions(const weft_compile_options *opts,
   auto target = weft::TargetSpec::parse(opts->target ? opts->target : "host");
   if (!target)
     return fail(error, WEFT_ERROR_INVALID_ARGUMENT, target.takeError());
-  out.target = *target;
-
-  int numWarps = opts->num_warps == 0 ? 4 : opts->num_warps;
-  // A program is at most 1024 threads on every GPU weft targets.
-  if (numWarps < 0 || (numWarps & (numWarps - 1)) != 0 ||
-      numWarps * out.target.warpSize() > 1024)
-    return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
-                "invalid num_warps " + std::to_string(opts->num_warps) +
-                    ": expected a power of two with at most 1024 threads "
-                    "per program");
-  out.target.numWarps = numWarps;
-  out.target.debug = opts->debug != 0;
-
-  int numStages = opts->num_stages == 0 ? 3 : opts->num_stages;
-  if (numStages < 1 || numStages > 8)
-    return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
-                "invalid num_stages " + std::to_string(opts->num_stages) +
-                    ": expected 1..8 (1: no pipelining), or 0 for 3");
-  out.target.numStages = numStages;
-  out.target.warpMma = opts->warp_mma != 0;
+  out.target.spec = *target;
+  for (auto [name, value] : {std::pair{"num_warps", opts->num_warps},
+                             std::pair{"num_stages", opts->num_stages}})
+    if (value < 0)
+      return fail(error, WEFT_ERROR_INVALID_ARGUMENT,
+                  std::string("invalid ") + name + " " + std::to_string(value) +
+                      ": negative (0 takes the default)");
+  weft::KernelOptions &kernel = out.target.options;
+  kernel.numWarps = opts->num_warps == 0 ? 4 : opts->num_warps;
+  kernel.numStages = opts->num_stages == 0 ? 3 : opts->num_stages;
+  kernel.warpMma = opts->warp_mma != 0;
+  kernel.debug = opts->debug != 0;
+  if (llvm::Error err = kernel.check(*target))
+    return fail(error, WEFT_ERROR_INVALID_ARGUMENT, std::move(err));
 
   int optLevel = opts->opt_level == -1 ? 3 : opts->opt_level;
   if (optLevel < 0 || optLevel > 3)
@@ -161,6 +157,8 @@ weft_status makeCompileOptions(const weft_compile_options *opts,
         out.codegen.cudaRoots.push_back(root.str());
   return WEFT_SUCCESS;
 }
+
+namespace {
 
 /// A malloc'ed copy of `text` for the caller to weft_string_free.
 weft_status copyOut(const std::string &text, char **out, std::string &error) {

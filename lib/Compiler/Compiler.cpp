@@ -2,7 +2,7 @@
 
 #include "weft/Compiler/Compiler.h"
 #include "weft/Conversion/Passes.h"
-#include "weft/Conversion/TensorMaps.h"
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
 #include "weft/Dialect/Weft/IR/Dialect.h"
 #include "weft/Dialect/Weft/Transforms/Passes.h"
 
@@ -187,7 +187,7 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
   if (!llvmModule)
     return input.diagnostics->error("translation to LLVM IR failed");
 
-  auto generated = emitArtifacts(*llvmModule, options.target, options.codegen);
+  auto generated = emitArtifacts(*llvmModule, options.target.spec, options.codegen);
   if (!generated)
     return generated.takeError();
   for (auto &[name, bytes] : *generated)

@@ -107,3 +107,37 @@ unsigned TargetSpec::warpSize() const {
 unsigned TargetSpec::globalAddressSpace() const {
   return kind == TargetKind::Host ? 0 : 1;
 }
+
+std::optional<int64_t> TargetSpec::staticSharedMemoryBytes() const {
+  switch (kind) {
+  case TargetKind::NVPTX:
+    // sm_90 allows more only as dynamic shared memory, after an opt-in.
+    return 48 * 1024;
+  case TargetKind::AMDGPU:
+    return 64 * 1024; // a workgroup's LDS on gfx9 (gfx942 included)
+  case TargetKind::Host:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+std::optional<int64_t> TargetSpec::dynamicSharedMemoryBytes() const {
+  // 227 KiB a block on sm_90, less the static part's limit.
+  if (kind == TargetKind::NVPTX)
+    return 227 * 1024 - 48 * 1024;
+  return std::nullopt;
+}
+
+llvm::Error KernelOptions::check(const TargetSpec &target) const {
+  // A program is at most 1024 threads on every GPU weft targets.
+  if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0 ||
+      numWarps * target.warpSize() > 1024)
+    return llvm::createStringError(
+        llvm::formatv("invalid num_warps {0}: expected a power of two with at "
+                      "most 1024 threads per program",
+                      numWarps));
+  if (numStages < 1 || numStages > 8)
+    return llvm::createStringError(llvm::formatv(
+        "invalid num_stages {0}: expected 1..8 (1: no pipelining)", numStages));
+  return llvm::Error::success();
+}

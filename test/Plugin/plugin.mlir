@@ -15,7 +15,7 @@
 // RUN:   | FileCheck %s --check-prefix=NVPTX
 // RUN: mlir-opt %s --load-dialect-plugin=%plugin_dir/WeftPlugin.so \
 // RUN:   --load-pass-plugin=%plugin_dir/WeftPlugin.so \
-// RUN:   --pass-pipeline='builtin.module(weft-add-hidden-args{target=host},convert-weft-to-llvm{target=host},weft-finalize-kernels{target=host},reconcile-unrealized-casts)' \
+// RUN:   --pass-pipeline='builtin.module(weft-set-target{target=host},weft-add-hidden-args,convert-weft-to-llvm,weft-finalize-kernels,reconcile-unrealized-casts)' \
 // RUN:   | FileCheck %s --check-prefix=HOST
 // RUN: not mlir-opt %s 2>&1 | FileCheck %s --check-prefix=NOPLUGIN
 

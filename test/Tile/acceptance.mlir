@@ -11,7 +11,7 @@
 // RUN: %ptxas %t.ptx
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 // RUN: FileCheck %s --check-prefix=AMD < %t.s
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 
 // IR:      weft.load {{.*}}#weft.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerProgram = [4, 1], order = [1, 0]}>
 // IR:      weft.reduce {{.*}} -> tensor<16xf32, #weft.slice<{dim = 1

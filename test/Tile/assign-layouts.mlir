@@ -3,11 +3,11 @@
 // layouts flow to the values that feed them; the host holds a whole tile in
 // its one thread.
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90 num-warps=4" | FileCheck %s --check-prefix=NV
-// RUN: weft-opt %s --weft-assign-layouts="target=hip:gfx942 num-warps=4" | FileCheck %s --check-prefix=AMD
-// RUN: weft-opt %s --weft-assign-layouts="target=host" | FileCheck %s --check-prefix=HOST
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=4" --weft-assign-layouts | FileCheck %s --check-prefix=NV
+// RUN: weft-opt %s --weft-set-target="target=hip:gfx942 num-warps=4" --weft-assign-layouts | FileCheck %s --check-prefix=AMD
+// RUN: weft-opt %s --weft-set-target=target=host --weft-assign-layouts | FileCheck %s --check-prefix=HOST
 // Distributed IR is left alone: a second run changes nothing.
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | weft-opt --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=NV
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | weft-opt --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=NV
 
 // f32, contiguous from a 16-byte aligned argument: 4 per thread (v4.b32),
 // and the element-wise op and the store take the same layout.

@@ -7,7 +7,7 @@
 // wait's acquire and join, before the prologue's copies. A kernel without
 // bulk copies gets no fence.
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3" --weft-fence-tensor-copies="target=cuda:90" | FileCheck %s
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=3" --weft-pipeline-dot-operands --weft-fence-tensor-copies | FileCheck %s
 // RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx

@@ -13,7 +13,7 @@
 // (@own_blocks), or where the programs might not all run the loop
 // (@diverging), each program copies its own.
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3 unroll-rings=false" | FileCheck %s
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=3" --weft-pipeline-dot-operands=unroll-rings=false | FileCheck %s
 // RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
@@ -22,7 +22,7 @@
 // (ldmatrix), and a relaxed arrival would let those loads complete after
 // it, when a peer's copy may already be refilling the buffer: the loop's
 // arrivals release (the ones in front of the loop follow no reads).
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3 unroll-rings=false warp-mma=true" | FileCheck %s --check-prefix=WARP
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=3 warp-mma=true" --weft-pipeline-dot-operands=unroll-rings=false | FileCheck %s --check-prefix=WARP
 // RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --warp-mma --emit=ptx -o %t.w.ptx
 // RUN: FileCheck %s --check-prefix=WPTX < %t.w.ptx
 // RUN: %ptxas %t.w.ptx

@@ -24,7 +24,7 @@
 // the rows in steps of 64, 8 of them in steps of 8], b as 3-D [64 columns,
 // the rows, the rest of the columns in steps of 64].
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3 unroll-rings=false" | FileCheck %s
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=3" --weft-pipeline-dot-operands=unroll-rings=false | FileCheck %s
 // RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
@@ -36,7 +36,7 @@
 // once done reading it, and only the copying thread waits there before
 // refilling it (a ring of three buffers for three stages); the copies go
 // before the step's own stage wait. gfx942 has no asynchronous copies.
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=8 num-stages=3 unroll-rings=false warp-mma=true" | FileCheck %s --check-prefix=EMPTY
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=3 warp-mma=true" --weft-pipeline-dot-operands=unroll-rings=false | FileCheck %s --check-prefix=EMPTY
 // RUN: weft-compile %s --target=cuda:90 --num-warps=2 --emit=ptx -o %t.2.ptx
 // RUN: FileCheck %s --check-prefix=WARP < %t.2.ptx
 // RUN: %ptxas %t.2.ptx

@@ -7,7 +7,7 @@
 // nothing to order and starts without the fence, which at a kernel's
 // start costs time.
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-warps=4 num-stages=2 warp-mma=true" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=4 num-stages=2 warp-mma=true" --weft-pipeline-dot-operands | FileCheck %s --check-prefix=IR
 // RUN: weft-compile %s --target=cuda:90 --num-warps=4 --num-stages=2 --warp-mma --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: %ptxas %t.ptx

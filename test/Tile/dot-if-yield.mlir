@@ -6,7 +6,7 @@
 // converted its sums through shared memory (for a fused GEMM's 128x256
 // f32 block, 128 KiB of scratch: more than there is).
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: %ptxas %t.ptx
 

@@ -17,7 +17,7 @@
 // descriptors, two per step; with two warps it is ldmatrix + mma.sync
 // from padded rows, the accumulator in the fragments of a 2x1 warp grid.
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 // RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx

@@ -8,7 +8,7 @@
 // kernel's 128x256 f32 blocks needs 128 KiB of scratch, more than there
 // is.
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: %ptxas %t.ptx
 

@@ -7,7 +7,7 @@
 // of a store fall in distinct banks), the program joins, and every thread
 // reads 16 bytes of a row and stores them whole.
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx

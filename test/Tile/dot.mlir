@@ -13,7 +13,7 @@
 // store's, c follows it, a and b keep the loads'. python/test/ranks runs
 // both paths.
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 // RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=NVVM
 // RUN: weft-opt %s --weft-lower="target=host" | FileCheck %s --check-prefix=HOST
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx

@@ -9,7 +9,7 @@
 // sums stay in registers (no f32 stores to LDS). f32 dots and shapes that
 // do not fit keep the portable loop (test/Tile/dot.mlir).
 //
-// RUN: weft-opt %s --weft-assign-layouts="target=hip:gfx942" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-set-target=target=hip:gfx942 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 // RUN: weft-opt %s --weft-lower="target=hip:gfx942" | FileCheck %s --check-prefix=ROCDL
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 // RUN: FileCheck %s --check-prefix=GCN < %t.s

@@ -15,11 +15,11 @@
 // gets the whole budget, the kernel's dynamic shared memory is one
 // loop's), while in gfx942's static LDS they still add up.
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s --check-prefix=NV
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=NV
 // RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: %ptxas %t.ptx
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=hip:gfx942" | FileCheck %s --check-prefix=AMD
+// RUN: weft-opt %s --weft-set-target=target=hip:gfx942 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=AMD
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 
 // NV-LABEL:    func.func @two_loops

@@ -5,10 +5,10 @@
 // static shared memory are left alone. The host and gfx942 lower the same
 // IR with copies that complete at once.
 //
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 unroll-rings=false" | FileCheck %s
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90" | FileCheck %s --check-prefix=UNROLL
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=cuda:90 num-stages=2" | FileCheck %s --check-prefix=TWO
-// RUN: weft-opt %s --weft-pipeline-dot-operands="target=host" | FileCheck %s --check-prefix=HOST
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands=unroll-rings=false | FileCheck %s
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=UNROLL
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-stages=2" --weft-pipeline-dot-operands | FileCheck %s --check-prefix=TWO
+// RUN: weft-opt %s --weft-set-target=target=host --weft-pipeline-dot-operands | FileCheck %s --check-prefix=HOST
 // RUN: weft-compile %s --target=host --emit=so -o %t.so
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 // RUN: FileCheck %s --check-prefix=GCN < %t.s

@@ -4,7 +4,7 @@
 // along a blocked layout's threads, lanes and warps. The E2E test runs the
 // kernel on the host.
 //
-// RUN: weft-opt %S/../E2E/tile_max_of_sums.mlir --weft-assign-layouts="target=cuda:90" | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %S/../E2E/tile_max_of_sums.mlir --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 // RUN: weft-compile %S/../E2E/tile_max_of_sums.mlir --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=NV < %t.ptx
 // RUN: %ptxas %t.ptx

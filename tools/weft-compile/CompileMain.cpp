@@ -10,8 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/Compiler/Compiler.h"
-#include "weft/compiler.h"
+#include "CompileOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -65,11 +64,11 @@ int weft_compile_main(int argc, char **argv) {
       cl::desc("Artifact to write: weft, llir, kernels (launch settings, "
                "JSON); ptx, cubin (cuda); amdgcn, hsaco (hip); asm, so (host)"),
       cl::Required);
-  cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
-                             cl::Prefix, cl::init(3));
-  cl::opt<unsigned> numWarps(
+  cl::opt<int> optLevel("O", cl::desc("LLVM optimisation level"), cl::Prefix,
+                        cl::init(3));
+  cl::opt<int> numWarps(
       "num-warps", cl::desc("Warps per program (GPU targets)"), cl::init(4));
-  cl::opt<unsigned> numStages(
+  cl::opt<int> numStages(
       "num-stages",
       cl::desc("Stages of K-loop dot operand pipelining (1: none)"),
       cl::init(3));
@@ -87,28 +86,27 @@ int weft_compile_main(int argc, char **argv) {
   // parses its own command line.
   const std::string input = inputFile, output = outputFile, artifact = emit;
 
-  auto spec = weft::TargetSpec::parse(target);
-  if (!spec)
-    return fail(llvm::toString(spec.takeError()));
-  spec->numWarps = numWarps;
-  spec->numStages = numStages;
-  spec->warpMma = warpMma;
-  spec->debug = debug;
-  if (!targetProduces(spec->kind, artifact))
-    return fail("target " + spec->str() + " does not produce '" + artifact +
-                "'");
+  weft_compile_options opts;
+  weft_compile_options_default(&opts);
+  opts.target = target.c_str();
+  opts.num_warps = numWarps;
+  opts.num_stages = numStages;
+  opts.warp_mma = warpMma;
+  opts.debug = debug;
+  opts.opt_level = optLevel;
+  weft::CompileOptions options;
+  std::string error;
+  if (weft::makeCompileOptions(&opts, options, error) != WEFT_SUCCESS)
+    return fail(error);
+  const weft::TargetSpec &spec = options.target.spec;
+  if (!targetProduces(spec.kind, artifact))
+    return fail("target " + spec.str() + " does not produce '" + artifact + "'");
   if (isBinary(artifact) && output == "-")
     return fail("--emit=" + artifact + " is binary: write it with -o FILE");
-  if (optLevel > 3)
-    return fail("-O" + llvm::Twine(optLevel) + ": expected 0..3");
 
   auto source = llvm::MemoryBuffer::getFileOrSTDIN(input);
   if (!source)
     return fail("cannot read " + input + ": " + source.getError().message());
-
-  weft::CompileOptions options;
-  options.target = *spec;
-  options.codegen.optLevel = optLevel;
   options.codegen.requireCubin = artifact == "cubin";
   options.optimize = !noOptimize;
 

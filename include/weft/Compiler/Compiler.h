@@ -26,7 +26,7 @@ class MLIRContext;
 namespace weft {
 
 struct CompileOptions {
-  TargetSpec target;
+  CompileTarget target;
   CodegenOptions codegen;
   /// Run the weft-optimize pipeline on the tile IR before lowering.
   bool optimize = true;

@@ -13,13 +13,14 @@ namespace weft {
 
 /// Everything from verified weft IR (scalar or tile ops inside func.func
 /// kernels) down to the LLVM dialect (+ NVVM / ROCDL), ready for
-/// mlir::translateModuleToLLVMIR. The target options are recorded on the
-/// module as the `weft.target` attribute by the first pass, so every
-/// later pass reads the same spec.
-void buildLoweringPipeline(mlir::OpPassManager &pm, const TargetSpec &target);
+/// mlir::translateModuleToLLVMIR: weft-set-target stamps `target` on the
+/// module (weft/Dialect/Weft/IR/CompileTarget.h), distribution and the
+/// conversion read it from there.
+void buildLoweringPipeline(mlir::OpPassManager &pm, const CompileTarget &target);
 
-/// Registers the weft passes and the "weft-lower" pipeline with MLIR's
-/// global registry (weft-opt, the mlir-opt plugin).
+/// Registers the distribution and conversion passes and the "weft-lower"
+/// pipeline (the same options as weft-set-target) with MLIR's global
+/// registry (weft-opt, the mlir-opt plugin).
 void registerWeftPasses();
 
 } // namespace weft

@@ -3,7 +3,9 @@
 // The weft -> LLVM lowering is written once; every place where the three
 // targets differ (how a program finds its id, how threads of a program
 // synchronise, how an ordered atomic is spelled, how a wait passes time) is
-// a virtual method here, implemented in passes/WeftToLLVM/TargetInfo*.cpp.
+// a virtual method here, implemented in lib/Conversion/WeftToLLVM/
+// TargetInfo*.cpp. What a target has, and the layouts its instructions
+// want, are TargetSpec's and DotPlan.h's, which distribution reads too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_CONVERSION_TARGETINFO_H
@@ -28,15 +30,20 @@ struct HiddenArgs {
 
 class TargetInfo {
 public:
-  explicit TargetInfo(const TargetSpec &spec) : spec(spec) {}
+  explicit TargetInfo(const CompileTarget &target) : target(target) {}
   virtual ~TargetInfo();
 
-  static std::unique_ptr<TargetInfo> create(const TargetSpec &spec);
+  static std::unique_ptr<TargetInfo> create(const CompileTarget &target);
+  /// The TargetInfo of the target stamped on the module holding `op`
+  /// (weft/Dialect/Weft/IR/CompileTarget.h); an error on `op` if invalid.
+  static mlir::FailureOr<std::unique_ptr<TargetInfo>> forModule(mlir::Operation *op);
 
-  const TargetSpec &getSpec() const { return spec; }
+  const CompileTarget &getCompileTarget() const { return target; }
+  const TargetSpec &getSpec() const { return target.spec; }
+  const KernelOptions &getOptions() const { return target.options; }
   /// One thread per program (the host): no leader election, broadcast or
   /// intra-program barriers are needed.
-  bool singleThreadPrograms() const { return spec.threadsPerProgram() == 1; }
+  bool singleThreadPrograms() const { return target.threadsPerProgram() == 1; }
 
   mlir::LLVM::LLVMPointerType globalPtrType(mlir::MLIRContext *ctx) const;
   /// What a function holds of a parameter the runtime passes by value (the
@@ -93,19 +100,6 @@ public:
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value value, unsigned laneMask) const;
 
-  /// The static shared memory (LDS) a program may use, in bytes; none on
-  /// the host, where the tile scratch buffer is ordinary memory.
-  virtual std::optional<int64_t> staticSharedMemoryBytes() const = 0;
-  /// Bytes a program may take beyond that as dynamic shared memory (an
-  /// opt-in at launch), where `!weft.shared` buffers then live; none: the
-  /// buffers are static like the scratch area.
-  virtual std::optional<int64_t> dynamicSharedMemoryBytes() const { return std::nullopt; }
-
-  /// Whether kernels may be launched to start early: before the kernel
-  /// ahead of them on their stream has completed (programmatic dependent
-  /// launch). weft-early-start then makes each wait for it
-  /// (`weft.dependency_wait`) before it touches memory.
-  virtual bool hasEarlyStart() const { return false; }
   /// Waits until the kernels this launch depends on have completed and
   /// their writes are visible; nothing where launches never start early.
   virtual void waitForDependencies(mlir::OpBuilder &b, mlir::Location loc) const {}
@@ -115,35 +109,8 @@ public:
   /// Inside a polling loop: lets other work (host threads) make progress.
   virtual void pollPause(mlir::OpBuilder &b, mlir::Location loc) const = 0;
 
-  /// The warp-level matrix multiply-accumulate (tensor cores) for inputs of
-  /// `elemType`: its {M, N, K}, or none. NVPTX: mma.sync m16n8k16 for f16
-  /// and bf16 with f32 accumulators; AMDGPU: MFMA 16x16x16.
-  virtual std::optional<std::array<int64_t, 3>> mmaShape(mlir::Type elemType) const {
-    return std::nullopt;
-  }
-  /// Which lanes hold which elements of mma()'s operands and result.
-  enum class MmaFragments {
-    /// PTX's m16n8k16 fragments, read from shared memory by loadMatrices()
-    /// (ldmatrix); products also without the accumulator layout.
-    Ldmatrix,
-    /// MFMA's 16x16x16 (CDNA3 ISA, "Matrix fused multiply-add"): lane l
-    /// holds a's row l % 16 at k = 4 (l / 16) .. + 3, b's column l % 16 at
-    /// the same k, and the result's rows 4 (l / 16) .. + 3 of column l % 16;
-    /// a and b are one vector of 4 elements each. Only with c in the
-    /// accumulator layout (elsewhere the portable loop).
-    LaneBlocks,
-  };
-  virtual MmaFragments mmaFragments() const { return MmaFragments::Ldmatrix; }
-  /// The blocked layout of an MxN accumulator (for a dot of `elemType`
-  /// inputs and shape {M, N, K}) whose elements in every thread are exactly
-  /// the mma() fragments of the tiles its warp owns, so that the result of
-  /// one dot feeds the next (a K loop) without leaving registers; null when
-  /// there is none.
-  virtual BlockedEncodingAttr mmaAccumulatorLayout(mlir::MLIRContext *ctx,
-                                                   mlir::Type elemType,
-                                                   std::array<int64_t, 3> mnk) const {
-    return {};
-  }
+  /// The warp-level matrix multiply-accumulate (tensor cores) of
+  /// weft/Dialect/Weft/Distribution/DotPlan.h's mmaShape and mmaFragments:
   /// d = a * b + c for one warp, in the instruction's fragment layout: a
   /// and b as packed i32 registers (4 and 2 for m16n8k16) or vectors of 4
   /// elements (LaneBlocks), c and the result 4 f32 per lane. Only called
@@ -161,33 +128,9 @@ public:
   virtual llvm::SmallVector<mlir::Value> loadMatrices(mlir::OpBuilder &b, mlir::Location loc,
                                                       mlir::Value rowAddress, unsigned count,
                                                       bool transpose) const;
-  /// The #weft.swizzled layout (rows in order) that shared-memory buffers
-  /// of operand `index` (0: a, 1: b) of a dot of `elemType` inputs and
-  /// shape {M, N, K} take for mma() where its fragments are Ldmatrix's:
-  /// the 8 rows of a matrix that loadMatrices reads, and the 16-byte
-  /// chunks of a row that copies write, then fall in distinct banks (padded
-  /// rows cannot give both). Null where the dot has no mma() or its rows
-  /// are narrower than 32 bytes.
-  SwizzledSharedAttr mmaOperandLayout(mlir::MLIRContext *ctx, mlir::Type elemType,
-                                      std::array<int64_t, 3> mnk, unsigned index) const;
-  /// mmaOperandLayout or warpgroupOperandLayout.
-  using OperandLayoutFn = SwizzledSharedAttr (TargetInfo::*)(mlir::MLIRContext *, mlir::Type,
-                                                             std::array<int64_t, 3>,
-                                                             unsigned) const;
-
   /// Warpgroup matrix multiply-accumulate (sm_90 wgmma), which reads both
-  /// operands from shared memory by descriptor. warpgroupOperandLayout is
-  /// the #weft.swizzled layout operand `index` (0: a, 1: b) of a dot of
-  /// `elemType` inputs and shape {M, N, K} must have for it, or null where
-  /// the target has none or the shape does not fit (the dot then uses
-  /// mma()). The accumulator is then warpgroupAccumulatorLayout's.
-  virtual SwizzledSharedAttr warpgroupOperandLayout(mlir::MLIRContext *ctx,
-                                                    mlir::Type elemType,
-                                                    std::array<int64_t, 3> mnk,
-                                                    unsigned index) const {
-    return {};
-  }
-  /// acc += a * b for one m64 x n x k16 step of the warpgroup: a K-major
+  /// operands from shared memory by descriptor, in DotPlan.h's
+  /// warpgroupOperandLayout: acc += a * b for one m64 x n x k16 step of the warpgroup: a K-major
   /// and b N-major in shared memory (64-bit descriptors), acc the n / 2
   /// f32 this thread holds. Asynchronous: warpgroupFence goes before the
   /// first, warpgroupCommit after the last, and warpgroupWait returns the
@@ -202,15 +145,12 @@ public:
                                                        unsigned pending,
                                                        mlir::ValueRange acc) const;
 
-  /// NVLS multimem instructions exist (NVPTX); elsewhere multimem ops are
-  /// always the unicast loop over peers.
   /// Asynchronous global-to-shared copies (cp.async on sm_90): asyncCopy
   /// starts copying `bytes` (4, 8 or 16, aligned) from global `src` to
   /// shared `dst`, of which only the first `srcBytes` (an i32, when given)
   /// are read and the rest are zeros; asyncCommit closes the group of copies started since the
   /// last; asyncWait waits until at most `pending` groups are incomplete.
-  /// Without them weft.async_copy copies at once.
-  virtual bool hasAsyncCopy() const { return false; }
+  /// Without them (TargetSpec::hasAsyncCopy) weft.async_copy copies at once.
   virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
                          mlir::Value src, unsigned bytes,
                          mlir::Value srcBytes = {}) const;
@@ -234,8 +174,7 @@ public:
   /// also to the copies of whoever waits for the phase), which counts once
   /// per warp. asyncProxyFence is every thread's fence that orders what
   /// it acquired before its later copies (weft.async_proxy_fence). Only
-  /// called when hasTensorCopies().
-  virtual bool hasTensorCopies() const { return false; }
+  /// called when TargetSpec::hasTensorCopies().
   virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
                           mlir::Value tensorMap, mlir::ValueRange coords,
                           mlir::Value barrier, mlir::Value ctaMask = {}) const;
@@ -254,22 +193,20 @@ public:
   /// weft.cluster): the program's rank in its cluster (i32), and every
   /// thread's arrival at (releasing its earlier accesses where `release`,
   /// weft.cluster_arrive) and wait on the cluster's barrier. Only called
-  /// when hasClusters(); elsewhere a cluster is one program.
-  virtual bool hasClusters() const { return false; }
+  /// when TargetSpec::hasClusters(); elsewhere a cluster is one program.
   virtual mlir::Value clusterRank(mlir::OpBuilder &b, mlir::Location loc) const;
   virtual void clusterArrive(mlir::OpBuilder &b, mlir::Location loc, bool release) const;
   virtual void clusterWait(mlir::OpBuilder &b, mlir::Location loc) const;
 
-  virtual bool hasMultimem() const { return false; }
   /// The multimem instruction for `op` (a weft.multimem_* op) on the
   /// multicast address `mptr`; returns the loaded value of an ld_reduce.
-  /// Only called when hasMultimem().
+  /// Only called when TargetSpec::hasMultimem().
   virtual mlir::Value multimem(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Operation *op, mlir::Value mptr,
                                mlir::Value value) const;
 
 protected:
-  TargetSpec spec;
+  CompileTarget target;
 };
 
 } // namespace weft

@@ -23,11 +23,10 @@ struct AddHiddenArgs : impl::WeftAddHiddenArgsBase<AddHiddenArgs> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps, debug);
-    if (failed(spec))
+    auto info = TargetInfo::forModule(module);
+    if (failed(info))
       return signalPassFailure();
-    auto info = TargetInfo::create(*spec);
-    SmallVector<Type> hiddenTypes = info->hiddenArgTypes(&getContext());
+    SmallVector<Type> hiddenTypes = (*info)->hiddenArgTypes(&getContext());
 
     // Functions with a body take the context; external declarations are
     // someone else's ABI and stay as they are.

@@ -121,18 +121,18 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    auto spec = parseTargetOption(module, target, numWarps, debug);
-    if (failed(spec))
+    auto targetInfo = TargetInfo::forModule(module);
+    if (failed(targetInfo))
       return signalPassFailure();
-    auto info = TargetInfo::create(*spec);
-    if (failed(checkDistributed(module, *info)))
+    const TargetInfo &info = **targetInfo;
+    if (failed(checkDistributed(module, info)))
       return signalPassFailure();
     LLVMTypeConverter converter(ctx);
-    addPointerConversion(converter, *info);
+    addPointerConversion(converter, info);
     addTileConversion(converter);
-    addSharedBufferConversion(converter, *info);
-    Lowering lowering(*info);
-    placeSharedBuffers(module, *info);
+    addSharedBufferConversion(converter, info);
+    Lowering lowering(info);
+    placeSharedBuffers(module, info.getSpec());
     // Before any rewrite: the tile patterns look up the original values.
     AxisInfoAnalysis axis(module);
     TileLowering tiles(lowering, axis);
@@ -186,7 +186,7 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     RewritePatternSet patterns(ctx);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
-    populateMathPatterns(converter, *spec, patterns);
+    populateMathPatterns(converter, info.getSpec(), patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, legality, std::move(patterns))))

@@ -17,9 +17,9 @@
 //    region, join, and every thread adds the products at its elements of
 //    c's layout. The fragments come by ldmatrix (TargetInfo::loadMatrices)
 //    from padded rows, or from pipelined buffers swizzled for it
-//    (TargetInfo::mmaOperandLayout);
+//    (DotPlan.h, mmaOperandLayout);
 //    On AMDGPU the instruction is MFMA 16x16x16, whose fragments are runs
-//    of four elements per lane (TargetInfo::MmaFragments::LaneBlocks),
+//    of four elements per lane (DotPlan.h, MmaFragments::LaneBlocks),
 //    loaded with plain shared-memory loads; only with c in the accumulator
 //    layout;
 //  - elsewhere (f32, other shapes, the host) every thread computes its
@@ -38,60 +38,6 @@ namespace {
 ShapedType typeOfA(DotOp op) { return cast<ShapedType>(op.getA().getType()); }
 ShapedType typeOfB(DotOp op) { return cast<ShapedType>(op.getB().getType()); }
 bool inSharedMemory(DotOp op) { return isa<SharedType>(op.getA().getType()); }
-std::array<int64_t, 3> shapeOf(DotOp op) {
-  return {typeOfA(op).getDimSize(0), typeOfB(op).getDimSize(1), typeOfA(op).getDimSize(1)};
-}
-
-/// The operands are buffers in the #weft.swizzled layouts `layoutOf` (a
-/// TargetInfo's) gives them.
-bool operandsIn(DotOp op, const TargetInfo &target, TargetInfo::OperandLayoutFn layoutOf) {
-  auto a = dyn_cast<SharedType>(op.getA().getType());
-  auto b = dyn_cast<SharedType>(op.getB().getType());
-  MLIRContext *ctx = op.getContext();
-  Type in = typeOfA(op).getElementType();
-  return a && a.getLayout() && a.getLayout() == (target.*layoutOf)(ctx, in, shapeOf(op), 0) &&
-         b.getLayout() == (target.*layoutOf)(ctx, in, shapeOf(op), 1);
-}
-
-/// The operands are in the layouts warpgroup MMA reads on `target`.
-bool warpgroupOperands(DotOp op, const TargetInfo &target) {
-  return operandsIn(op, target, &TargetInfo::warpgroupOperandLayout);
-}
-
-/// Operands in a #weft.swizzled layout that warp-level MMA does not read
-/// (only descriptors, or the portable path's element loads, do).
-bool swizzledOperands(DotOp op, const TargetInfo &target) {
-  auto a = dyn_cast<SharedType>(op.getA().getType());
-  auto b = dyn_cast<SharedType>(op.getB().getType());
-  return a && (a.getLayout() || b.getLayout()) &&
-         !operandsIn(op, target, &TargetInfo::mmaOperandLayout);
-}
-
-/// c's layout keeps the accumulator in registers.
-bool accumulatesInRegisters(DotOp op, const TargetInfo &target) {
-  RankedTensorType c = op.getC().getType();
-  return c.getEncoding() && c.getEncoding() == dotAccumulatorLayout(op, target);
-}
-
-/// The warp-level instruction shape the dot lowers to, if any.
-std::optional<std::array<int64_t, 3>> mmaFor(DotOp op, const TargetInfo &target) {
-  if (swizzledOperands(op, target))
-    return std::nullopt;
-  auto [m, n, k] = shapeOf(op);
-  auto shape = target.mmaShape(typeOfA(op).getElementType());
-  if (!shape || m % (*shape)[0] || n % (*shape)[1] || k % (*shape)[2])
-    return std::nullopt;
-  if (target.mmaFragments() == TargetInfo::MmaFragments::LaneBlocks &&
-      !accumulatesInRegisters(op, target))
-    return std::nullopt;
-  return shape;
-}
-
-/// Bytes of a and b in the scratch area (none when they are in shared
-/// memory already).
-int64_t operandBytes(DotOp op) {
-  return inSharedMemory(op) ? 0 : sharedTileBytes(typeOfA(op)) + sharedTileBytes(typeOfB(op));
-}
 
 struct DotOpLowering : TileResultPattern<DotOp> {
   using TileResultPattern::TileResultPattern;
@@ -101,15 +47,15 @@ struct DotOpLowering : TileResultPattern<DotOp> {
     Location loc = op.getLoc();
     Type in = getTypeConverter()->convertType(typeOfA(op).getElementType());
     SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
-    auto shape = mmaFor(op, tiles.target);
-    bool inRegisters = accumulatesInRegisters(op, tiles.target);
-    if (inRegisters && warpgroupOperands(op, tiles.target))
+    auto shape = mmaFor(op, tiles.target.getCompileTarget());
+    bool inRegisters = accumulatesInRegisters(op, tiles.target.getCompileTarget());
+    if (inRegisters && warpgroupOperands(op, tiles.target.getCompileTarget()))
       return warpgroupProduct(rewriter, loc, op, in, adaptor.getA(), adaptor.getB(), acc);
     // The product from operands at aBase and bBase; `scratch` (after the
     // operands) holds the warp-level path's products.
     auto product = [&](Value aBase, Value bBase, Value scratch) {
       if (inRegisters && shape)
-        return tiles.target.mmaFragments() == TargetInfo::MmaFragments::LaneBlocks
+        return mmaFragments(tiles.target.getSpec()) == MmaFragments::LaneBlocks
                    ? laneBlockProduct(rewriter, loc, op, in, aBase, bBase, acc)
                    : mmaInRegisters(rewriter, loc, op, in, aBase, bBase, acc);
       if (shape)
@@ -136,7 +82,7 @@ struct DotOpLowering : TileResultPattern<DotOp> {
     };
     return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
       return product(buffer, bRegion(buffer),
-                     byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, operandBytes(op))));
+                     byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, dotOperandBytes(op))));
     });
   }
 
@@ -148,7 +94,7 @@ private:
   SmallVector<Value> loopProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
                                  Value bBase, ArrayRef<Value> acc) const {
     int64_t k = typeOfA(op).getDimSize(1);
-    auto coords = TileLayout(op.getC().getType()).emitCoordinates(b, loc, tiles.target);
+    auto coords = emitCoordinates(b, loc, TileLayout(op.getC().getType()), tiles.target);
     Type f32 = b.getF32Type();
     auto widen = [&](Value v) -> Value {
       return in == f32 ? v : LLVM::FPExtOp::create(b, loc, f32, v);
@@ -181,7 +127,7 @@ private:
     const TargetInfo &target = tiles.target;
     auto aType = cast<SharedType>(op.getA().getType());
     auto bType = cast<SharedType>(op.getB().getType());
-    auto [m, n, k] = shapeOf(op);
+    auto [m, n, k] = dotShape(op);
     int64_t elementBytes = naturalAlignment(aType.getElementType());
     int64_t aBytes = aType.getLayout().getBytes(), bBytes = bType.getLayout().getBytes();
     int64_t warps = aType.getLayout().getWarps(), perWarpgroup = m / (16 * warps);
@@ -366,7 +312,7 @@ private:
   /// same four k; its results are its elements (4 tm + e, s) of c's layout.
   SmallVector<Value> laneBlockProduct(OpBuilder &b, Location loc, DotOp op, Type in, Value a,
                                       Value bBase, ArrayRef<Value> acc) const {
-    auto [m, n, k] = shapeOf(op);
+    auto [m, n, k] = dotShape(op);
     int64_t aPitch = sharedRowPitch(typeOfA(op)), bPitch = sharedRowPitch(typeOfB(op));
     TileLayout layout(op.getC().getType());
     ArrayRef<unsigned> grid = layout.getBlocked().getWarpsPerProgram();
@@ -424,7 +370,7 @@ private:
     int64_t m = typeOfA(op).getDimSize(0), k = typeOfA(op).getDimSize(1);
     int64_t n = typeOfB(op).getDimSize(1);
     auto [tm, tn, tk] = shape;
-    int64_t warps = target.getSpec().numWarps;
+    int64_t warps = target.getOptions().numWarps;
     int64_t tilesN = n / tn, numTiles = (m / tm) * tilesN;
     Type f32 = b.getF32Type();
     Fragments f = fragments(b, loc);
@@ -479,23 +425,6 @@ struct DotWaitOpLowering : TileResultPattern<DotWaitOp> {
 };
 
 } // namespace
-
-BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const TargetInfo &target) {
-  if (warpgroupOperands(dot, target))
-    return warpgroupAccumulatorLayout(dot.getContext(),
-                                      cast<SharedType>(dot.getA().getType()).getLayout().getWarps());
-  if (swizzledOperands(dot, target))
-    return {};
-  return target.mmaAccumulatorLayout(dot.getContext(), typeOfA(dot).getElementType(),
-                                     shapeOf(dot));
-}
-
-int64_t dotScratchBytes(DotOp op, const TargetInfo &target) {
-  int64_t bytes = operandBytes(op);
-  if (mmaFor(op, target) && !accumulatesInRegisters(op, target))
-    bytes += op.getC().getType().getNumElements() * 4; // the f32 products
-  return bytes;
-}
 
 void populateDotPatterns(const LLVMTypeConverter &converter, const TileLowering &tiles,
                          RewritePatternSet &patterns) {

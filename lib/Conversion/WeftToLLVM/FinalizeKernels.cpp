@@ -22,10 +22,9 @@ struct FinalizeKernels : impl::WeftFinalizeKernelsBase<FinalizeKernels> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps, debug);
-    if (failed(spec))
+    auto info = TargetInfo::forModule(module);
+    if (failed(info))
       return signalPassFailure();
-    auto info = TargetInfo::create(*spec);
     OpBuilder builder(&getContext());
     SmallVector<LLVM::LLVMFuncOp> kernels;
     module.walk([&](LLVM::LLVMFuncOp func) {
@@ -34,7 +33,7 @@ struct FinalizeKernels : impl::WeftFinalizeKernelsBase<FinalizeKernels> {
     });
     for (LLVM::LLVMFuncOp kernel : kernels) {
       kernel->removeAttr(kKernelAttrName);
-      info->finalizeKernel(kernel, builder);
+      (*info)->finalizeKernel(kernel, builder);
     }
   }
 };

@@ -134,7 +134,7 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
                               b.getI32Type());
   Value self = loadHeapBase(b, loc, ctx, rank);
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
-  if (target.getSpec().debug) {
+  if (target.getOptions().debug) {
     // A peer that is no rank, or a pointer outside this rank's heap, would
     // silently reach some other memory: stop the program there instead.
     Value numRanks = loadParamField(
@@ -407,18 +407,6 @@ void addPointerConversion(LLVMTypeConverter &converter,
   converter.addConversion([&target](TensorDescType type) -> Type {
     return target.byValueParamType(type.getContext());
   });
-}
-
-FailureOr<TargetSpec> parseTargetOption(Operation *op, StringRef target,
-                                        unsigned numWarps, bool debug) {
-  auto spec = TargetSpec::parse(target);
-  if (!spec) {
-    op->emitError() << llvm::toString(spec.takeError());
-    return failure();
-  }
-  spec->numWarps = numWarps;
-  spec->debug = debug;
-  return *spec;
 }
 
 } // namespace weft

@@ -3,15 +3,13 @@
 #define WEFT_PASSES_WEFTTOLLVM_LOWERING_H
 
 #include "weft/Conversion/TargetInfo.h"
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace weft {
-
-/// Bytes of the shared-memory slot through which oncePerProgram broadcasts.
-constexpr int64_t kBroadcastSlotBytes = 8;
 
 /// What every weft op pattern needs: the target and the helpers that turn
 /// program-level semantics into per-thread code.
@@ -116,11 +114,6 @@ void populateSynchronizationPatterns(const mlir::LLVMTypeConverter &converter,
 void populateMultimemPatterns(const mlir::LLVMTypeConverter &converter,
                               const Lowering &lowering,
                               mlir::RewritePatternSet &patterns);
-
-/// The TargetSpec of a pass's target options; reports bad targets on `op`.
-mlir::FailureOr<TargetSpec> parseTargetOption(mlir::Operation *op,
-                                              llvm::StringRef target,
-                                              unsigned numWarps, bool debug);
 
 } // namespace weft
 

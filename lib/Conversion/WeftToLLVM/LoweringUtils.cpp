@@ -8,14 +8,6 @@ using namespace mlir;
 
 namespace weft {
 
-unsigned naturalAlignment(Type type) {
-  if (isa<LLVM::LLVMPointerType>(type))
-    return 8;
-  if (auto vec = dyn_cast<VectorType>(type))
-    return vec.getNumElements() * naturalAlignment(vec.getElementType());
-  return std::max(1u, type.getIntOrFloatBitWidth() / 8);
-}
-
 Value byteOffset(OpBuilder &b, Location loc, Value base, Value offset) {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{offset});

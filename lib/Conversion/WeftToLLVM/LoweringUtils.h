@@ -2,6 +2,8 @@
 #ifndef WEFT_PASSES_WEFTTOLLVM_LOWERINGUTILS_H
 #define WEFT_PASSES_WEFTTOLLVM_LOWERINGUTILS_H
 
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h" // naturalAlignment
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -30,11 +32,6 @@ inline mlir::Value remConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Value 
                             int64_t c) {
   return mlir::LLVM::URemOp::create(b, loc, x, i32Const(b, loc, c));
 }
-
-/// The natural alignment in bytes of a scalar or vector access of `type`
-/// (an LLVM-compatible type): its size, 8 for pointers (global pointers are
-/// 64-bit on every weft target).
-unsigned naturalAlignment(mlir::Type type);
 
 /// `base + offset` bytes, keeping base's pointer type.
 mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,

@@ -87,7 +87,7 @@ struct MulticastOpLowering : WeftPattern<MulticastOp> {
   using WeftPattern::WeftPattern;
   LogicalResult matchAndRewrite(MulticastOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (!lowering.target.hasMultimem()) {
+    if (!lowering.target.getSpec().hasMultimem()) {
       rewriter.replaceOp(op, adaptor.getPtr());
       return success();
     }

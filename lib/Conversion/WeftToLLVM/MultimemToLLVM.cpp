@@ -33,7 +33,7 @@ SmallVector<Value> multimemOrFallback(OpBuilder &b, Location loc, Operation *op,
                                       const Lowering &lowering, Value mptr,
                                       Value value, TypeRange resultTypes,
                                       function_ref<SmallVector<Value>()> fallback) {
-  if (!lowering.target.hasMultimem())
+  if (!lowering.target.getSpec().hasMultimem())
     return fallback();
   return emitIfElse(
       b, loc, multicastLive(b, loc, op, lowering), resultTypes,

@@ -152,7 +152,7 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
                         LLVM::AddOp::create(b, loc, row, w));
     };
     auto write = [&](Value buffer) {
-      auto coords = layout.emitCoordinates(b, loc, target);
+      auto coords = emitCoordinates(b, loc, layout, target);
       for (unsigned first : firsts) {
         SmallVector<Value> outCoords(coords[first]);
         outCoords.erase(outCoords.begin() + axis);

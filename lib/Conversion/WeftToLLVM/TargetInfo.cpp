@@ -2,7 +2,7 @@
 #include "weft/Conversion/TargetInfo.h"
 
 #include "TargetInfos.h"
-#include <cmath>
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
 
 using namespace mlir;
 
@@ -10,20 +10,27 @@ namespace weft {
 
 TargetInfo::~TargetInfo() = default;
 
-std::unique_ptr<TargetInfo> TargetInfo::create(const TargetSpec &spec) {
-  switch (spec.kind) {
+std::unique_ptr<TargetInfo> TargetInfo::create(const CompileTarget &target) {
+  switch (target.spec.kind) {
   case TargetKind::NVPTX:
-    return createNVPTXTargetInfo(spec);
+    return createNVPTXTargetInfo(target);
   case TargetKind::AMDGPU:
-    return createAMDGPUTargetInfo(spec);
+    return createAMDGPUTargetInfo(target);
   case TargetKind::Host:
-    return createHostTargetInfo(spec);
+    return createHostTargetInfo(target);
   }
   return nullptr;
 }
 
+FailureOr<std::unique_ptr<TargetInfo>> TargetInfo::forModule(Operation *op) {
+  FailureOr<CompileTarget> target = weft::getCompileTarget(op);
+  if (failed(target))
+    return failure();
+  return create(*target);
+}
+
 LLVM::LLVMPointerType TargetInfo::globalPtrType(MLIRContext *ctx) const {
-  return LLVM::LLVMPointerType::get(ctx, spec.globalAddressSpace());
+  return LLVM::LLVMPointerType::get(ctx, target.spec.globalAddressSpace());
 }
 
 LLVM::LLVMPointerType TargetInfo::byValueParamType(MLIRContext *ctx) const {
@@ -113,27 +120,6 @@ Value TargetInfo::shuffleXor(OpBuilder &, Location, Value, unsigned) const {
   llvm_unreachable("a program of one thread has no lanes to shuffle with");
 }
 
-BlockedEncodingAttr mmaGridLayout(MLIRContext *ctx, std::array<int64_t, 3> mnk,
-                                  std::array<int64_t, 3> shape, ArrayRef<unsigned> sizePerThread,
-                                  ArrayRef<unsigned> threadsPerWarp, unsigned warps) {
-  if (mnk[2] % shape[2])
-    return {};
-  unsigned best = 0;
-  double bestSkew = 0;
-  for (unsigned wm = 1; wm <= warps; wm *= 2) {
-    unsigned wn = warps / wm;
-    if (mnk[0] % (shape[0] * wm) || mnk[1] % (shape[1] * wn))
-      continue;
-    double skew = std::abs(std::log2(double(mnk[0]) / wm) - std::log2(double(mnk[1]) / wn));
-    if (!best || skew < bestSkew)
-      std::tie(best, bestSkew) = std::make_pair(wm, skew);
-  }
-  if (!best)
-    return {};
-  return BlockedEncodingAttr::get(ctx, sizePerThread, threadsPerWarp, {best, warps / best},
-                                  {1, 0});
-}
-
 SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange,
                                    ValueRange, ValueRange) const {
   llvm_unreachable("mma without mmaShape");
@@ -142,26 +128,6 @@ SmallVector<Value> TargetInfo::mma(OpBuilder &, Location, Type, ValueRange,
 SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsigned,
                                             bool) const {
   llvm_unreachable("loadMatrices without mmaShape");
-}
-
-SwizzledSharedAttr TargetInfo::mmaOperandLayout(MLIRContext *ctx, Type elemType,
-                                               std::array<int64_t, 3> mnk,
-                                               unsigned index) const {
-  auto shape = mmaShape(elemType);
-  if (!shape || mmaFragments() != MmaFragments::Ldmatrix)
-    return {};
-  auto [m, n, k] = mnk;
-  if (m % (*shape)[0] || n % (*shape)[1] || k % (*shape)[2])
-    return {};
-  unsigned bytes = swizzleSpan(elemType.getIntOrFloatBitWidth() / 8 * (index == 0 ? k : n));
-  return bytes ? SwizzledSharedAttr::get(ctx, bytes, 0) : SwizzledSharedAttr();
-}
-
-unsigned swizzleSpan(int64_t rowBytes) {
-  for (unsigned bytes : {128u, 64u, 32u})
-    if (rowBytes % bytes == 0)
-      return bytes;
-  return 0;
 }
 
 SmallVector<Value> TargetInfo::warpgroupMma(OpBuilder &, Location, Type, int64_t, Value, Value,

@@ -32,7 +32,7 @@ public:
   void finalizeKernel(LLVM::LLVMFuncOp kernel, OpBuilder &b) const override {
     kernel->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(),
                     b.getUnitAttr());
-    std::string size = std::to_string(spec.threadsPerProgram());
+    std::string size = std::to_string(target.threadsPerProgram());
     kernel->setAttr(ROCDL::ROCDLDialect::getFlatWorkGroupSizeAttrName(),
                     b.getStringAttr(size + "," + size));
     for (const ByValueParam &param : takeByValueParams(kernel, kernel.getNumArguments() - 1)) {
@@ -98,10 +98,6 @@ public:
   }
 
   /// s_memrealtime counts at a constant 100 MHz.
-  std::optional<int64_t> staticSharedMemoryBytes() const override {
-    return 64 * 1024; // a workgroup's LDS on gfx9 (gfx942 included)
-  }
-
   Value timerNs(OpBuilder &b, Location loc) const override {
     Value ticks = LLVM::CallIntrinsicOp::create(
                       b, loc, b.getI64Type(),
@@ -119,27 +115,10 @@ public:
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned laneMask) const override {
     Value lane = LLVM::URemOp::create(b, loc, threadId(b, loc),
-                                      i32Const(b, loc, spec.warpSize()));
+                                      i32Const(b, loc, target.spec.warpSize()));
     Value source = LLVM::XOrOp::create(b, loc, lane, i32Const(b, loc, laneMask));
     Value address = LLVM::ShlOp::create(b, loc, source, i32Const(b, loc, 2));
     return ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), address, value);
-  }
-
-  std::optional<std::array<int64_t, 3>> mmaShape(Type elemType) const override {
-    if (elemType.isF16() || elemType.isBF16())
-      return std::array<int64_t, 3>{16, 16, 16};
-    return std::nullopt;
-  }
-  MmaFragments mmaFragments() const override { return MmaFragments::LaneBlocks; }
-
-  // Lane l holds rows 4 (l / 16) .. + 3 of column l % 16 of a 16x16 tile:
-  // sizePerThread [4, 1] over threadsPerWarp [4, 16]; warps in a wm x wn
-  // grid, warp (i, j) owning the tiles (i + wm s, j + wn t).
-  BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
-                                           std::array<int64_t, 3> mnk) const override {
-    auto shape = mmaShape(elemType);
-    return shape ? mmaGridLayout(ctx, mnk, *shape, {4, 1}, {4, 16}, spec.numWarps)
-                 : BlockedEncodingAttr();
   }
 
   /// v_mfma_f32_16x16x16_{bf16,f16}: a and b one vector<4 x elem> each
@@ -169,8 +148,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(const TargetSpec &spec) {
-  return std::make_unique<AMDGPUTargetInfo>(spec);
+std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(const CompileTarget &target) {
+  return std::make_unique<AMDGPUTargetInfo>(target);
 }
 
 } // namespace weft

@@ -89,10 +89,6 @@ public:
 
   StringRef syncScope(MemScope) const override { return ""; }
 
-  std::optional<int64_t> staticSharedMemoryBytes() const override {
-    return std::nullopt;
-  }
-
   Value timerNs(OpBuilder &b, Location loc) const override {
     Operation *anchor = b.getInsertionBlock()->getParentOp();
     MLIRContext *ctx = b.getContext();
@@ -141,8 +137,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<TargetInfo> createHostTargetInfo(const TargetSpec &spec) {
-  return std::make_unique<HostTargetInfo>(spec);
+std::unique_ptr<TargetInfo> createHostTargetInfo(const CompileTarget &target) {
+  return std::make_unique<HostTargetInfo>(target);
 }
 
 } // namespace weft

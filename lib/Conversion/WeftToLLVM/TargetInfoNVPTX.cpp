@@ -150,7 +150,7 @@ public:
       kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), cluster);
     kernel->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                     b.getDenseI32ArrayAttr(
-                        {static_cast<int32_t>(spec.threadsPerProgram()), 1, 1}));
+                        {static_cast<int32_t>(target.threadsPerProgram()), 1, 1}));
     // The context and the tensor descriptors arrive by value in the
     // parameter space; grid_constant lets the kernel address them there
     // instead of copying them to the stack (and bulk tensor copies read
@@ -164,8 +164,6 @@ public:
                         b.getI64IntegerAttr(param.alignment));
     }
   }
-
-  bool hasEarlyStart() const override { return true; }
 
   // Waits for the grids of the stream's previous kernel, their memory
   // flushed; launched plainly, it does nothing. A kernel never releases its
@@ -232,15 +230,6 @@ public:
   void reduceVector(OpBuilder &b, Location loc, RMWKind kind, Value ptr, ValueRange values,
                     MemScope scope) const override;
 
-  std::optional<int64_t> staticSharedMemoryBytes() const override {
-    // sm_90 allows more only as dynamic shared memory, after an opt-in.
-    return 48 * 1024;
-  }
-  std::optional<int64_t> dynamicSharedMemoryBytes() const override {
-    // 227 KiB a block on sm_90, less the static part's limit.
-    return 227 * 1024 - 48 * 1024;
-  }
-
   Value timerNs(OpBuilder &b, Location loc) const override {
     return NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
   }
@@ -250,7 +239,6 @@ public:
     // signal-to-wakeup path, and a GPU wait has no one to yield to.
   }
 
-  bool hasMultimem() const override { return true; }
   Value multimem(OpBuilder &b, Location loc, Operation *op, Value mptr,
                  Value value) const override;
 
@@ -258,22 +246,6 @@ public:
                     unsigned alignment, MemScope scope) const override;
   void storeRelaxed(OpBuilder &b, Location loc, Value value, Value ptr,
                     unsigned alignment, MemScope scope) const override;
-
-  std::optional<std::array<int64_t, 3>> mmaShape(Type elemType) const override {
-    if (elemType.isF16() || elemType.isBF16())
-      return std::array<int64_t, 3>{16, 8, 16};
-    return std::nullopt;
-  }
-
-  // Lane 4 * group + t holds rows group and group + 8 of a 16x8 tile,
-  // columns 2t and 2t + 1: sizePerThread [1, 2] over threadsPerWarp [8, 4]
-  // with rows repeating every 8; warps in a wm x wn grid.
-  BlockedEncodingAttr mmaAccumulatorLayout(MLIRContext *ctx, Type elemType,
-                                           std::array<int64_t, 3> mnk) const override {
-    auto shape = mmaShape(elemType);
-    return shape ? mmaGridLayout(ctx, mnk, *shape, {1, 2}, {8, 4}, spec.numWarps)
-                 : BlockedEncodingAttr();
-  }
 
   SmallVector<Value> mma(OpBuilder &b, Location loc, Type elemType, ValueRange a,
                          ValueRange bRegs, ValueRange c) const override {
@@ -304,7 +276,6 @@ public:
                           constraints, /*hasSideEffects=*/true);
   }
 
-  bool hasAsyncCopy() const override { return true; }
   void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src, unsigned bytes,
                  Value srcBytes) const override {
     // .cg (L2 only) takes 16 bytes: streamed tiles need no L1 copy.
@@ -325,7 +296,6 @@ public:
 
   // Bulk tensor copies complete on mbarriers (PTX ISA 8.0, sm_90). Shared
   // addresses travel as 32-bit registers: the shared window is 32-bit.
-  bool hasTensorCopies() const override { return true; }
   void tensorCopy(OpBuilder &b, Location loc, Value dst, Value tensorMap, ValueRange coords,
                   Value barrier, Value ctaMask) const override {
     SmallVector<std::string> coordRegs;
@@ -405,7 +375,6 @@ public:
 
   // Thread block clusters (PTX ISA 7.8, sm_90). A kernel launched without
   // a cluster shape is a cluster of one CTA, so these hold everywhere.
-  bool hasClusters() const override { return true; }
   Value clusterRank(OpBuilder &b, Location loc) const override {
     return NVVM::ClusterId::create(b, loc, b.getI32Type());
   }
@@ -427,20 +396,6 @@ public:
   }
   void clusterWait(OpBuilder &b, Location loc) const override {
     emitAsm(b, loc, Type(), {}, "barrier.cluster.wait.acquire.aligned;", "~{memory}");
-  }
-
-  SwizzledSharedAttr warpgroupOperandLayout(MLIRContext *ctx, Type elemType,
-                                            std::array<int64_t, 3> mnk,
-                                            unsigned index) const override {
-    auto [m, n, k] = mnk;
-    unsigned warps = spec.numWarps;
-    // Every warpgroup takes whole m64 instructions over all of N (at most
-    // 256); rows of b of at least 32 bytes, so that they swizzle.
-    if (spec.warpMma || !(elemType.isF16() || elemType.isBF16()) || warps % 4 || m % (16 * warps) ||
-        n % 16 || n > 256 || k % 16)
-      return {};
-    return SwizzledSharedAttr::get(ctx, swizzleSpan(2 * (index == 0 ? k : n)),
-                                   index == 0 ? warps : 0);
   }
 
   SmallVector<Value> warpgroupMma(OpBuilder &b, Location loc, Type elemType, int64_t n,
@@ -739,8 +694,8 @@ void NVPTXTargetInfo::reduceVector(OpBuilder &b, Location loc, RMWKind, Value pt
   emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
 }
 
-std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const TargetSpec &spec) {
-  return std::make_unique<NVPTXTargetInfo>(spec);
+std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const CompileTarget &target) {
+  return std::make_unique<NVPTXTargetInfo>(target);
 }
 
 } // namespace weft

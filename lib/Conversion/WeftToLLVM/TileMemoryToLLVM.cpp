@@ -277,7 +277,7 @@ struct TileTranslateLowering : TileResultPattern<TranslateOp> {
     Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     Value ctx = tiles.lowering.hiddenArgs(op).context;
     Value peer = adaptor.getPeer();
-    if (tiles.target.getSpec().debug) {
+    if (tiles.target.getOptions().debug) {
       // A peer that is no rank would reach some other memory. The pointers
       // go unchecked (a compare per element), so the record names none.
       Value numRanks = loadParamField(
@@ -321,7 +321,7 @@ SmallVector<Value> shareFromOwners(OpBuilder &b, Location loc, Operation *op,
                                    ArrayRef<Value> owned, ArrayRef<Value> values) {
   SmallVector<Value> slots;
   auto write = [&](Value buffer) {
-    for (auto &coords : layout.emitCoordinates(b, loc, tiles.target))
+    for (auto &coords : emitCoordinates(b, loc, layout, tiles.target))
       slots.push_back(elementPtr(b, loc, buffer, elemType,
                                  linearize(b, loc, coords, type.getShape())));
     for (auto [isOwner, value, slot] : llvm::zip(owned, values, slots))
@@ -369,7 +369,7 @@ struct TileAtomicLowering : TileResultPattern<Op> {
       masks = unpackTile(rewriter, loc, mask);
     SmallVector<Value> owned;
     if (layout.isReplicated())
-      owned = layout.emitOwnership(rewriter, loc, tiles.target);
+      owned = emitOwnership(rewriter, loc, layout, tiles.target);
 
     if (releases(op.getOrder()))
       tiles.lowering.joinProgram(rewriter, loc);
@@ -470,20 +470,6 @@ struct TileAtomicCASLowering : TileAtomicLowering<AtomicCASOp> {
   }
   Value getMask(OpAdaptor) const override { return {}; }
 };
-
-/// Where placeSharedBuffers put a buffer in its kernel's dynamic shared
-/// memory.
-constexpr llvm::StringLiteral kSharedOffsetAttrName = "weft.shared_offset";
-/// The alignment that offset counts from, where it is more than 16.
-constexpr llvm::StringLiteral kSharedBaseAlignAttrName = "weft.shared_base_align";
-
-/// Bytes and alignment of a shared-memory allocation (a buffer, or
-/// barriers of 8 bytes each).
-std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
-  if (auto alloc = dyn_cast<AllocSharedOp>(op))
-    return {sharedTileBytes(alloc.getType()), sharedTileAlignment(alloc.getType())};
-  return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
-}
 
 /// Where the shared-memory allocation `op` lives: in a kernel on a target
 /// with dynamic shared memory, its place there (placeSharedBuffers);
@@ -605,7 +591,7 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
     TensorCopyPlan plan = decodeTensorCopyPlan(map);
     int64_t bytes = dst.getNumElements() * naturalAlignment(dst.getElementType());
     int64_t programs = op.getMulticast() ? clusterSize(kernel) : 1;
-    if (programs > 1 && !tiles.target.hasClusters())
+    if (programs > 1 && !tiles.target.getSpec().hasClusters())
       return op.emitOpError("is a multicast copy on a target without clusters");
     int64_t slice = plan.dims.back().box;
     plan.dims.back().box *= programs; // the whole box, for its origins
@@ -697,7 +683,7 @@ struct AsyncProxyFenceLowering : TilePattern<AsyncProxyFenceOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(AsyncProxyFenceOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (tiles.target.hasTensorCopies())
+    if (tiles.target.getSpec().hasTensorCopies())
       tiles.target.asyncProxyFence(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -710,7 +696,7 @@ struct ClusterArriveLowering : TilePattern<ClusterArriveOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(ClusterArriveOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (tiles.target.hasClusters())
+    if (tiles.target.getSpec().hasClusters())
       tiles.target.clusterArrive(rewriter, op.getLoc(), op.getRelease());
     rewriter.eraseOp(op);
     return success();
@@ -721,7 +707,7 @@ struct ClusterWaitLowering : TilePattern<ClusterWaitOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(ClusterWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (tiles.target.hasClusters())
+    if (tiles.target.getSpec().hasClusters())
       tiles.target.clusterWait(rewriter, op.getLoc());
     else
       tiles.lowering.joinProgram(rewriter, op.getLoc());
@@ -758,10 +744,10 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
     // a multiple of 16 bytes.
     bool rowsAligned = dstType.getLayout() ||
                        (sharedRowPitch(dstType) * naturalAlignment(elemType)) % 16 == 0;
-    bool async = tiles.target.hasAsyncCopy() && (bytes == 4 || bytes == 8 || bytes == 16) &&
+    bool async = tiles.target.getSpec().hasAsyncCopy() && (bytes == 4 || bytes == 8 || bytes == 16) &&
                  rowsAligned;
     Value zero = LLVM::ZeroOp::create(rewriter, loc, elemType);
-    auto coords = layout.emitCoordinates(rewriter, loc, tiles.target);
+    auto coords = emitCoordinates(rewriter, loc, layout, tiles.target);
     for (unsigned first = 0; first < ptrs.size(); first += access.width) {
       Value dst = byteOffset(rewriter, loc, adaptor.getDst(),
                              sharedElementOffset(rewriter, loc, dstType, coords[first][0],
@@ -830,58 +816,7 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
   }
 };
 
-/// Places the shared buffers of `region` from `offset` on, in program
-/// order, each after those before it; returns where they end. The regions
-/// of an op that runs one of them start at the same offset and share their
-/// room; what follows the op comes after the longest. A buffer is used
-/// only inside the region that allocates it.
-int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &alignment,
-                      SmallVectorImpl<Operation *> &allocs) {
-  for (Block &block : region)
-    for (Operation &op : block) {
-      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
-        auto [size, align] = sharedFootprint(&op);
-        offset = llvm::alignTo(offset, align);
-        op.setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
-        offset += size;
-        alignment = std::max(alignment, align);
-        allocs.push_back(&op);
-        continue;
-      }
-      int64_t end = offset;
-      for (Region &inner : op.getRegions())
-        end = std::max(end, placeInRegion(inner, runsOneRegion(&op) ? offset : end, b,
-                                          alignment, allocs));
-      offset = end;
-    }
-  return offset;
-}
-
 } // namespace
-
-bool runsOneRegion(Operation *op) { return isa<scf::IfOp>(op); }
-
-void placeSharedBuffers(ModuleOp module, const TargetInfo &target) {
-  if (!target.dynamicSharedMemoryBytes())
-    return;
-  Builder b(module.getContext());
-  for (auto func : module.getOps<FunctionOpInterface>()) {
-    // Other functions' buffers stay static: their callers' would overlap.
-    if (!func->hasAttr(kKernelAttrName))
-      continue;
-    int64_t alignment = 16;
-    SmallVector<Operation *> allocs;
-    int64_t bytes = placeInRegion(func->getRegion(0), 0, b, alignment, allocs);
-    // The dynamic area itself is only 16-byte aligned.
-    if (alignment > 16) {
-      for (Operation *alloc : allocs)
-        alloc->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
-      bytes += alignment - 16;
-    }
-    if (bytes)
-      func->setAttr(kDynamicSharedBytesAttrName, b.getI64IntegerAttr(bytes));
-  }
-}
 
 void addSharedBufferConversion(LLVMTypeConverter &converter, const TargetInfo &target) {
   auto sharedPointer = [&target](MLIRContext *ctx) -> Type {

@@ -9,12 +9,6 @@ using namespace mlir;
 
 namespace weft {
 
-bool isDistributed(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor &&
-         isa_and_nonnull<BlockedEncodingAttr, SliceEncodingAttr>(tensor.getEncoding());
-}
-
 LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -28,7 +22,7 @@ LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
                              "blocked layout first");
   if (isa<AllocMBarriersOp, InvalMBarriersOp, DescAsyncCopyOp, MBarrierWaitOp, MBarrierArriveOp>(
           op) &&
-      !target.hasTensorCopies())
+      !target.getSpec().hasTensorCopies())
     return op->emitOpError("needs a target with bulk tensor copies (sm_90)");
   return checkScratchLimit(op, target);
 }
@@ -54,7 +48,7 @@ struct MakeRangeOpLowering : TileResultPattern<MakeRangeOp> {
     Location loc = op.getLoc();
     TileLayout layout(op.getType());
     SmallVector<Value> elements;
-    for (auto &coords : layout.emitCoordinates(rewriter, loc, tiles.target))
+    for (auto &coords : emitCoordinates(rewriter, loc, layout, tiles.target))
       elements.push_back(LLVM::AddOp::create(
           rewriter, loc, coords[0], i32Const(rewriter, loc, op.getStart())));
     return elements;

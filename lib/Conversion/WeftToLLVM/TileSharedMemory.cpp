@@ -18,12 +18,6 @@ namespace weft {
 
 namespace {
 
-/// Bytes of one element of `tile` in shared memory (pointers are 64-bit).
-int64_t elementBytes(RankedTensorType tile) {
-  Type elem = tile.getElementType();
-  return isa<PtrType>(elem) ? 8 : naturalAlignment(elem);
-}
-
 /// The module's scratch buffer, grown to `bytes` if smaller. A host
 /// program is a thread of its own, so its scratch is on its stack (a
 /// module-wide buffer would be shared by programs running at once).
@@ -42,76 +36,12 @@ Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes,
 
 } // namespace
 
-int64_t conversionRowPitch(RankedTensorType type) {
-  if (type.getRank() != 2 || isa<PtrType>(type.getElementType()))
-    return 0;
-  return sharedRowPitch(type);
-}
-
-int64_t conversionBytes(RankedTensorType type) {
-  int64_t pitch = conversionRowPitch(type);
-  int64_t elements = pitch ? type.getDimSize(0) * pitch : type.getNumElements();
-  return elements * elementBytes(type);
-}
-
-ScratchUse scratchUse(Operation *op, const TargetInfo &target) {
-  auto use = [](RankedTensorType tile, int64_t elements) {
-    return ScratchUse{tile, elements * elementBytes(tile)};
-  };
-  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
-    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
-    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
-    if (TileLayout(src).isThreadLocal() && TileLayout(dst).isThreadLocal())
-      return {};
-    if (isa<ConvertLayoutOp>(op))
-      return ScratchUse{src, conversionBytes(src)};
-    return use(src, src.getNumElements());
-  }
-  if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
-    auto ptrs = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-    if (!ptrs || !TileLayout(ptrs).isReplicated())
-      return {};
-    auto result = cast<RankedTensorType>(op->getResult(0).getType());
-    return use(result, result.getNumElements());
-  }
-  if (auto dot = dyn_cast<DotOp>(op))
-    return ScratchUse{dot.getC().getType(), dotScratchBytes(dot, target)};
-  if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    RankedTensorType src = reduce.getSrc().getType();
-    int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
-    if (target.singleThreadPrograms() || warps == 1)
-      return {};
-    // One partial per warp for every element of the result.
-    return use(src, src.getNumElements() / src.getDimSize(reduce.getAxis()) *
-                        warps);
-  }
-  return {};
-}
-
-/// The bytes of the function's `!weft.shared` buffers where they are
-/// static (not placed in dynamic shared memory by placeSharedBuffers).
-static int64_t staticBufferBytes(Operation *op, const TargetInfo &target) {
-  int64_t buffers = 0;
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  if (func && !(target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName)))
-    func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
-  return buffers;
-}
-
-std::optional<int64_t> scratchAllowed(Operation *op, const TargetInfo &target) {
-  // The broadcast slot of oncePerProgram and the static buffers live
-  // beside the scratch buffer.
-  if (std::optional<int64_t> limit = target.staticSharedMemoryBytes())
-    return *limit - kBroadcastSlotBytes - staticBufferBytes(op, target);
-  return std::nullopt;
-}
-
 LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
-  std::optional<int64_t> limit = target.staticSharedMemoryBytes();
-  ScratchUse need = scratchUse(op, target);
+  std::optional<int64_t> limit = target.getSpec().staticSharedMemoryBytes();
+  ScratchUse need = scratchUse(op, target.getCompileTarget());
   if (!limit || need.bytes == 0)
     return success();
-  int64_t allowed = *scratchAllowed(op, target);
+  int64_t allowed = *scratchAllowed(op, target.getSpec());
   if (need.bytes <= allowed)
     return success();
   int64_t buffers = *limit - kBroadcastSlotBytes - allowed;
@@ -139,7 +69,7 @@ SmallVector<Value>
 TileLowering::exchange(OpBuilder &b, Location loc, Operation *op,
                        function_ref<void(Value)> write,
                        function_ref<SmallVector<Value>(Value)> read) const {
-  Value buffer = scratch(b, loc, op, scratchUse(op, target).bytes, target);
+  Value buffer = scratch(b, loc, op, scratchUse(op, target.getCompileTarget()).bytes, target);
   write(buffer);
   lowering.joinProgram(b, loc);
   SmallVector<Value> out = read(buffer);
@@ -179,7 +109,7 @@ void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type el
                                  int64_t pitch) const {
   SmallVector<int64_t> shape = paddedShape(type, pitch);
   unsigned width = rowVectorWidth(type, elemType, shape);
-  auto coords = TileLayout(type).emitCoordinates(b, loc, target);
+  auto coords = emitCoordinates(b, loc, TileLayout(type), target);
   for (unsigned i = 0; i < elements.size(); i += width) {
     Value ptr = elementPtr(b, loc, base, elemType, linearize(b, loc, coords[i], shape));
     if (width == 1) {
@@ -198,7 +128,7 @@ SmallVector<Value> TileLowering::loadRowMajor(OpBuilder &b, Location loc, Value 
                                               int64_t pitch) const {
   SmallVector<int64_t> shape = paddedShape(type, pitch);
   unsigned width = rowVectorWidth(type, elemType, shape);
-  auto coords = TileLayout(type).emitCoordinates(b, loc, target);
+  auto coords = emitCoordinates(b, loc, TileLayout(type), target);
   SmallVector<Value> out;
   for (unsigned i = 0; i < coords.size(); i += width) {
     Value ptr = elementPtr(b, loc, base, elemType, linearize(b, loc, coords[i], shape));

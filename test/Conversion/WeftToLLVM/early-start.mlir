@@ -8,10 +8,10 @@
 // kernels never wait, and targets whose launches never start early
 // (host, gfx942) get nothing.
 //
-// RUN: weft-opt %s --weft-early-start=target=cuda:90 | FileCheck %s
-// RUN: weft-opt %s --weft-early-start="target=cuda:90 debug=true" | FileCheck %s --check-prefix=DEBUG
-// RUN: weft-opt %s --weft-early-start=target=host | FileCheck %s --check-prefix=NONE
-// RUN: weft-opt %s --weft-early-start=target=hip:gfx942 | FileCheck %s --check-prefix=NONE
+// RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-early-start | FileCheck %s
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 debug=true" --weft-early-start | FileCheck %s --check-prefix=DEBUG
+// RUN: weft-opt %s --weft-set-target=target=host --weft-early-start | FileCheck %s --check-prefix=NONE
+// RUN: weft-opt %s --weft-set-target=target=hip:gfx942 --weft-early-start | FileCheck %s --check-prefix=NONE
 
 // NONE-NOT: dependency_wait
 // NONE-NOT: early_start

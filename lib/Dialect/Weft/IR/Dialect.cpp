@@ -1,5 +1,6 @@
 //===- Dialect.cpp - the weft dialect -------------------------------------===//
 #include "weft/Dialect/Weft/IR/Dialect.h"
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -53,7 +54,7 @@ int64_t weft::clusterSize(Operation *kernel) {
 
 LogicalResult WeftDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != kClusterAttrName)
-    return success();
+    return verifyCompileTargetAttr(op, attr);
   auto dims = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
   if (!isa<FunctionOpInterface>(op))
     return op->emitError() << kClusterAttrName << " belongs on a kernel function";

@@ -1,7 +1,6 @@
 //===- EarlyStart.cpp - wait for the kernel ahead where it matters --------===//
-#include "Lowering.h"
-
-#include "weft/Conversion/Passes.h"
+#include "weft/Dialect/Weft/Distribution/Passes.h"
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -9,7 +8,7 @@
 
 namespace weft {
 #define GEN_PASS_DEF_WEFTEARLYSTART
-#include "weft/Conversion/Passes.h.inc"
+#include "weft/Dialect/Weft/Distribution/Passes.h.inc"
 } // namespace weft
 
 using namespace mlir;
@@ -35,10 +34,10 @@ struct EarlyStart : impl::WeftEarlyStartBase<EarlyStart> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps, debug);
-    if (failed(spec))
+    FailureOr<CompileTarget> target = getCompileTarget(module);
+    if (failed(target))
       return signalPassFailure();
-    if (!TargetInfo::create(*spec)->hasEarlyStart())
+    if (!target->spec.hasEarlyStart())
       return;
     OpBuilder builder(&getContext());
     module.walk([&](func::FuncOp func) {
@@ -48,7 +47,7 @@ struct EarlyStart : impl::WeftEarlyStartBase<EarlyStart> {
       // front of the first access (or of its terminator) precedes them all.
       Block &entry = func.getBody().front();
       auto first = llvm::find_if(entry.without_terminator(), [&](Operation &op) {
-        return !isProgramLocal(&op, spec->debug);
+        return !isProgramLocal(&op, target->options.debug);
       });
       builder.setInsertionPoint(first == entry.without_terminator().end()
                                     ? entry.getTerminator()

@@ -6,12 +6,14 @@
 // the math of the iterations in between (docs/tile-ir.md, "Pipelining").
 //
 //===----------------------------------------------------------------------===//
-#include "TileLowering.h"
+#include "ExpandTensorDescs.h"
 
 #include "weft/Analysis/AxisInfo.h"
 
-#include "weft/Conversion/Passes.h"
-#include "weft/Dialect/Weft/IR/Dialect.h"
+#include "weft/Dialect/Weft/Distribution/DotPlan.h"
+#include "weft/Dialect/Weft/Distribution/Passes.h"
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -26,7 +28,7 @@
 
 namespace weft {
 #define GEN_PASS_DEF_WEFTPIPELINEDOTOPERANDS
-#include "weft/Conversion/Passes.h.inc"
+#include "weft/Dialect/Weft/Distribution/Passes.h.inc"
 } // namespace weft
 
 using namespace mlir;
@@ -292,7 +294,8 @@ int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int
 }
 
 /// The most scratch a dot of `func` outside `loop` needs.
-int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop, const TargetInfo &target) {
+int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,
+                          const CompileTarget &target) {
   int64_t most = 0;
   func->walk([&](DotOp dot) {
     if (!loop->isAncestor(dot))
@@ -301,17 +304,16 @@ int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop, const Targe
   return most;
 }
 
-/// The layout that `layoutOf` (a TargetInfo's, for a dot of operand
-/// type, shape {M, N, K} and operand index) gives each of a dot's operand
+/// The layout that `layoutOf` (DotPlan.h's, for a dot of operand type,
+/// shape {M, N, K} and operand index) gives each of a dot's operand
 /// buffers, where it gives one to both; returns whether it did.
-bool useLayouts(Operand &a, Operand &b, const TargetInfo &target,
-                TargetInfo::OperandLayoutFn layoutOf) {
+bool useLayouts(Operand &a, Operand &b, const CompileTarget &target, OperandLayoutFn layoutOf) {
   std::array<int64_t, 3> mnk = {a.buffer.getDimSize(0), b.buffer.getDimSize(1),
                                 a.buffer.getDimSize(1)};
   MLIRContext *ctx = a.buffer.getContext();
   Type in = a.buffer.getElementType();
-  SwizzledSharedAttr aLayout = (target.*layoutOf)(ctx, in, mnk, 0);
-  SwizzledSharedAttr bLayout = (target.*layoutOf)(ctx, in, mnk, 1);
+  SwizzledSharedAttr aLayout = layoutOf(target, ctx, in, mnk, 0);
+  SwizzledSharedAttr bLayout = layoutOf(target, ctx, in, mnk, 1);
   if (!aLayout || !bLayout)
     return false;
   a.buffer = SharedType::get(ctx, a.buffer.getShape(), in, aLayout);
@@ -353,7 +355,7 @@ bool exclusive(Region *a, Region *b) {
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
 /// limit); returns the bytes its rings take (0: left alone).
 int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget,
-                 bool unrollRings, const TargetInfo &target) {
+                 bool unrollRings, const CompileTarget &target) {
   if (!onlyReads(loop))
     return 0;
   SmallVector<DotOp> dots;
@@ -370,12 +372,12 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
       continue;
     // The layouts that warpgroup MMA reads in place, else those that
     // warp-level MMA's loads read without bank conflicts.
-    if (useLayouts(*a, *b, target, &TargetInfo::warpgroupOperandLayout)) {
+    if (useLayouts(*a, *b, target, &warpgroupOperandLayout)) {
       if (auto position = carriedOnly(loop, dot))
         overlapped.push_back({dot, *position});
     } else {
       threadReads = true;
-      useLayouts(*a, *b, target, &TargetInfo::mmaOperandLayout);
+      useLayouts(*a, *b, target, &mmaOperandLayout);
     }
     dots.push_back(dot);
     operands.push_back(std::move(*a));
@@ -389,13 +391,13 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // pointers, and the loop is pipelined as such.
   auto func = loop->getParentOfType<FunctionOpInterface>();
   std::optional<DictionaryAttr> tensorMaps;
-  if (target.hasTensorCopies()) {
+  if (target.spec.hasTensorCopies()) {
     AxisInfoAnalysis axis(func);
     tensorMaps = tensorMapsFor(operands, func, axis);
     // In a kernel run in clusters, the programs share the copies of the
     // blocks they all read (unless another loop reads the argument whole).
     llvm::DenseMap<Value, bool> known;
-    if (tensorMaps && target.hasClusters() && clusterSize(func) > 1 &&
+    if (tensorMaps && target.spec.hasClusters() && clusterSize(func) > 1 &&
         reachedTogether(loop, clusterShape(func), known)) {
       for (Operand &operand : operands)
         operand.multicast = shareable(operand, func, axis, known);
@@ -478,7 +480,7 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
     // first wait on each empty barrier passes (parity 1), and the parity
     // flips where the full barriers' does, once per turn of the ring.
     if (empties) {
-      allocBarriers(emptyBarriers, target.getSpec().numWarps);
+      allocBarriers(emptyBarriers, target.options.numWarps);
       emptyPhases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1)));
     }
     if (clustered) { // every program's barriers exist before copies arrive at them
@@ -621,7 +623,7 @@ int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> bud
   // that rotated the rings each step go (a third of the K loop's
   // instructions with 128x256 blocks on sm_90). The remainder loop still
   // rotates. Where copies complete at once it would only grow the code.
-  if (unrollRings && target.hasAsyncCopy()) {
+  if (unrollRings && target.spec.hasAsyncCopy()) {
     // The unrolled bounds assume lb <= ub (a loop that runs no steps could
     // otherwise get a remainder that does); max(lb, ub) keeps the steps.
     rewriter.setInsertionPoint(pipelined);
@@ -639,20 +641,21 @@ struct WeftPipelineDotOperands
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps, /*debug=*/false);
-    if (failed(spec))
+    FailureOr<CompileTarget> target = getCompileTarget(module);
+    if (failed(target))
       return signalPassFailure();
-    spec->warpMma = warpMma;
-    auto info = TargetInfo::create(*spec);
+    unsigned numStages = target->options.numStages;
+    if (numStages < 2)
+      return;
     for (auto func : module.getOps<FunctionOpInterface>()) {
       SmallVector<scf::ForOp> loops;
       func->walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
       // A kernel's buffers go to dynamic shared memory where the target
       // has it (placeSharedBuffers); otherwise they share the static limit
       // with the scratch area, which its other dots need for operands.
-      std::optional<int64_t> dynamic = info->dynamicSharedMemoryBytes();
+      std::optional<int64_t> dynamic = target->spec.dynamicSharedMemoryBytes();
       bool inDynamic = dynamic && func->hasAttr(kKernelAttrName);
-      std::optional<int64_t> limit = inDynamic ? dynamic : info->staticSharedMemoryBytes();
+      std::optional<int64_t> limit = inDynamic ? dynamic : target->spec.staticSharedMemoryBytes();
       // The regions of the loops pipelined so far (a pipelined loop is
       // replaced), and the bytes of their rings.
       SmallVector<std::pair<Region *, int64_t>> rings;
@@ -667,10 +670,10 @@ struct WeftPipelineDotOperands
             if (!inDynamic || !exclusive(loop->getParentRegion(), other))
               live += bytes;
           budget = *limit - live -
-                   (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *info));
+                   (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *target));
         }
         Region *region = loop->getParentRegion();
-        if (int64_t bytes = pipeline(loop, numStages, budget, unrollRings, *info))
+        if (int64_t bytes = pipeline(loop, numStages, budget, unrollRings, *target))
           rings.push_back({region, bytes});
       }
     }

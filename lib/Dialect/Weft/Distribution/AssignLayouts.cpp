@@ -17,10 +17,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "weft/Analysis/AxisInfo.h"
-#include "weft/Conversion/Passes.h"
-#include "weft/Dialect/Weft/IR/Dialect.h"
-
-#include "TileLowering.h"
+#include "weft/Dialect/Weft/Distribution/DotPlan.h"
+#include "weft/Dialect/Weft/Distribution/Passes.h"
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
+#include "weft/Dialect/Weft/Distribution/TileLayout.h"
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,7 +34,7 @@
 
 namespace weft {
 #define GEN_PASS_DEF_WEFTASSIGNLAYOUTS
-#include "weft/Conversion/Passes.h.inc"
+#include "weft/Dialect/Weft/Distribution/Passes.h.inc"
 } // namespace weft
 
 using namespace mlir;
@@ -75,8 +76,8 @@ Value primaryOf(Operation *op) {
 
 class LayoutChooser {
 public:
-  LayoutChooser(MLIRContext *ctx, const TargetSpec &spec)
-      : ctx(ctx), spec(spec) {}
+  LayoutChooser(MLIRContext *ctx, const CompileTarget &target)
+      : ctx(ctx), target(target) {}
 
   /// `vector` consecutive elements per thread along order[0]; lanes, then
   /// warps, fill the tile along `order`. Lanes or warps left over once the
@@ -85,13 +86,13 @@ public:
                               int64_t vector) const {
     unsigned rank = shape.size();
     SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpp(rank, 1);
-    if (spec.threadsPerProgram() == 1) {
+    if (target.threadsPerProgram() == 1) {
       for (unsigned d = 0; d < rank; ++d)
         spt[d] = shape[d];
       return BlockedEncodingAttr::get(ctx, spt, tpw, wpp, order);
     }
     spt[order[0]] = std::min<int64_t>(vector, shape[order[0]]);
-    unsigned lanes = spec.warpSize(), warps = spec.numWarps;
+    unsigned lanes = target.spec.warpSize(), warps = target.options.numWarps;
     for (unsigned d : order) {
       int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
       tpw[d] = std::min<int64_t>(lanes, room);
@@ -136,13 +137,13 @@ public:
 
 private:
   MLIRContext *ctx;
-  const TargetSpec &spec;
+  const CompileTarget &target;
 };
 
 class Assigner {
 public:
   Assigner(func::FuncOp func, const LayoutChooser &chooser,
-           const AxisInfoAnalysis &axis, const TargetInfo &target)
+           const AxisInfoAnalysis &axis, const CompileTarget &target)
       : func(func), chooser(chooser), axis(axis), target(target) {}
 
   LogicalResult run() {
@@ -307,7 +308,7 @@ private:
 
   /// Whether converting a tile of `type` before `op` fits the scratch area.
   bool conversionFits(Operation *op, Type type) const {
-    std::optional<int64_t> allowed = scratchAllowed(op, target);
+    std::optional<int64_t> allowed = scratchAllowed(op, target.spec);
     return !allowed || conversionBytes(cast<RankedTensorType>(type)) <= *allowed;
   }
 
@@ -540,7 +541,7 @@ private:
   func::FuncOp func;
   const LayoutChooser &chooser;
   const AxisInfoAnalysis &axis;
-  const TargetInfo &target;
+  const CompileTarget &target;
   DenseMap<Value, Attribute> desired;
 };
 
@@ -561,12 +562,11 @@ struct WeftAssignLayouts : impl::WeftAssignLayoutsBase<WeftAssignLayouts> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps, /*debug=*/false);
-    if (failed(spec))
+    FailureOr<CompileTarget> target = getCompileTarget(module);
+    if (failed(target))
       return signalPassFailure();
     AxisInfoAnalysis axis(module);
-    LayoutChooser chooser(&getContext(), *spec);
-    std::unique_ptr<TargetInfo> target = TargetInfo::create(*spec);
+    LayoutChooser chooser(&getContext(), *target);
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || isDistributed(func))
         continue;

@@ -8,17 +8,16 @@
 // (docs/tile-ir.md, "Tensor descriptors").
 //
 //===----------------------------------------------------------------------===//
-#include "TileLowering.h"
+#include "ExpandTensorDescs.h"
 
-#include "weft/Conversion/Passes.h"
-#include "weft/Dialect/Weft/IR/Dialect.h"
+#include "weft/Dialect/Weft/Distribution/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace weft {
 #define GEN_PASS_DEF_WEFTEXPANDTENSORDESCS
-#include "weft/Conversion/Passes.h.inc"
+#include "weft/Dialect/Weft/Distribution/Passes.h.inc"
 } // namespace weft
 
 using namespace mlir;

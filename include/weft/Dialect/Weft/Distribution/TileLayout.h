@@ -10,17 +10,22 @@
 // the elements with order[0] varying fastest, so a thread's consecutive
 // elements along order[0] are neighbours in the struct (one vector access).
 // A slice layout is its parent's over the shape with a 1 inserted at `dim`,
-// that coordinate dropped.
+// that coordinate dropped. This is the arithmetic of layouts, which
+// distribution plans with; the conversion emits the per-thread values
+// (lib/Conversion/WeftToLLVM/TileValues.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef WEFT_PASSES_WEFTTOLLVM_TILELAYOUT_H
-#define WEFT_PASSES_WEFTTOLLVM_TILELAYOUT_H
+#ifndef WEFT_DIALECT_WEFT_DISTRIBUTION_TILELAYOUT_H
+#define WEFT_DIALECT_WEFT_DISTRIBUTION_TILELAYOUT_H
 
-#include "weft/Conversion/TargetInfo.h"
+#include "weft/Dialect/Weft/IR/Dialect.h"
 
-#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace weft {
+
+/// A tensor type with a weft layout (one distributed over threads).
+bool isDistributed(mlir::Type type);
 
 class TileLayout {
 public:
@@ -33,22 +38,23 @@ public:
   BlockedEncodingAttr getBlocked() const { return blocked; }
   /// The sliced-away parent dimension, or -1 for a blocked layout.
   int getSliceDim() const { return sliceDim; }
+  /// The parent's shape (a slice's with the 1 at its dim).
+  llvm::ArrayRef<int64_t> getParentShape() const { return shape; }
   /// Parent dimension of tensor dimension `dim`.
   unsigned parentDim(unsigned dim) const;
 
   /// Per-parent-dimension index of struct element `i`, and back.
   llvm::SmallVector<unsigned> multiIndex(unsigned i) const;
   unsigned linearIndex(llvm::ArrayRef<unsigned> multi) const;
+  /// Where element `index` of a thread along parent dimension `dim` is,
+  /// from the thread's first coordinate there (before wrapping).
+  int64_t offsetInThread(unsigned dim, unsigned index) const;
 
   /// Every thread holds every element, at coordinates known when compiling
   /// (the host, where a program is one thread).
   bool isThreadLocal() const;
   /// Coordinates (tensor dimensions) of element `i` in a thread-local layout.
   llvm::SmallVector<int64_t> constantCoordinates(unsigned i) const;
-  /// Coordinates (tensor dimensions, i32) of every element of this thread.
-  llvm::SmallVector<llvm::SmallVector<mlir::Value>>
-  emitCoordinates(mlir::OpBuilder &b, mlir::Location loc,
-                  const TargetInfo &target) const;
 
   /// Some elements are held by more than one thread.
   bool isReplicated() const;
@@ -56,20 +62,8 @@ public:
   /// parent dimension `dim`; the others hold replicas.
   int64_t distinctLanes(unsigned dim) const;
   int64_t distinctWarps(unsigned dim) const;
-  /// Per element, whether this thread is the one owner of it (the thread
-  /// whose coordinate did not wrap), for side effects that must happen once.
-  llvm::SmallVector<mlir::Value> emitOwnership(mlir::OpBuilder &b,
-                                               mlir::Location loc,
-                                               const TargetInfo &target) const;
 
 private:
-  int64_t offsetInThread(unsigned dim, unsigned index) const;
-  /// The first coordinate this thread holds along each parent dimension,
-  /// before wrapping.
-  llvm::SmallVector<mlir::Value> emitThreadBase(mlir::OpBuilder &b,
-                                                mlir::Location loc,
-                                                const TargetInfo &target) const;
-
   BlockedEncodingAttr blocked;
   int sliceDim = -1;
   llvm::SmallVector<int64_t> shape; // the parent's (padded) shape
@@ -77,21 +71,6 @@ private:
   unsigned count = 1;
 };
 
-/// The per-thread struct of a distributed tensor.
-mlir::Type convertTileType(const mlir::LLVMTypeConverter &converter,
-                           mlir::RankedTensorType type);
-void addTileConversion(mlir::LLVMTypeConverter &converter);
-
-llvm::SmallVector<mlir::Value> unpackTile(mlir::OpBuilder &b,
-                                          mlir::Location loc,
-                                          mlir::Value tile);
-mlir::Value packTile(mlir::OpBuilder &b, mlir::Location loc,
-                     mlir::Type structType, mlir::ValueRange elements);
-
-/// Row-major linear index of a coordinate in `shape`.
-mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::ValueRange coords, llvm::ArrayRef<int64_t> shape);
-
 } // namespace weft
 
-#endif
+#endif // WEFT_DIALECT_WEFT_DISTRIBUTION_TILELAYOUT_H

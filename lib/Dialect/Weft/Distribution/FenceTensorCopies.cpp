@@ -1,14 +1,13 @@
 //===- FenceTensorCopies.cpp - acquires ordered before bulk copies --------===//
-#include "Lowering.h"
-
-#include "weft/Conversion/Passes.h"
+#include "weft/Dialect/Weft/Distribution/Passes.h"
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace weft {
 #define GEN_PASS_DEF_WEFTFENCETENSORCOPIES
-#include "weft/Conversion/Passes.h.inc"
+#include "weft/Dialect/Weft/Distribution/Passes.h.inc"
 } // namespace weft
 
 using namespace mlir;
@@ -21,10 +20,10 @@ struct FenceTensorCopies : impl::WeftFenceTensorCopiesBase<FenceTensorCopies> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto spec = parseTargetOption(module, target, numWarps, debug);
-    if (failed(spec))
+    FailureOr<CompileTarget> target = getCompileTarget(module);
+    if (failed(target))
       return signalPassFailure();
-    if (!TargetInfo::create(*spec)->hasTensorCopies())
+    if (!target->spec.hasTensorCopies())
       return;
     OpBuilder builder(&getContext());
     module.walk([&](func::FuncOp func) {

@@ -1,0 +1,274 @@
+//===- SharedMemory.cpp - what a program keeps in shared memory -----------===//
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
+#include "weft/Dialect/Weft/Distribution/DotPlan.h"
+#include "weft/Dialect/Weft/Distribution/TileLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace weft {
+
+unsigned naturalAlignment(Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return 8;
+  if (auto vec = dyn_cast<VectorType>(type))
+    return vec.getNumElements() * naturalAlignment(vec.getElementType());
+  return std::max(1u, type.getIntOrFloatBitWidth() / 8);
+}
+
+namespace {
+
+SwizzledSharedAttr swizzleOf(ShapedType tile) {
+  auto shared = dyn_cast<SharedType>(tile);
+  return shared ? shared.getLayout() : SwizzledSharedAttr();
+}
+
+/// Bytes of one element of `tile` in shared memory (pointers are 64-bit).
+int64_t elementBytes(RankedTensorType tile) {
+  Type elem = tile.getElementType();
+  return isa<PtrType>(elem) ? 8 : naturalAlignment(elem);
+}
+
+/// A factor of a block dimension in a tensor-map view: coordinates step
+/// `step` elements, `size` of them.
+struct Factor {
+  int64_t step, size;
+};
+
+/// The rows of a buffer interleaved for `warps` warps (#weft.swizzled) as
+/// factors in shared-memory order, outermost first: row 8W t + 8 i + g
+/// (i < W, t < 2R) sits at 64 (R (i / 4) + t / 2) + 16 (i mod 4) +
+/// 8 (t mod 2) + g, so with i = 4 ih + il and t = 2 th + tl the order is
+/// ih, th, il, tl, g. Factors of one coordinate are dropped, and an outer
+/// factor that continues the next inner one merges with it.
+SmallVector<Factor> interleavedRows(int64_t rows, int64_t warps) {
+  int64_t perWarpgroup = rows / (16 * warps);
+  SmallVector<Factor> order = {{32, warps / 4}, {16 * warps, perWarpgroup}, {8, 4}, {8 * warps, 2},
+                               {1, 8}};
+  SmallVector<Factor> merged;
+  for (Factor f : order) {
+    if (f.size == 1)
+      continue;
+    if (!merged.empty() && merged.back().step == f.step * f.size) {
+      merged.back() = {f.step, f.size * merged.back().size};
+      continue;
+    }
+    merged.push_back(f);
+  }
+  return merged;
+}
+
+/// The bytes of the function's `!weft.shared` buffers where they are
+/// static (not placed in dynamic shared memory by placeSharedBuffers).
+int64_t staticBufferBytes(Operation *op, const TargetSpec &target) {
+  int64_t buffers = 0;
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (func && !(target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName)))
+    func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
+  return buffers;
+}
+
+/// Places the shared buffers of `region` from `offset` on, in program
+/// order, each after those before it; returns where they end. The regions
+/// of an op that runs one of them start at the same offset and share their
+/// room; what follows the op comes after the longest. A buffer is used
+/// only inside the region that allocates it.
+int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &alignment,
+                      SmallVectorImpl<Operation *> &allocs) {
+  for (Block &block : region)
+    for (Operation &op : block) {
+      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
+        auto [size, align] = sharedFootprint(&op);
+        offset = llvm::alignTo(offset, align);
+        op.setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
+        offset += size;
+        alignment = std::max(alignment, align);
+        allocs.push_back(&op);
+        continue;
+      }
+      int64_t end = offset;
+      for (Region &inner : op.getRegions())
+        end = std::max(end, placeInRegion(inner, runsOneRegion(&op) ? offset : end, b,
+                                          alignment, allocs));
+      offset = end;
+    }
+  return offset;
+}
+
+} // namespace
+
+int64_t sharedRowPitch(ShapedType tile) {
+  return tile.getDimSize(1) + 16 / naturalAlignment(tile.getElementType());
+}
+
+int64_t sharedTileBytes(ShapedType tile) {
+  int64_t elementBytes = naturalAlignment(tile.getElementType());
+  if (swizzleOf(tile)) // whole 8-row blocks: a multiple of the alignment
+    return tile.getNumElements() * elementBytes;
+  return llvm::alignTo(tile.getDimSize(0) * sharedRowPitch(tile) * elementBytes, 16);
+}
+
+int64_t sharedTileAlignment(ShapedType tile) {
+  // The hardware swizzles by address bits: a block of 8 rows must start
+  // where the pattern does.
+  if (SwizzledSharedAttr layout = swizzleOf(tile))
+    return 8 * layout.getBytes();
+  return 16;
+}
+
+std::optional<TensorCopyPlan> tensorCopyPlan(SharedType buffer,
+                                             std::array<int64_t, 2> divisibility) {
+  SwizzledSharedAttr layout = buffer.getLayout();
+  if (!layout)
+    return std::nullopt;
+  int64_t rows = buffer.getDimSize(0), cols = buffer.getDimSize(1);
+  // A box row is at most one column block: the swizzle's span, which the
+  // hardware swizzles as the layout does. Column blocks lie one after
+  // another in shared memory, each all rows deep.
+  int64_t span = layout.getBytes() / naturalAlignment(buffer.getElementType());
+  int64_t colBlocks = cols / span;
+
+  // One box for the whole block: the columns within a block, the rows in
+  // shared-memory order, then the blocks. The row factor that spans the
+  // block walks the rest of the tensor (the block's row offset a multiple
+  // of its step), and so do the column blocks (a multiple of the span).
+  SmallVector<Factor> rowFactors =
+      layout.getWarps() ? interleavedRows(rows, layout.getWarps()) : SmallVector<Factor>{{1, rows}};
+  auto spanning = llvm::find_if(rowFactors, [&](Factor f) { return f.step * f.size == rows; });
+  if (spanning != rowFactors.end()) {
+    TensorCopyPlan plan{{}, layout.getBytes(), {spanning->step, colBlocks > 1 ? span : 1}};
+    plan.dims.push_back({1, 1, colBlocks > 1 ? span : 0, span});
+    for (auto f = rowFactors.rbegin(); f != rowFactors.rend(); ++f)
+      plan.dims.push_back({0, f->step, &*f == &*spanning ? 0 : f->size, f->size});
+    if (colBlocks > 1)
+      plan.dims.push_back({1, span, 0, colBlocks});
+    bool boxesFit = llvm::all_of(plan.dims, [](const TensorMapDim &d) { return d.box <= 256; });
+    if (plan.dims.size() <= 5 && boxesFit && divisibility[0] % plan.alignment[0] == 0 &&
+        divisibility[1] % plan.alignment[1] == 0)
+      return plan;
+  }
+  // Otherwise a box per column block and run of consecutive rows (8 where
+  // they are interleaved), anywhere in the tensor.
+  int64_t boxRows = layout.getWarps() ? 8 : rows;
+  if (boxRows > 256)
+    return std::nullopt;
+  return TensorCopyPlan{{{1, 1, 0, span}, {0, 1, 0, boxRows}}, layout.getBytes(), {1, 1}};
+}
+
+SmallVector<std::array<int64_t, 2>> tensorCopyOrigins(ArrayRef<TensorMapDim> dims,
+                                                      ShapedType block) {
+  // What one box covers along each block dimension, then boxes side by side.
+  std::array<int64_t, 2> extent = {1, 1};
+  for (const TensorMapDim &d : dims)
+    extent[d.dim] += (d.box - 1) * d.step;
+  SmallVector<std::array<int64_t, 2>> origins;
+  for (int64_t col = 0; col < block.getDimSize(1); col += extent[1])
+    for (int64_t row = 0; row < block.getDimSize(0); row += extent[0])
+      origins.push_back({row, col});
+  return origins;
+}
+
+DenseI64ArrayAttr encodeTensorCopyPlan(MLIRContext *ctx, const TensorCopyPlan &plan) {
+  SmallVector<int64_t> values = {plan.swizzle};
+  for (const TensorMapDim &d : plan.dims)
+    values.append({d.dim, d.step, d.size, d.box});
+  return DenseI64ArrayAttr::get(ctx, values);
+}
+
+TensorCopyPlan decodeTensorCopyPlan(DenseI64ArrayAttr attr) {
+  ArrayRef<int64_t> values = attr.asArrayRef();
+  TensorCopyPlan plan{{}, static_cast<unsigned>(values.front()), {1, 1}};
+  for (size_t i = 1; i + 3 < values.size(); i += 4)
+    plan.dims.push_back({values[i], values[i + 1], values[i + 2], values[i + 3]});
+  return plan;
+}
+
+bool runsOneRegion(Operation *op) { return isa<scf::IfOp>(op); }
+
+std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
+  if (auto alloc = dyn_cast<AllocSharedOp>(op))
+    return {sharedTileBytes(alloc.getType()), sharedTileAlignment(alloc.getType())};
+  return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
+}
+
+void placeSharedBuffers(ModuleOp module, const TargetSpec &target) {
+  if (!target.dynamicSharedMemoryBytes())
+    return;
+  Builder b(module.getContext());
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    // Other functions' buffers stay static: their callers' would overlap.
+    if (!func->hasAttr(kKernelAttrName))
+      continue;
+    int64_t alignment = 16;
+    SmallVector<Operation *> allocs;
+    int64_t bytes = placeInRegion(func->getRegion(0), 0, b, alignment, allocs);
+    // The dynamic area itself is only 16-byte aligned.
+    if (alignment > 16) {
+      for (Operation *alloc : allocs)
+        alloc->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
+      bytes += alignment - 16;
+    }
+    if (bytes)
+      func->setAttr(kDynamicSharedBytesAttrName, b.getI64IntegerAttr(bytes));
+  }
+}
+
+int64_t conversionRowPitch(RankedTensorType type) {
+  if (type.getRank() != 2 || isa<PtrType>(type.getElementType()))
+    return 0;
+  return sharedRowPitch(type);
+}
+
+int64_t conversionBytes(RankedTensorType type) {
+  int64_t pitch = conversionRowPitch(type);
+  int64_t elements = pitch ? type.getDimSize(0) * pitch : type.getNumElements();
+  return elements * elementBytes(type);
+}
+
+ScratchUse scratchUse(Operation *op, const CompileTarget &target) {
+  auto use = [](RankedTensorType tile, int64_t elements) {
+    return ScratchUse{tile, elements * elementBytes(tile)};
+  };
+  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
+    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+    if (TileLayout(src).isThreadLocal() && TileLayout(dst).isThreadLocal())
+      return {};
+    if (isa<ConvertLayoutOp>(op))
+      return ScratchUse{src, conversionBytes(src)};
+    return use(src, src.getNumElements());
+  }
+  if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+    auto ptrs = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!ptrs || !TileLayout(ptrs).isReplicated())
+      return {};
+    auto result = cast<RankedTensorType>(op->getResult(0).getType());
+    return use(result, result.getNumElements());
+  }
+  if (auto dot = dyn_cast<DotOp>(op))
+    return ScratchUse{dot.getC().getType(), dotScratchBytes(dot, target)};
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    RankedTensorType src = reduce.getSrc().getType();
+    int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
+    if (target.threadsPerProgram() == 1 || warps == 1)
+      return {};
+    // One partial per warp for every element of the result.
+    return use(src, src.getNumElements() / src.getDimSize(reduce.getAxis()) *
+                        warps);
+  }
+  return {};
+}
+
+std::optional<int64_t> scratchAllowed(Operation *op, const TargetSpec &target) {
+  // The broadcast slot of oncePerProgram and the static buffers live
+  // beside the scratch buffer.
+  if (std::optional<int64_t> limit = target.staticSharedMemoryBytes())
+    return *limit - kBroadcastSlotBytes - staticBufferBytes(op, target);
+  return std::nullopt;
+}
+
+} // namespace weft
