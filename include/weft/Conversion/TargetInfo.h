@@ -100,10 +100,6 @@ public:
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value value, unsigned laneMask) const;
 
-  /// Waits until the kernels this launch depends on have completed and
-  /// their writes are visible; nothing where launches never start early.
-  virtual void waitForDependencies(mlir::OpBuilder &b, mlir::Location loc) const {}
-
   /// Nanoseconds from a clock that advances while the program spins.
   virtual mlir::Value timerNs(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Inside a polling loop: lets other work (host threads) make progress.
@@ -128,23 +124,6 @@ public:
   virtual llvm::SmallVector<mlir::Value> loadMatrices(mlir::OpBuilder &b, mlir::Location loc,
                                                       mlir::Value rowAddress, unsigned count,
                                                       bool transpose) const;
-  /// Warpgroup matrix multiply-accumulate (sm_90 wgmma), which reads both
-  /// operands from shared memory by descriptor, in DotPlan.h's
-  /// warpgroupOperandLayout: acc += a * b for one m64 x n x k16 step of the warpgroup: a K-major
-  /// and b N-major in shared memory (64-bit descriptors), acc the n / 2
-  /// f32 this thread holds. Asynchronous: warpgroupFence goes before the
-  /// first, warpgroupCommit after the last, and warpgroupWait returns the
-  /// accumulators once at most `pending` committed groups are in flight
-  /// (on targets without warpgroup MMA: as they are).
-  virtual llvm::SmallVector<mlir::Value>
-  warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elemType, int64_t n,
-               mlir::Value descA, mlir::Value descB, mlir::ValueRange acc) const;
-  virtual void warpgroupFence(mlir::OpBuilder &b, mlir::Location loc) const;
-  virtual void warpgroupCommit(mlir::OpBuilder &b, mlir::Location loc) const;
-  virtual llvm::SmallVector<mlir::Value> warpgroupWait(mlir::OpBuilder &b, mlir::Location loc,
-                                                       unsigned pending,
-                                                       mlir::ValueRange acc) const;
-
   /// Asynchronous global-to-shared copies (cp.async on sm_90): asyncCopy
   /// starts copying `bytes` (4, 8 or 16, aligned) from global `src` to
   /// shared `dst`, of which only the first `srcBytes` (an i32, when given)
@@ -156,47 +135,6 @@ public:
                          mlir::Value srcBytes = {}) const;
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const {}
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, unsigned pending) const {}
-
-  /// Bulk tensor copies (sm_90 TMA) and the barriers they complete on.
-  /// tensorCopy starts copying the box at `coords` (i32, innermost
-  /// dimension first) of the tensor map at `tensorMap` into shared `dst`,
-  /// its bytes counted against `barrier`; with `ctaMask` (an i16 of
-  /// cluster ranks) into `dst` and against `barrier` at the same places in
-  /// each of those programs of the cluster. The barrier calls are what one
-  /// thread does: initialise `barriers` for `arrivals` arrivals per phase
-  /// (visible to the copy engine; the program joins after; with
-  /// `afterReads`, the program's accesses before the last join are also
-  /// ordered before the copies that follow: a pipeline run again over
-  /// buffers it read), arrive expecting `bytes`
-  /// more bytes in the phase, and invalidate; barrierWait is every
-  /// thread's wait for the phase of parity `phase` (i32) to complete, and
-  /// barrierArrive every thread's arrival (releasing its earlier accesses,
-  /// also to the copies of whoever waits for the phase), which counts once
-  /// per warp. asyncProxyFence is every thread's fence that orders what
-  /// it acquired before its later copies (weft.async_proxy_fence). Only
-  /// called when TargetSpec::hasTensorCopies().
-  virtual void tensorCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
-                          mlir::Value tensorMap, mlir::ValueRange coords,
-                          mlir::Value barrier, mlir::Value ctaMask = {}) const;
-  virtual void barrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange barriers,
-                           unsigned arrivals, bool afterReads) const;
-  virtual void barrierArriveExpect(mlir::OpBuilder &b, mlir::Location loc,
-                                   mlir::Value barrier, int64_t bytes) const;
-  virtual void barrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
-                           mlir::Value phase) const;
-  virtual void barrierArrive(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier) const;
-  virtual void barrierInval(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value barrier) const;
-  virtual void asyncProxyFence(mlir::OpBuilder &b, mlir::Location loc) const;
-
-  /// Clusters of programs launched together (sm_90 thread block clusters,
-  /// weft.cluster): the program's rank in its cluster (i32), and every
-  /// thread's arrival at (releasing its earlier accesses where `release`,
-  /// weft.cluster_arrive) and wait on the cluster's barrier. Only called
-  /// when TargetSpec::hasClusters(); elsewhere a cluster is one program.
-  virtual mlir::Value clusterRank(mlir::OpBuilder &b, mlir::Location loc) const;
-  virtual void clusterArrive(mlir::OpBuilder &b, mlir::Location loc, bool release) const;
-  virtual void clusterWait(mlir::OpBuilder &b, mlir::Location loc) const;
 
   /// The multimem instruction for `op` (a weft.multimem_* op) on the
   /// multicast address `mptr`; returns the loaded value of an ld_reduce.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileLowering.h"
+#include "NVPTX/NVPTXPatterns.h"
 
 #include "weft/Conversion/Passes.h"
 
@@ -163,8 +164,13 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
       populateMultimemPatterns(converter, lowering, patterns);
       populateTileOpPatterns(converter, tiles, patterns);
       populateTileMemoryPatterns(converter, tiles, patterns);
+      populateSharedBufferPatterns(converter, tiles, patterns);
       populateReducePatterns(converter, tiles, patterns);
       populateDotPatterns(converter, tiles, patterns);
+      if (info.getSpec().kind == TargetKind::NVPTX) {
+        populateBulkCopyPatterns(converter, tiles, patterns);
+        populateWarpgroupDotPatterns(converter, tiles, patterns);
+      }
       if (failed(applyPartialConversion(module, legality, std::move(patterns))))
         return signalPassFailure();
     }

@@ -7,8 +7,7 @@
 // fills with cp.async a few K steps ahead) are read in place: no store, no
 // joins. Then, by what the target has:
 //  - warpgroup MMA (wgmma on sm_90), for #weft.swizzled buffers with c in
-//    warpgroupAccumulatorLayout: each warpgroup issues its m64 x N x k16
-//    steps from shared-memory descriptors, and the sums stay in registers;
+//    warpgroupAccumulatorLayout: NVPTX/WarpgroupDotToLLVM.cpp's pattern;
 //  - a warp-level matrix instruction (mma.sync m16n8k16 for f16/bf16),
 //    where the shape is a multiple of it: if c is in the target's mma
 //    accumulator layout every thread's elements are its warp's fragments
@@ -49,8 +48,6 @@ struct DotOpLowering : TileResultPattern<DotOp> {
     SmallVector<Value> acc = unpackTile(rewriter, loc, adaptor.getC());
     auto shape = mmaFor(op, tiles.target.getCompileTarget());
     bool inRegisters = accumulatesInRegisters(op, tiles.target.getCompileTarget());
-    if (inRegisters && warpgroupOperands(op, tiles.target.getCompileTarget()))
-      return warpgroupProduct(rewriter, loc, op, in, adaptor.getA(), adaptor.getB(), acc);
     // The product from operands at aBase and bBase; `scratch` (after the
     // operands) holds the warp-level path's products.
     auto product = [&](Value aBase, Value bBase, Value scratch) {
@@ -113,77 +110,6 @@ private:
           }
           return next;
         });
-  }
-
-  /// c in warpgroupAccumulatorLayout over W warps, a and b #weft.swizzled:
-  /// warpgroup j's R = M / 16W instructions cover a's stored rows
-  /// 64 (R j + r) and up (the rows the layout gives its warps), each m64 x
-  /// N, stepping 16 along K; thread t's accumulator register 4q + e of
-  /// instruction r is its element (2r + e / 2, 2q + e % 2) of the layout.
-  /// The warpgroup waits for its products before the dot's result is used
-  /// (and before the next copies overwrite the buffers).
-  SmallVector<Value> warpgroupProduct(OpBuilder &b, Location loc, DotOp op, Type in,
-                                      Value aBase, Value bBase, ArrayRef<Value> acc) const {
-    const TargetInfo &target = tiles.target;
-    auto aType = cast<SharedType>(op.getA().getType());
-    auto bType = cast<SharedType>(op.getB().getType());
-    auto [m, n, k] = dotShape(op);
-    int64_t elementBytes = naturalAlignment(aType.getElementType());
-    int64_t aBytes = aType.getLayout().getBytes(), bBytes = bType.getLayout().getBytes();
-    int64_t warps = aType.getLayout().getWarps(), perWarpgroup = m / (16 * warps);
-    TileLayout layout(op.getC().getType());
-    Type i64 = b.getI64Type();
-    Value warpgroup = LLVM::ZExtOp::create(
-        b, loc, i64, divConst(b, loc, target.threadId(b, loc), 4 * target.getSpec().warpSize()));
-    Value aStart = LLVM::AddOp::create(
-        b, loc, LLVM::PtrToIntOp::create(b, loc, i64, aBase),
-        LLVM::MulOp::create(b, loc, warpgroup, i64Const(b, loc, 64 * perWarpgroup * aBytes)));
-    // Leading byte offset: from one column block to the next; stride byte
-    // offset: from 8 rows to the next 8.
-    Value descA = descriptor(b, loc, aStart, m * aBytes, 8 * aBytes, aBytes);
-    Value descB = descriptor(b, loc, LLVM::PtrToIntOp::create(b, loc, i64, bBase), k * bBytes,
-                             8 * bBytes, bBytes);
-    auto advance = [&](Value desc, int64_t bytes) -> Value {
-      return LLVM::AddOp::create(b, loc, desc, i64Const(b, loc, bytes / 16));
-    };
-    SmallVector<Value> out(acc);
-    target.warpgroupFence(b, loc);
-    for (int64_t r = 0; r < perWarpgroup; ++r) {
-      SmallVector<unsigned> index;
-      for (int64_t q = 0; q < n / 8; ++q)
-        for (unsigned e = 0; e < 4; ++e)
-          index.push_back(layout.linearIndex({unsigned(2 * r + e / 2), unsigned(2 * q + e % 2)}));
-      SmallVector<Value> d;
-      for (unsigned i : index)
-        d.push_back(out[i]);
-      for (int64_t k0 = 0; k0 < k; k0 += 16) {
-        int64_t kBytes = k0 * elementBytes;
-        int64_t aOffset = kBytes / aBytes * m * aBytes + 64 * r * aBytes + kBytes % aBytes;
-        d = target.warpgroupMma(b, loc, in, n, advance(descA, aOffset),
-                                advance(descB, k0 * bBytes), d);
-      }
-      for (auto [i, value] : llvm::zip(index, d))
-        out[i] = value;
-    }
-    target.warpgroupCommit(b, loc);
-    // A weft.dot_wait that is the only user does the waiting.
-    if (op->hasOneUse() && isa<DotWaitOp>(*op->user_begin()))
-      return out;
-    return target.warpgroupWait(b, loc, /*pending=*/0, out);
-  }
-
-  /// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
-  /// Format"): the start address, the leading and stride byte offsets, all
-  /// in 16-byte units, and the swizzle mode.
-  Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading, int64_t stride,
-                   int64_t swizzleBytes) const {
-    uint64_t mode = swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3;
-    uint64_t fixed = (uint64_t(leading >> 4) & 0x3FFF) << 16 |
-                     (uint64_t(stride >> 4) & 0x3FFF) << 32 | mode << 62;
-    Value start = LLVM::AndOp::create(
-        b, loc, LLVM::LShrOp::create(b, loc, address, i64Const(b, loc, 4)),
-        i64Const(b, loc, 0x3FFF));
-    return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fixed)));
   }
 
   /// Lane coordinates within mma.sync m16n8k16's fragments (PTX ISA,
@@ -414,13 +340,14 @@ private:
   }
 };
 
+/// Where there is no warpgroup MMA (NVPTX/WarpgroupDotToLLVM.cpp), the sums
+/// are in registers as they are.
 struct DotWaitOpLowering : TileResultPattern<DotWaitOp> {
   using TileResultPattern::TileResultPattern;
 
   SmallVector<Value> lowerTile(DotWaitOp op, OpAdaptor adaptor,
                                ConversionPatternRewriter &rewriter) const override {
-    return tiles.target.warpgroupWait(rewriter, op.getLoc(), op.getPending(),
-                                      unpackTile(rewriter, op.getLoc(), adaptor.getSrc()));
+    return unpackTile(rewriter, op.getLoc(), adaptor.getSrc());
   }
 };
 

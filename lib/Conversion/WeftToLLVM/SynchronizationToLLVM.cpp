@@ -5,7 +5,8 @@
 // with relaxed loads, acquire with a fence, and the threads join; the
 // device-wide barrier combines a per-rank arrival counter with per-peer
 // monotonic arrival counts in the reserved region. The dependency wait is
-// the target's (TargetInfo::waitForDependencies).
+// nothing where launches never start early (sm_90's is
+// NVPTX/BulkCopiesToLLVM.cpp's).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelContext.h"
@@ -165,7 +166,6 @@ struct DependencyWaitOpLowering : WeftPattern<DependencyWaitOp> {
 
   LogicalResult matchAndRewrite(DependencyWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    lowering.target.waitForDependencies(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }

@@ -130,68 +130,23 @@ SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsign
   llvm_unreachable("loadMatrices without mmaShape");
 }
 
-SmallVector<Value> TargetInfo::warpgroupMma(OpBuilder &, Location, Type, int64_t, Value, Value,
-                                            ValueRange) const {
-  llvm_unreachable("warpgroupMma without warpgroupOperandLayout");
-}
 
-void TargetInfo::warpgroupFence(OpBuilder &, Location) const {
-  llvm_unreachable("warpgroupFence without warpgroupOperandLayout");
-}
 
-void TargetInfo::warpgroupCommit(OpBuilder &, Location) const {
-  llvm_unreachable("warpgroupCommit without warpgroupOperandLayout");
-}
 
-SmallVector<Value> TargetInfo::warpgroupWait(OpBuilder &, Location, unsigned,
-                                             ValueRange acc) const {
-  return acc; // no asynchronous products
-}
 
 void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned, Value) const {
   llvm_unreachable("asyncCopy without hasAsyncCopy");
 }
 
-void TargetInfo::tensorCopy(OpBuilder &, Location, Value, Value, ValueRange, Value,
-                            Value) const {
-  llvm_unreachable("tensorCopy without hasTensorCopies");
-}
 
-void TargetInfo::barrierInit(OpBuilder &, Location, ValueRange, unsigned, bool) const {
-  llvm_unreachable("barrierInit without hasTensorCopies");
-}
 
-void TargetInfo::barrierArriveExpect(OpBuilder &, Location, Value, int64_t) const {
-  llvm_unreachable("barrierArriveExpect without hasTensorCopies");
-}
 
-void TargetInfo::barrierWait(OpBuilder &, Location, Value, Value) const {
-  llvm_unreachable("barrierWait without hasTensorCopies");
-}
 
-void TargetInfo::barrierArrive(OpBuilder &, Location, Value) const {
-  llvm_unreachable("barrierArrive without hasTensorCopies");
-}
 
-void TargetInfo::barrierInval(OpBuilder &, Location, Value) const {
-  llvm_unreachable("barrierInval without hasTensorCopies");
-}
 
-void TargetInfo::asyncProxyFence(OpBuilder &, Location) const {
-  llvm_unreachable("asyncProxyFence without hasTensorCopies");
-}
 
-Value TargetInfo::clusterRank(OpBuilder &, Location) const {
-  llvm_unreachable("clusterRank without hasClusters");
-}
 
-void TargetInfo::clusterArrive(OpBuilder &, Location, bool) const {
-  llvm_unreachable("clusterArrive without hasClusters");
-}
 
-void TargetInfo::clusterWait(OpBuilder &, Location) const {
-  llvm_unreachable("clusterWait without hasClusters");
-}
 
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
                            Value) const {

@@ -6,8 +6,8 @@
 // memory where threads exchange elements.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WEFT_PASSES_WEFTTOLLVM_TILELOWERING_H
-#define WEFT_PASSES_WEFTTOLLVM_TILELOWERING_H
+#ifndef WEFT_CONVERSION_WEFTTOLLVM_TILELOWERING_H
+#define WEFT_CONVERSION_WEFTTOLLVM_TILELOWERING_H
 
 #include "Lowering.h"
 #include "TileValues.h"
@@ -57,14 +57,18 @@ void replaceWithTile(mlir::ConversionPatternRewriter &rewriter,
                      mlir::Operation *op, const mlir::TypeConverter &converter,
                      mlir::ValueRange elements);
 
+/// The benefit of tile patterns: above the scalar weft patterns, which do
+/// not handle tiles; and of a vendor's patterns (NVPTX/), above those
+/// every target shares where both lower an op.
+constexpr unsigned kTileBenefit = 2;
+constexpr unsigned kVendorBenefit = 3;
+
 template <typename Op>
 class TilePattern : public mlir::ConvertOpToLLVMPattern<Op> {
 public:
-  /// Above the scalar weft patterns, which do not handle tiles.
-  TilePattern(const mlir::LLVMTypeConverter &converter,
-              const TileLowering &tiles)
-      : mlir::ConvertOpToLLVMPattern<Op>(converter, /*benefit=*/2),
-        tiles(tiles) {}
+  TilePattern(const mlir::LLVMTypeConverter &converter, const TileLowering &tiles,
+              unsigned benefit = kTileBenefit)
+      : mlir::ConvertOpToLLVMPattern<Op>(converter, benefit), tiles(tiles) {}
 
 protected:
   const TileLowering &tiles;
@@ -109,13 +113,24 @@ void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
 /// thread of its own, so module-wide buffers would be shared).
 mlir::Value programStackBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                int64_t bytes);
+/// Where the shared-memory allocation `op` (weft.alloc_shared,
+/// weft.alloc_mbarriers) lives: in a kernel on a target with dynamic shared
+/// memory, its place there (placeSharedBuffers); elsewhere a static
+/// shared-memory array of its own; on the host a stack slot of the program.
+mlir::Value sharedAllocation(mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
+                             const TargetInfo &target);
 /// `!weft.shared` buffers become shared-memory pointers (the host: plain
 /// pointers to the program's stack).
 void addSharedBufferConversion(mlir::LLVMTypeConverter &converter,
                                const TargetInfo &target);
+/// Global tile accesses and atomics, and async copies into shared buffers.
 void populateTileMemoryPatterns(const mlir::LLVMTypeConverter &converter,
                                 const TileLowering &tiles,
                                 mlir::RewritePatternSet &patterns);
+/// Shared buffers, the groups of async copies, and the fallbacks of
+/// sm_90's proxy fence and cluster barrier on other targets.
+void populateSharedBufferPatterns(const mlir::LLVMTypeConverter &converter,
+                                  const TileLowering &tiles, mlir::RewritePatternSet &patterns);
 void populateReducePatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);

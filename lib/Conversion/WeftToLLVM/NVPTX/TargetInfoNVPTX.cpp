@@ -7,9 +7,11 @@
 // Multimem has no LLVM intrinsic: inline PTX as well.
 //
 //===----------------------------------------------------------------------===//
-#include "KernelContext.h"
-#include "LoweringUtils.h"
-#include "TargetInfos.h"
+#include "PTX.h"
+
+#include "../KernelContext.h"
+#include "../LoweringUtils.h"
+#include "../TargetInfos.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
@@ -98,47 +100,6 @@ StringRef atomOp(RMWKind kind) {
   return "exch";
 }
 
-/// Inline PTX; always kept, since every use touches memory.
-Value emitAsm(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
-              StringRef text, StringRef constraints) {
-  auto op = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-  return resultType ? op.getResult(0) : Value();
-}
-
-/// Inline PTX with several results (a struct of `types`, unpacked).
-SmallVector<Value> emitAsmResults(OpBuilder &b, Location loc, ArrayRef<Type> types,
-                                  ValueRange operands, StringRef text,
-                                  StringRef constraints, bool hasSideEffects) {
-  auto op = LLVM::InlineAsmOp::create(
-      b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types), operands, text,
-      constraints, hasSideEffects, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr(), ArrayAttr());
-  SmallVector<Value> out;
-  for (int64_t i = 0, e = types.size(); i < e; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
-  return out;
-}
-
-/// A shared-memory pointer as the 32-bit address PTX's shared state space
-/// takes.
-Value sharedAddress(OpBuilder &b, Location loc, Value ptr) {
-  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
-}
-
-/// Constraints of `n` f32 results that are also inputs (accumulators
-/// passed through inline PTX): "=f" each, then inputs tied to them.
-std::string tiedF32Constraints(unsigned n) {
-  std::string constraints;
-  for (unsigned i = 0; i < n; ++i)
-    constraints += "=f,";
-  for (unsigned i = 0; i < n; ++i)
-    constraints += llvm::formatv("{0}{1}", i ? "," : "", i).str();
-  return constraints;
-}
-
 class NVPTXTargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -163,16 +124,6 @@ public:
       kernel.setArgAttr(param.index, LLVM::LLVMDialect::getAlignAttrName(),
                         b.getI64IntegerAttr(param.alignment));
     }
-  }
-
-  // Waits for the grids of the stream's previous kernel, their memory
-  // flushed; launched plainly, it does nothing. A kernel never releases its
-  // own dependents early (griddepcontrol.launch_dependents): they launch as
-  // its programs exit, which hides the launch between kernels. Released at
-  // its start they took SMs early and slowed a 128 x 4096^2 GEMM from 10 to
-  // 12 us (bench/README.md, "Early start").
-  void waitForDependencies(OpBuilder &b, Location loc) const override {
-    emitAsm(b, loc, Type(), {}, "griddepcontrol.wait;", "~{memory}");
   }
 
   Value programId(OpBuilder &b, Location loc, Axis axis,
@@ -292,153 +243,6 @@ public:
     // cp.async writes through the generic proxy and wgmma reads through the
     // async one: each thread fences its own copies before the join.
     emitAsm(b, loc, Type(), {}, "fence.proxy.async.shared::cta;", "");
-  }
-
-  // Bulk tensor copies complete on mbarriers (PTX ISA 8.0, sm_90). Shared
-  // addresses travel as 32-bit registers: the shared window is 32-bit.
-  void tensorCopy(OpBuilder &b, Location loc, Value dst, Value tensorMap, ValueRange coords,
-                  Value barrier, Value ctaMask) const override {
-    SmallVector<std::string> coordRegs;
-    for (size_t i = 0; i < coords.size(); ++i)
-      coordRegs.push_back("$" + std::to_string(2 + i));
-    size_t barrierReg = 2 + coords.size();
-    std::string text = llvm::formatv(
-        "cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        "{1} [$0], [$1, {{{2}}], [${3}]{4};",
-        coords.size(), ctaMask ? ".multicast::cluster" : "", llvm::join(coordRegs, ", "),
-        barrierReg, ctaMask ? ", $" + std::to_string(barrierReg + 1) : "");
-    SmallVector<Value> operands{sharedAddress(b, loc, dst), tensorMap};
-    llvm::append_range(operands, coords);
-    operands.push_back(sharedAddress(b, loc, barrier));
-    std::string constraints =
-        "r,l," + llvm::join(SmallVector<StringRef>(coords.size() + 1, "r"), ",");
-    if (ctaMask) {
-      operands.push_back(ctaMask);
-      constraints += ",h";
-    }
-    emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
-  }
-  void barrierInit(OpBuilder &b, Location loc, ValueRange barriers, unsigned arrivals,
-                   bool afterReads) const override {
-    for (Value barrier : barriers)
-      emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32Const(b, loc, arrivals)},
-              "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}");
-    // The copy engine (the async proxy) must see the initialised state;
-    // after reads, a proxy fence (as in barrierArrive) orders them before
-    // the copies. Only then: at a kernel's start it cost 0.3 us of a
-    // 6 us GEMM (bench/README.md, "mma.sync: the arrival's proxy fence").
-    emitAsm(b, loc, Type(), {},
-            afterReads ? "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta;"
-                       : "fence.mbarrier_init.release.cluster;",
-            "~{memory}");
-  }
-  void barrierArriveExpect(OpBuilder &b, Location loc, Value barrier,
-                           int64_t bytes) const override {
-    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), i32Const(b, loc, bytes)},
-            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}");
-  }
-  void barrierWait(OpBuilder &b, Location loc, Value barrier, Value phase) const override {
-    // try_wait suspends the thread for a while before it fails; the label
-    // is local to the braces, so the loop may be inlined many times.
-    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier), phase},
-            "{ .reg .pred done; WEFT_WAIT: "
-            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-            "@!done bra WEFT_WAIT; }",
-            "r,r,~{memory}");
-  }
-  void barrierArrive(OpBuilder &b, Location loc, Value barrier) const override {
-    // The warp meets first (bar.warp.sync orders its threads' accesses),
-    // then its first lane arrives for all of them, releasing those
-    // accesses: one arrival per warp instead of 32 on the barrier's word.
-    // What the arrival frees is refilled by bulk copies, which write
-    // through the async proxy: each thread's proxy fence orders its reads
-    // (ldmatrix, generic proxy) before them. Without it ptxas let the
-    // arrival overtake the warp's last ldmatrix loads, and mma.sync GEMMs
-    // read operands the next copy had overwritten (docs/tile-ir.md).
-    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
-            "{ .reg .pred first; .reg .b32 lane; fence.proxy.async.shared::cta; "
-            "bar.warp.sync -1; mov.u32 lane, %laneid; "
-            "setp.eq.u32 first, lane, 0; "
-            "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }",
-            "r,~{memory}");
-  }
-  void barrierInval(OpBuilder &b, Location loc, Value barrier) const override {
-    emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
-            "mbarrier.inval.shared::cta.b64 [$0];", "r,~{memory}");
-  }
-  // The bulk copies read global memory through the async proxy; this
-  // orders the thread's generic accesses, and what its acquires made
-  // visible (peers' pushes), before them.
-  void asyncProxyFence(OpBuilder &b, Location loc) const override {
-    emitAsm(b, loc, Type(), {}, "fence.proxy.async.global;", "~{memory}");
-  }
-
-  // Thread block clusters (PTX ISA 7.8, sm_90). A kernel launched without
-  // a cluster shape is a cluster of one CTA, so these hold everywhere.
-  Value clusterRank(OpBuilder &b, Location loc) const override {
-    return NVVM::ClusterId::create(b, loc, b.getI32Type());
-  }
-  // Every thread of the program executes them together (.aligned). The
-  // arrival is relaxed unless asked to release: what it announces is
-  // mostly that reads have completed (wgmma.wait_group has retired the
-  // products that read a buffer), which no later write can undo, and a
-  // releasing arrival costs a cluster-scope fence: 1024^3 took 14.5 us a
-  // GEMM with it, 7.1 without (bench/README.md, "Clusters"). ldmatrix's
-  // loads have no such wait: relaxed, ptxas may complete them after the
-  // arrival, and a peer's copy then overwrites what they read; the copy
-  // writes through the async proxy, so a proxy fence orders them before it
-  // (as in barrierArrive).
-  void clusterArrive(OpBuilder &b, Location loc, bool release) const override {
-    emitAsm(b, loc, Type(), {},
-            release ? "fence.proxy.async.shared::cta; barrier.cluster.arrive.release.aligned;"
-                    : "barrier.cluster.arrive.relaxed.aligned;",
-            "~{memory}");
-  }
-  void clusterWait(OpBuilder &b, Location loc) const override {
-    emitAsm(b, loc, Type(), {}, "barrier.cluster.wait.acquire.aligned;", "~{memory}");
-  }
-
-  SmallVector<Value> warpgroupMma(OpBuilder &b, Location loc, Type elemType, int64_t n,
-                                  Value descA, Value descB, ValueRange acc) const override {
-    // Operands: the accumulators (outputs, tied inputs), the descriptors,
-    // and scale-d = 1 as a register (setp wants one).
-    unsigned regs = acc.size();
-    std::string list;
-    for (unsigned i = 0; i < regs; ++i)
-      list += llvm::formatv("{0}${1}", i ? "," : "", i).str();
-    std::string constraints = tiedF32Constraints(regs) + ",l,l,r";
-    const char *type = elemType.isBF16() ? "bf16" : "f16";
-    std::string text = llvm::formatv(
-        "{{ .reg .pred p; setp.ne.b32 p, ${0}, 0; "
-        "wgmma.mma_async.sync.aligned.m64n{1}k16.f32.{2}.{2} {{{3}}, ${4}, ${5}, p, 1, 1, 0, 1; }",
-        2 * regs + 2, n, type, list, 2 * regs, 2 * regs + 1);
-    SmallVector<Value> operands(acc);
-    operands.append({descA, descB, i32Const(b, loc, 1)});
-    // Reads shared memory asynchronously: ordered with the fence and waits.
-    return emitAsmResults(b, loc, SmallVector<Type>(regs, b.getF32Type()), operands, text,
-                          constraints, /*hasSideEffects=*/true);
-  }
-  void warpgroupFence(OpBuilder &b, Location loc) const override {
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  }
-  void warpgroupCommit(OpBuilder &b, Location loc) const override {
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  }
-  SmallVector<Value> warpgroupWait(OpBuilder &b, Location loc, unsigned pending,
-                                   ValueRange acc) const override {
-    // The accumulators pass through the wait (tied), so that nothing reads
-    // them before it. The first chunk's wait does the waiting; the rest
-    // find the groups complete.
-    constexpr unsigned kChunk = 64;
-    SmallVector<Value> out;
-    for (unsigned first = 0; first < acc.size(); first += kChunk) {
-      ValueRange chunk = acc.slice(first, std::min<size_t>(kChunk, acc.size() - first));
-      llvm::append_range(
-          out, emitAsmResults(b, loc, SmallVector<Type>(chunk.size(), b.getF32Type()), chunk,
-                              llvm::formatv("wgmma.wait_group.sync.aligned {0};", pending).str(),
-                              tiedF32Constraints(chunk.size()), /*hasSideEffects=*/true));
-    }
-    return out;
   }
 
   Value shuffleXor(OpBuilder &b, Location loc, Value value,

@@ -1,0 +1,394 @@
+//===- PipelinePlan.cpp - which K loops to pipeline, and how --------------===//
+#include "PipelinePlan.h"
+#include "ExpandTensorDescs.h"
+
+#include "weft/Analysis/AxisInfo.h"
+#include "weft/Dialect/Weft/Distribution/DotPlan.h"
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+/// A plain tile load, or a block of a tensor descriptor (always weak).
+bool isWeakLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  return (load && load.getOrder() == MemOrder::weak) || isa<DescLoadOp>(op);
+}
+
+/// Nothing in the loop writes memory or synchronises, so its weak loads may
+/// be issued early. (Ops with regions are judged by what they contain.)
+bool onlyReads(scf::ForOp loop) {
+  return !loop.getBody()
+              ->walk([](Operation *op) {
+                return isWeakLoad(op) || isMemoryEffectFree(op) ||
+                               op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                           ? WalkResult::advance()
+                           : WalkResult::interrupt();
+              })
+              .wasInterrupted();
+}
+
+bool isZero(Value value) {
+  if (auto splat = value.getDefiningOp<SplatOp>())
+    value = splat.getSrc();
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+/// The ops of the loop body that compute `load`'s operands, in program
+/// order, if they depend only on the induction variable and values from
+/// outside the loop and have no memory effects.
+std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, Operation *load) {
+  SmallVector<Value> work(load->getOperands());
+  llvm::SetVector<Operation *> found;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (value == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(value))
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
+        def->getNumRegions())
+      return std::nullopt;
+    if (found.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ops = found.takeVector();
+  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  return ops;
+}
+
+/// Whether `value` is the same in every program of a cluster of `cluster`
+/// programs along each grid axis: computed without side effects from the
+/// kernel's arguments, constants, grid sizes, program ids along axes the
+/// cluster does not span, program ids over a multiple of the cluster's
+/// extent (clusters start at multiples of it), and induction variables of
+/// loops whose bounds are all such values.
+bool sameInCluster(Value value, const std::array<int64_t, 3> &cluster,
+                   llvm::DenseMap<Value, bool> &known) {
+  if (auto it = known.find(value); it != known.end())
+    return it->second;
+  known[value] = false; // until shown otherwise (cycles through loops)
+  bool same = false;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<FunctionOpInterface>(owner))
+      same = owner->hasAttr(kKernelAttrName);
+    else if (auto loop = dyn_cast<scf::ForOp>(owner); loop && arg == loop.getInductionVar())
+      same = llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()},
+                          [&](Value v) { return sameInCluster(v, cluster, known); });
+  } else if (Operation *def = value.getDefiningOp()) {
+    auto axisOf = [](Value v) -> std::optional<unsigned> {
+      if (auto pid = v.getDefiningOp<ProgramIdOp>())
+        return static_cast<unsigned>(pid.getAxis());
+      return std::nullopt;
+    };
+    APInt divisor;
+    if (auto axis = axisOf(value)) {
+      same = cluster[*axis] == 1;
+    } else if (isa<arith::DivSIOp, arith::DivUIOp>(def) && axisOf(def->getOperand(0)) &&
+               matchPattern(def->getOperand(1), m_ConstantInt(&divisor)) &&
+               divisor.getSExtValue() > 0 &&
+               divisor.getSExtValue() % cluster[*axisOf(def->getOperand(0))] == 0) {
+      same = true;
+    } else if (isMemoryEffectFree(def) && def->getNumRegions() == 0) {
+      same = llvm::all_of(def->getOperands(),
+                          [&](Value v) { return sameInCluster(v, cluster, known); });
+    }
+  }
+  return known[value] = same;
+}
+
+std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
+  Operation *load = operand.getDefiningOp();
+  if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) || !load->hasOneUse())
+    return std::nullopt;
+  if (auto plain = dyn_cast<LoadOp>(load); plain && plain.getOther() && !isZero(plain.getOther()))
+    return std::nullopt;
+  auto slice = addressSlice(loop, load);
+  if (!slice)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(operand.getType());
+  return Operand{load, std::move(*slice),
+                 SharedType::get(loop.getContext(), type.getShape(), type.getElementType())};
+}
+
+/// The bulk copies `operand` (a descriptor's block in a buffer with its
+/// final layout) needs: the kernel argument they read and the plan of its
+/// tensor map (tensorCopyPlan, one box per block where the block's offsets
+/// are aligned to the view); none where the block is no bulk copy (the
+/// descriptor is not the kernel's own argument, or the buffer not
+/// swizzled).
+std::optional<std::pair<unsigned, TensorCopyPlan>> tensorMapOf(const Operand &operand,
+                                                               const AxisInfoAnalysis &axis) {
+  auto desc = dyn_cast<DescLoadOp>(operand.load);
+  if (!desc)
+    return std::nullopt;
+  auto arg = dyn_cast<BlockArgument>(desc.getDesc());
+  if (!arg || !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) ||
+      !arg.getOwner()->getParentOp()->hasAttr(kKernelAttrName))
+    return std::nullopt;
+  // A view that walks the tensor in steps needs the block's offsets and the
+  // tensor's extent to be whole steps (both powers of two: the smaller
+  // divides the other).
+  auto func = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  auto shape = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                        kShapeDivisibilityAttrName);
+  std::array<int64_t, 2> divisibility;
+  for (unsigned d = 0; d < 2; ++d)
+    divisibility[d] = std::min(axis.get(desc.getOffsets()[d]).divisibility[0],
+                               shape && d < shape.size() ? shape[d] : 1);
+  auto plan = tensorCopyPlan(operand.buffer, divisibility);
+  if (!plan)
+    return std::nullopt;
+  // A shared copy's box is its slice of the outermost dimension
+  // (weft.desc_async_copy's multicast).
+  if (operand.multicast)
+    plan->dims.back().box /= clusterSize(func);
+  return std::pair{arg.getArgNumber(), std::move(*plan)};
+}
+
+/// Whether every program of the cluster runs `op`, as often as the others:
+/// the loops around it have bounds, and the branches conditions, that are
+/// the same in all of them (sameInCluster).
+bool reachedTogether(Operation *op, const std::array<int64_t, 3> &cluster,
+                     llvm::DenseMap<Value, bool> &known) {
+  for (Operation *parent = op->getParentOp(); !isa<FunctionOpInterface>(parent);
+       parent = parent->getParentOp()) {
+    SmallVector<Value> decides;
+    if (auto loop = dyn_cast<scf::ForOp>(parent))
+      decides = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    else if (auto branch = dyn_cast<scf::IfOp>(parent))
+      decides = {branch.getCondition()};
+    else
+      return false;
+    if (!llvm::all_of(decides, [&](Value v) { return sameInCluster(v, cluster, known); }))
+      return false;
+  }
+  return true;
+}
+
+/// Whether the programs of `func`'s cluster can share the copies of
+/// `operand`: its block is the same in all of them, one box (the offsets
+/// aligned to a plan of one box per block) whose outermost dimension
+/// splits evenly among them, each slice starting where the swizzle
+/// pattern does.
+bool shareable(const Operand &operand, FunctionOpInterface func, const AxisInfoAnalysis &axis,
+               llvm::DenseMap<Value, bool> &known) {
+  auto desc = dyn_cast<DescLoadOp>(operand.load);
+  int64_t programs = clusterSize(func);
+  std::array<int64_t, 3> cluster = clusterShape(func);
+  auto same = [&](Value v) { return sameInCluster(v, cluster, known); };
+  if (!desc || programs == 1 || !llvm::all_of(desc.getOffsets(), same))
+    return false;
+  auto map = tensorMapOf(operand, axis);
+  if (!map || tensorCopyOrigins(map->second.dims, operand.buffer).size() != 1)
+    return false;
+  int64_t bytes = sharedTileBytes(operand.buffer);
+  return map->second.dims.back().box % programs == 0 &&
+         (bytes / programs) % sharedTileAlignment(operand.buffer) == 0;
+}
+
+/// Where the operands' blocks are all bulk copies: the tensor maps they
+/// read, merged into those the kernel's other loops read (one per
+/// argument, so the same map must do for all). None otherwise.
+std::optional<DictionaryAttr> tensorMapsFor(ArrayRef<Operand> operands, Operation *func,
+                                            const AxisInfoAnalysis &axis) {
+  NamedAttrList maps;
+  if (auto known = func->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName))
+    maps.append(known.getValue());
+  for (const Operand &operand : operands) {
+    auto map = tensorMapOf(operand, axis);
+    if (!map)
+      return std::nullopt;
+    auto value = encodeTensorCopyPlan(func->getContext(), map->second);
+    std::string key = std::to_string(map->first);
+    if (Attribute existing = maps.get(key); existing && existing != value)
+      return std::nullopt;
+    maps.set(key, value);
+  }
+  return maps.getDictionary(func->getContext());
+}
+
+/// Stages that fit in `budget` bytes (none: no limit) with `spare` more
+/// buffers per ring and `perStage` more bytes per buffer of the rings (a
+/// barrier), at most `wanted`.
+int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int64_t> budget,
+                  int64_t spare, int64_t perStage) {
+  if (!budget)
+    return wanted;
+  // Room for aligning the first buffer (placeSharedBuffers).
+  int64_t alignment = 16;
+  for (const Operand &operand : operands) {
+    perStage += sharedTileBytes(operand.buffer);
+    alignment = std::max(alignment, sharedTileAlignment(operand.buffer));
+  }
+  return std::min<int64_t>(wanted, (*budget - (alignment - 16)) / perStage - spare);
+}
+
+/// The layout that `layoutOf` (DotPlan.h's, for a dot of operand type,
+/// shape {M, N, K} and operand index) gives each of a dot's operand
+/// buffers, where it gives one to both; returns whether it did.
+bool useLayouts(Operand &a, Operand &b, const CompileTarget &target, OperandLayoutFn layoutOf) {
+  std::array<int64_t, 3> mnk = {a.buffer.getDimSize(0), b.buffer.getDimSize(1),
+                                a.buffer.getDimSize(1)};
+  MLIRContext *ctx = a.buffer.getContext();
+  Type in = a.buffer.getElementType();
+  SwizzledSharedAttr aLayout = layoutOf(target, ctx, in, mnk, 0);
+  SwizzledSharedAttr bLayout = layoutOf(target, ctx, in, mnk, 1);
+  if (!aLayout || !bLayout)
+    return false;
+  a.buffer = SharedType::get(ctx, a.buffer.getShape(), in, aLayout);
+  b.buffer = SharedType::get(ctx, b.buffer.getShape(), in, bLayout);
+  return true;
+}
+
+/// The dot's sums only feed itself in the next iteration (through the
+/// loop's yield): they may stay in flight across the step.
+std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
+  if (!dot->hasOneUse())
+    return std::nullopt;
+  OpOperand &use = *dot->use_begin();
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (use.getOwner() != loop.getBody()->getTerminator() || !arg ||
+      arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() != use.getOperandNumber() + loop.getNumInductionVars())
+    return std::nullopt;
+  return use.getOperandNumber();
+}
+
+/// The region of `op` that holds `region` (`op` an ancestor of it).
+Region *regionOf(Operation *op, Region *region) {
+  while (region->getParentOp() != op)
+    region = region->getParentOp()->getParentRegion();
+  return region;
+}
+
+} // namespace
+
+int64_t PipelinePlan::bytes() const {
+  int64_t bytes = ringSize() * barrierBytes;
+  for (const Operand &operand : operands)
+    bytes += ringSize() * sharedTileBytes(operand.buffer);
+  return bytes;
+}
+
+/// The most scratch a dot of `func` outside `loop` needs.
+int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,
+                          const CompileTarget &target) {
+  int64_t most = 0;
+  func->walk([&](DotOp dot) {
+    if (!loop->isAncestor(dot))
+      most = std::max(most, dotScratchBytes(dot, target));
+  });
+  return most;
+}
+
+bool exclusive(Region *a, Region *b) {
+  Operation *common = a->getParentOp();
+  while (common && !common->isAncestor(b->getParentOp()))
+    common = common->getParentOp();
+  return common && runsOneRegion(common) && regionOf(common, a) != regionOf(common, b);
+}
+
+
+std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
+                                         std::optional<int64_t> budget,
+                                         const CompileTarget &target) {
+  if (!onlyReads(loop))
+    return std::nullopt;
+  PipelinePlan plan;
+  SmallVector<DotOp> &dots = plan.dots;
+  SmallVector<Operand> &operands = plan.operands;
+  auto &overlapped = plan.overlapped;
+  bool &threadReads = plan.threadReads;
+  for (auto dot : loop.getBody()->getOps<DotOp>()) {
+    auto a = pipelinable(loop, dot.getA()), b = pipelinable(loop, dot.getB());
+    if (!a || !b)
+      continue;
+    // The layouts that warpgroup MMA reads in place, else those that
+    // warp-level MMA's loads read without bank conflicts.
+    if (useLayouts(*a, *b, target, &warpgroupOperandLayout)) {
+      if (auto position = carriedOnly(loop, dot))
+        overlapped.push_back({dot, *position});
+    } else {
+      threadReads = true;
+      useLayouts(*a, *b, target, &mmaOperandLayout);
+    }
+    dots.push_back(dot);
+    operands.push_back(std::move(*a));
+    operands.push_back(std::move(*b));
+  }
+  if (operands.empty())
+    return std::nullopt;
+  // Descriptor blocks are bulk tensor copies where the target has them and
+  // every operand of the loop can be one (the copies then complete on
+  // barriers instead of in groups). Otherwise they become tiles of
+  // pointers, and the loop is pipelined as such.
+  auto func = loop->getParentOfType<FunctionOpInterface>();
+  std::optional<DictionaryAttr> &tensorMaps = plan.tensorMaps;
+  if (target.spec.hasTensorCopies()) {
+    AxisInfoAnalysis axis(func);
+    tensorMaps = tensorMapsFor(operands, func, axis);
+    // In a kernel run in clusters, the programs share the copies of the
+    // blocks they all read (unless another loop reads the argument whole).
+    llvm::DenseMap<Value, bool> known;
+    if (tensorMaps && target.spec.hasClusters() && clusterSize(func) > 1 &&
+        reachedTogether(loop, clusterShape(func), known)) {
+      for (Operand &operand : operands)
+        operand.multicast = shareable(operand, func, axis, known);
+      if (auto shared = tensorMapsFor(operands, func, axis))
+        tensorMaps = shared;
+      else
+        for (Operand &operand : operands)
+          operand.multicast = false;
+    }
+  }
+  if (!tensorMaps) {
+    IRRewriter rewriter(loop.getContext());
+    bool expanded = false;
+    for (const Operand &operand : operands)
+      if (auto desc = dyn_cast<DescLoadOp>(operand.load)) {
+        expandDescLoad(rewriter, desc);
+        expanded = true;
+      }
+    if (expanded)
+      return planPipeline(loop, numStages, budget, target);
+  }
+  bool bulk = plan.bulk();
+  // Copies shared across the cluster refill a buffer in every program, so
+  // the cluster's barrier, not the program's join, orders them after the
+  // reads: each thread arrives at the end of a step, once done with the
+  // buffer of the step before (the buffer read two steps back with a
+  // spare, the one read last without), and waits at the next step's
+  // copies, which go to that buffer; the waits trail the arrivals by a
+  // step, so they rarely stall.
+  bool clustered = plan.clustered =
+      llvm::any_of(operands, [](const Operand &o) { return o.multicast; });
+  // Elsewhere bulk copies need no join at each step: every warp arrives at
+  // a ring of "empty" barriers, one per buffer, once done with its step's
+  // buffer, and only the copying thread waits there before it refills one;
+  // the other warps go on until data they need has not landed. (Products
+  // still in flight retire warpgroup by warpgroup after their step, and
+  // keep the join: empty barriers measured slower for them, docs/tile-ir.md.)
+  plan.empties = bulk && !clustered && overlapped.empty();
+  // A dot still in flight reads the buffers of the step before: one more
+  // buffer per ring keeps the copies off them. (Each warpgroup waits for
+  // its own products; the next step's join orders the copies after every
+  // warpgroup's.)
+  plan.spare = overlapped.empty() ? 0 : 1;
+  plan.barrierBytes = bulk ? (plan.empties ? 16 : 8) : 0;
+  plan.stages = stagesFor(operands, numStages, budget, plan.spare, plan.barrierBytes);
+  if (plan.stages < 2)
+    return std::nullopt;
+  return plan;
+}
+
+} // namespace weft

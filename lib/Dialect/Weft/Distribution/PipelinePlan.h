@@ -1,0 +1,78 @@
+//===- PipelinePlan.h - which K loops to pipeline, and how ------*- C++ -*-===//
+//
+// Internal to weft-pipeline-dot-operands (PipelineDotOperands.cpp): the
+// plan of one loop (which dots' operands become rings of shared buffers,
+// in which layouts, filled by which copies, how many stages deep) is
+// decided here before the loop is rewritten.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_LIB_DISTRIBUTION_PIPELINEPLAN_H
+#define WEFT_LIB_DISTRIBUTION_PIPELINEPLAN_H
+
+#include "weft/Dialect/Weft/IR/Dialect.h"
+#include "weft/Target/Target.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <optional>
+
+namespace weft {
+
+/// Shared memory left to the program's other uses (exchanges, reductions).
+constexpr int64_t kReservedSharedBytes = 8 * 1024;
+
+/// A dot operand to pipeline: its load (a weft.load or a weft.desc_load)
+/// and the load's address slice; `multicast`: the programs of the cluster
+/// share its copies.
+struct Operand {
+  mlir::Operation *load;
+  llvm::SmallVector<mlir::Operation *> slice;
+  SharedType buffer;
+  bool multicast = false;
+};
+
+/// How a loop is pipelined.
+struct PipelinePlan {
+  llvm::SmallVector<DotOp> dots;
+  /// a and b of each dot, in order, with their buffers' layouts.
+  llvm::SmallVector<Operand> operands;
+  /// Yield positions of warpgroup dots whose products overlap the next
+  /// step's (weft.dot_wait 1 after each, 0 after the loop).
+  llvm::SmallVector<std::pair<DotOp, unsigned>> overlapped;
+  /// Threads read the rings themselves (ldmatrix, element loads), not only
+  /// wgmma: a cluster's arrivals must then release those reads.
+  bool threadReads = false;
+  /// The kernel's tensor maps where every operand is a bulk copy.
+  std::optional<mlir::DictionaryAttr> tensorMaps;
+  /// Some copies are shared across the cluster; the copier waits at
+  /// "empty" barriers instead of the program joining each step.
+  bool clustered = false, empties = false;
+  /// Stages, spare buffers per ring, and bytes of barriers per buffer.
+  int64_t stages = 0, spare = 0, barrierBytes = 0;
+
+  bool bulk() const { return tensorMaps.has_value(); }
+  int64_t ringSize() const { return stages + spare; }
+  /// The bytes the rings take.
+  int64_t bytes() const;
+};
+
+/// The plan for `loop` within `budget` bytes of shared memory (none: no
+/// limit) and `numStages` at most, or none: the loop is left alone. Blocks
+/// of descriptors that cannot all be bulk copies are expanded into tile
+/// loads on the way.
+std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStages,
+                                         std::optional<int64_t> budget,
+                                         const CompileTarget &target);
+
+/// The most scratch a dot of `func` outside `loop` needs.
+int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,
+                          const CompileTarget &target);
+/// Whether code in regions `a` and `b` never runs together: they lie in
+/// different regions of their innermost common ancestor, which runs one
+/// of them (runsOneRegion).
+bool exclusive(mlir::Region *a, mlir::Region *b);
+
+} // namespace weft
+
+#endif // WEFT_LIB_DISTRIBUTION_PIPELINEPLAN_H
