@@ -140,8 +140,7 @@ static weft_status hip_ready(void) {
 /* ---- state ---- */
 
 typedef struct hip_state {
-  weft_gpu gpu; /* first; gpu.device is the ordinal */
-  hipStream_t stream;
+  weft_gpu gpu; /* first; gpu.device is the ordinal, gpu.stream a hipStream_t */
   size_t heap_size;
   void *bases[WEFT_MAX_RANKS]; /* own: hipExtMallocWithFlags; peers: IPC */
 } hip_state;
@@ -156,14 +155,16 @@ typedef struct hip_module {
  * than the one that ran weft_init. */
 static weft_status enter(hip_state *s) { return HIP(hipSetDevice, s->gpu.device); }
 
+static hipStream_t own_stream(const weft_gpu *g) { return (hipStream_t)g->stream; }
+
 /* ---- open / close ---- */
 
 static weft_status hip_close(void *state) {
   hip_state *s = state;
   weft_status st = WEFT_SUCCESS;
-  if (s->stream) {
+  if (s->gpu.stream) {
     st = enter(s);
-    weft_keep(&st, HIP(hipStreamDestroy, s->stream));
+    weft_keep(&st, HIP(hipStreamDestroy, own_stream(&s->gpu)));
   }
   free(s);
   return st;
@@ -184,7 +185,7 @@ static weft_status open_device(weft_gpu *g) {
       (st = HIP(hipDeviceGetPCIBusId, g->bus_id, (int)sizeof g->bus_id, g->device)) ||
       (st = HIP(hipStreamCreateWithFlags, &stream, hipStreamDefault)))
     return st;
-  s->stream = stream;
+  g->stream = stream;
   return WEFT_SUCCESS;
 }
 
@@ -196,23 +197,6 @@ static weft_status can_access_peer(int *can, int device, int peer_device) {
   return HIP(hipDeviceCanAccessPeer, can, device, peer_device);
 }
 
-static const weft_gpu_ops gpu_ops = {
-    .backend = &weft_backend_hip,
-    .interconnect = "xGMI",
-    .visible_devices = "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES",
-    .state_size = sizeof(hip_state),
-    .ready = hip_ready,
-    .device_count = device_count,
-    .open_device = open_device,
-    .device_by_bus_id = device_by_bus_id,
-    .can_access_peer = can_access_peer,
-};
-
-static int hip_available(void) { return weft_gpu_available(&gpu_ops); }
-
-static weft_status hip_open(const weft_backend_params *params, void **state) {
-  return weft_gpu_open(&gpu_ops, params, state);
-}
 
 /* ---- the symmetric heap ---- */
 
@@ -267,63 +251,41 @@ static weft_status hip_heap_map(void *state, size_t size, void **bases,
   return WEFT_SUCCESS;
 }
 
-/* ---- copies ---- */
+/* ---- the driver calls of gpu.c's copies, memory and launches ---- */
 
-static weft_status copy(hip_state *s, void *dst, const void *src, size_t n,
-                        hipMemcpyKind kind) {
-  weft_status st;
-  if ((st = enter(s)) ||
-      (st = HIP(hipMemcpyAsync, dst, src, n, kind, s->stream)))
-    return st;
-  return HIP(hipStreamSynchronize, s->stream);
+static weft_status hip_enter(weft_gpu *g) { return enter((hip_state *)g); }
+
+static weft_status copy_async(weft_gpu *g, void *dst, const void *src, size_t n,
+                              int to_device) {
+  return HIP(hipMemcpyAsync, dst, src, n,
+             to_device ? hipMemcpyHostToDevice : hipMemcpyDeviceToHost, own_stream(g));
 }
 
-static weft_status hip_copy_to_device(void *state, void *dst, const void *src,
-                                      size_t n) {
-  return copy(state, dst, src, n, hipMemcpyHostToDevice);
+static weft_status memset_async(weft_gpu *g, void *dst, int value, size_t n, void *stream) {
+  (void)g;
+  return HIP(hipMemsetAsync, dst, value, n, (hipStream_t)stream);
 }
 
-static weft_status hip_copy_to_host(void *state, void *dst, const void *src,
-                                    size_t n) {
-  return copy(state, dst, src, n, hipMemcpyDeviceToHost);
+static weft_status stream_synchronize(weft_gpu *g, void *stream) {
+  (void)g;
+  return HIP(hipStreamSynchronize, (hipStream_t)stream);
 }
 
-/* In relaxed capture mode: as cuda_local_alloc. */
-static weft_status hip_local_alloc(void *state, size_t size, void **out) {
-  void *p = NULL;
-  weft_status st = enter(state);
-  if (st != WEFT_SUCCESS)
-    return st;
-  hipStreamCaptureMode mode = hipStreamCaptureModeRelaxed;
-  if ((st = HIP(hipThreadExchangeStreamCaptureMode, &mode)))
-    return st;
-  st = HIP(hipExtMallocWithFlags, &p, size, hipDeviceMallocDefault);
-  weft_keep(&st, HIP(hipThreadExchangeStreamCaptureMode, &mode));
-  if (st == WEFT_SUCCESS)
-    *out = p;
-  else if (p)
-    hip.hipFree(p);
+static weft_status exchange_capture_mode(int *mode) {
+  hipStreamCaptureMode m = (hipStreamCaptureMode)*mode;
+  weft_status st = HIP(hipThreadExchangeStreamCaptureMode, &m);
+  *mode = (int)m;
   return st;
 }
 
-static weft_status hip_local_free(void *state, void *ptr) {
-  weft_status st = enter(state);
-  return st != WEFT_SUCCESS ? st : HIP(hipFree, ptr);
+static weft_status device_alloc(weft_gpu *g, size_t size, void **out) {
+  (void)g;
+  return HIP(hipExtMallocWithFlags, out, size, hipDeviceMallocDefault);
 }
 
-static weft_status hip_memset_async(void *state, void *dst, int value, size_t n,
-                                    void *stream) {
-  hip_state *s = state;
-  weft_status st = enter(s);
-  if (st != WEFT_SUCCESS)
-    return st;
-  return HIP(hipMemsetAsync, dst, value, n, stream ? (hipStream_t)stream : s->stream);
-}
-
-static weft_status hip_memset(void *state, void *dst, int value, size_t n) {
-  hip_state *s = state;
-  weft_status st = hip_memset_async(state, dst, value, n, NULL);
-  return st != WEFT_SUCCESS ? st : HIP(hipStreamSynchronize, s->stream);
+static weft_status device_free(weft_gpu *g, void *ptr) {
+  (void)g;
+  return HIP(hipFree, ptr);
 }
 
 /* ---- modules and launch ---- */
@@ -379,23 +341,13 @@ static weft_status hip_module_get_function(void *state, void *module,
   return WEFT_SUCCESS;
 }
 
-static weft_status hip_launch(void *state, void *function,
-                              const weft_launch_config *config, void **args,
-                              size_t num_args, const weft_kernel_context *kctx) {
-  hip_state *s = state;
-  weft_gpu_launch l;
-  weft_status st = enter(s);
-  if (st == WEFT_SUCCESS)
-    st = weft_gpu_launch_begin(&s->gpu, &l, config, args, num_args, kctx);
-  if (st != WEFT_SUCCESS)
-    return st;
-  /* Dynamic LDS up to the device limit needs no opt-in on AMD GPUs; HIP
-   * copies the parameters into the kernarg segment. */
-  st = HIP(hipModuleLaunchKernel, (hipFunction_t)function, config->grid[0],
-           config->grid[1], config->grid[2], l.block, 1, 1, config->shared_bytes,
-           config->stream ? (hipStream_t)config->stream : s->stream, l.params, NULL);
-  weft_gpu_launch_end(&l);
-  return st;
+/* Dynamic LDS up to the device limit needs no opt-in on AMD GPUs; HIP
+ * copies the parameters into the kernarg segment. */
+static weft_status launch_kernel(weft_gpu *g, void *function, const weft_launch_config *config,
+                                 void **params, unsigned block) {
+  return HIP(hipModuleLaunchKernel, (hipFunction_t)function, config->grid[0],
+             config->grid[1], config->grid[2], block, 1, 1, config->shared_bytes,
+             config->stream ? (hipStream_t)config->stream : own_stream(g), params, NULL);
 }
 
 /* AMD GPUs have no clusters: a cluster is only a grouping of programs. */
@@ -417,12 +369,31 @@ static weft_status hip_resident_programs(void *state, void *function,
   return st;
 }
 
-static weft_status hip_synchronize(void *state, void *stream) {
-  hip_state *s = state;
-  weft_status st = enter(s);
-  if (st != WEFT_SUCCESS)
-    return st;
-  return HIP(hipStreamSynchronize, stream ? (hipStream_t)stream : s->stream);
+static const weft_gpu_ops gpu_ops = {
+    .backend = &weft_backend_hip,
+    .interconnect = "xGMI",
+    .visible_devices = "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES",
+    .state_size = sizeof(hip_state),
+    .ready = hip_ready,
+    .device_count = device_count,
+    .open_device = open_device,
+    .device_by_bus_id = device_by_bus_id,
+    .can_access_peer = can_access_peer,
+    .enter = hip_enter,
+    .copy_async = copy_async,
+    .memset_async = memset_async,
+    .stream_synchronize = stream_synchronize,
+    .exchange_capture_mode = exchange_capture_mode,
+    .relaxed_capture = hipStreamCaptureModeRelaxed,
+    .device_alloc = device_alloc,
+    .device_free = device_free,
+    .launch_kernel = launch_kernel,
+};
+
+static int hip_available(void) { return weft_gpu_available(&gpu_ops); }
+
+static weft_status hip_open(const weft_backend_params *params, void **state) {
+  return weft_gpu_open(&gpu_ops, params, state);
 }
 
 const weft_backend_ops weft_backend_hip = {
@@ -433,16 +404,16 @@ const weft_backend_ops weft_backend_hip = {
     .close = hip_close,
     .heap_map = hip_heap_map,
     .heap_unmap = hip_heap_unmap,
-    .local_alloc = hip_local_alloc,
-    .local_free = hip_local_free,
-    .copy_to_device = hip_copy_to_device,
-    .copy_to_host = hip_copy_to_host,
-    .memset_device = hip_memset,
-    .memset_async = hip_memset_async,
+    .local_alloc = weft_gpu_local_alloc,
+    .local_free = weft_gpu_local_free,
+    .copy_to_device = weft_gpu_copy_to_device,
+    .copy_to_host = weft_gpu_copy_to_host,
+    .memset_device = weft_gpu_memset,
+    .memset_async = weft_gpu_memset_async,
     .module_load = hip_module_load,
     .module_unload = hip_module_unload,
     .module_get_function = hip_module_get_function,
-    .launch = hip_launch,
+    .launch = weft_gpu_launch,
     .resident_programs = hip_resident_programs,
-    .synchronize = hip_synchronize,
+    .synchronize = weft_gpu_synchronize,
 };

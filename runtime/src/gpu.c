@@ -159,26 +159,90 @@ void weft_gpu_debug(const weft_gpu *g, const char *heap, size_t bytes,
             g->bus_id, heap, bytes, multicast ? "on" : "off");
 }
 
-/* ---- launch ---- */
+/* ---- memory, copies, launches ---- */
 
-weft_status weft_gpu_launch_begin(const weft_gpu *g, weft_gpu_launch *l,
-                                  const weft_launch_config *config, void **args,
-                                  size_t num_args,
-                                  const weft_kernel_context *kctx) {
-  l->params = num_args < WEFT_GPU_STACK_ARGS
-                  ? l->on_stack
-                  : malloc((num_args + 1) * sizeof *l->params);
-  if (!l->params)
-    return weft_gpu_no_memory(g);
-  for (size_t i = 0; i < num_args; ++i)
-    l->params[i] = args[i];
-  l->params[num_args] = (void *)kctx;
-  l->block = weft_launch_threads(config, g->ops->backend->warp_size);
-  return WEFT_SUCCESS;
+static weft_status copy(weft_gpu *g, void *dst, const void *src, size_t n,
+                        int to_device) {
+  weft_status st;
+  if ((st = g->ops->enter(g)) || (st = g->ops->copy_async(g, dst, src, n, to_device)))
+    return st;
+  return g->ops->stream_synchronize(g, g->stream);
 }
 
-void weft_gpu_launch_end(weft_gpu_launch *l) {
-  if (l->params != l->on_stack)
-    free(l->params);
-  l->params = NULL;
+weft_status weft_gpu_copy_to_device(void *state, void *dst, const void *src, size_t n) {
+  return copy(state, dst, src, n, 1);
+}
+
+weft_status weft_gpu_copy_to_host(void *state, void *dst, const void *src, size_t n) {
+  return copy(state, dst, src, n, 0);
+}
+
+weft_status weft_gpu_memset_async(void *state, void *dst, int value, size_t n,
+                                  void *stream) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  return st != WEFT_SUCCESS ? st
+                            : g->ops->memset_async(g, dst, value, n,
+                                                   stream ? stream : g->stream);
+}
+
+weft_status weft_gpu_memset(void *state, void *dst, int value, size_t n) {
+  weft_gpu *g = state;
+  weft_status st = weft_gpu_memset_async(state, dst, value, n, NULL);
+  return st != WEFT_SUCCESS ? st : g->ops->stream_synchronize(g, g->stream);
+}
+
+weft_status weft_gpu_local_alloc(void *state, size_t size, void **out) {
+  weft_gpu *g = state;
+  void *p = NULL;
+  weft_status st = g->ops->enter(g);
+  if (st != WEFT_SUCCESS)
+    return st;
+  int mode = g->ops->relaxed_capture;
+  if ((st = g->ops->exchange_capture_mode(&mode)))
+    return st;
+  st = g->ops->device_alloc(g, size, &p);
+  weft_keep(&st, g->ops->exchange_capture_mode(&mode));
+  if (st == WEFT_SUCCESS)
+    *out = p;
+  else if (p)
+    g->ops->device_free(g, p);
+  return st;
+}
+
+weft_status weft_gpu_local_free(void *state, void *ptr) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  return st != WEFT_SUCCESS ? st : g->ops->device_free(g, ptr);
+}
+
+weft_status weft_gpu_launch(void *state, void *function,
+                            const weft_launch_config *config, void **args,
+                            size_t num_args, const weft_kernel_context *kctx) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  if (st != WEFT_SUCCESS)
+    return st;
+  void *on_stack[WEFT_GPU_STACK_ARGS + 1];
+  void **params = num_args < WEFT_GPU_STACK_ARGS
+                      ? on_stack
+                      : malloc((num_args + 1) * sizeof *params);
+  if (!params)
+    return weft_gpu_no_memory(g);
+  for (size_t i = 0; i < num_args; ++i)
+    params[i] = args[i];
+  params[num_args] = (void *)kctx;
+  unsigned block = weft_launch_threads(config, g->ops->backend->warp_size);
+  st = g->ops->launch_kernel(g, function, config, params, block);
+  if (params != on_stack)
+    free(params);
+  return st;
+}
+
+weft_status weft_gpu_synchronize(void *state, void *stream) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  if (st != WEFT_SUCCESS)
+    return st;
+  return g->ops->stream_synchronize(g, stream ? stream : g->stream);
 }

@@ -1,10 +1,11 @@
 /*
  * What the GPU backends (cuda, hip) share beyond their drivers: opening the
  * device with the exchange of every rank's GPU identity and the peer checks,
- * the exchange of IPC handles, launch parameters, the WEFT_DEBUG line and
- * failure bookkeeping. A backend's state begins with a weft_gpu; the driver
- * comes in through weft_gpu_ops. Messages name the backend ("cuda backend:
- * ...").
+ * the exchange of IPC handles, copies, memsets, local memory, launches and
+ * synchronization (the backends' entry points for these are the
+ * weft_gpu_* below), the WEFT_DEBUG line and failure bookkeeping. A
+ * backend's state begins with a weft_gpu; the driver comes in through
+ * weft_gpu_ops. Messages name the backend ("cuda backend: ...").
  *
  * Setup steps are collective: after each one every rank learns whether any
  * rank failed (weft_bootstrap_agree), so a local failure fails the whole job
@@ -36,6 +37,30 @@ typedef struct weft_gpu_ops {
   /* 1 and *device when this process sees the GPU at PCI bus_id; quiet. */
   int (*device_by_bus_id)(int *device, const char *bus_id);
   weft_status (*can_access_peer)(int *can, int device, int peer_device);
+
+  /* The driver calls the shared entry points are made of; a NULL stream
+   * is the backend's own (g->stream). */
+  /* Makes g's device current on this thread. */
+  weft_status (*enter)(weft_gpu *g);
+  /* Starts copying n bytes from host src to device dst (to_device), else
+   * from device src to host dst, on g's stream. */
+  weft_status (*copy_async)(weft_gpu *g, void *dst, const void *src, size_t n,
+                            int to_device);
+  weft_status (*memset_async)(weft_gpu *g, void *dst, int value, size_t n,
+                              void *stream);
+  weft_status (*stream_synchronize)(weft_gpu *g, void *stream);
+  /* Exchanges this thread's stream-capture mode with *mode; relaxed_capture
+   * is the relaxed mode's value, in which a thread that captures a graph
+   * may allocate (the allocation is made at once, not recorded). */
+  weft_status (*exchange_capture_mode)(int *mode);
+  int relaxed_capture;
+  weft_status (*device_alloc)(weft_gpu *g, size_t size, void **out);
+  weft_status (*device_free)(weft_gpu *g, void *ptr);
+  /* Launches function with params (the arguments, then the kernel context)
+   * in blocks of `block` threads, on config->stream, else g's stream. */
+  weft_status (*launch_kernel)(weft_gpu *g, void *function,
+                               const weft_launch_config *config, void **params,
+                               unsigned block);
 } weft_gpu_ops;
 
 struct weft_gpu {
@@ -43,6 +68,7 @@ struct weft_gpu {
   int rank, num_ranks;
   int ordinal;     /* the device as this process counts them */
   int device;      /* the driver's handle of it (CUdevice; HIP: the ordinal) */
+  void *stream;    /* the backend's own stream (CUstream, hipStream_t) */
   weft_bootstrap *bs;
   char bus_id[32]; /* PCI */
 };
@@ -89,19 +115,23 @@ weft_status weft_gpu_no_memory(const weft_gpu *g);
 void weft_gpu_debug(const weft_gpu *g, const char *heap, size_t bytes,
                     int multicast);
 
-/* A launch's kernel parameters: args, then the kernel context by value (the
- * driver copies it at launch), and the block size (config's, else four
- * warps). Release with weft_gpu_launch_end. */
-typedef struct weft_gpu_launch {
-  void **params;
-  unsigned block;
-  void *on_stack[WEFT_GPU_STACK_ARGS + 1];
-} weft_gpu_launch;
-
-weft_status weft_gpu_launch_begin(const weft_gpu *g, weft_gpu_launch *l,
-                                  const weft_launch_config *config, void **args,
-                                  size_t num_args,
-                                  const weft_kernel_context *kctx);
-void weft_gpu_launch_end(weft_gpu_launch *l);
+/* The entry points of weft_backend_ops that both backends take from here
+ * (backend.h says what each does); `state` is the backend's, a weft_gpu
+ * first. Copies and memset complete before they return; local memory is
+ * allocated in relaxed capture mode, so that a thread may allocate while it
+ * captures a graph; a launch passes args, then the kernel context by value
+ * (the driver copies it at launch), in blocks of config's threads, else
+ * four warps. */
+weft_status weft_gpu_copy_to_device(void *state, void *dst, const void *src, size_t n);
+weft_status weft_gpu_copy_to_host(void *state, void *dst, const void *src, size_t n);
+weft_status weft_gpu_memset_async(void *state, void *dst, int value, size_t n,
+                                  void *stream);
+weft_status weft_gpu_memset(void *state, void *dst, int value, size_t n);
+weft_status weft_gpu_local_alloc(void *state, size_t size, void **out);
+weft_status weft_gpu_local_free(void *state, void *ptr);
+weft_status weft_gpu_launch(void *state, void *function,
+                            const weft_launch_config *config, void **args,
+                            size_t num_args, const weft_kernel_context *kctx);
+weft_status weft_gpu_synchronize(void *state, void *stream);
 
 #endif /* WEFT_RUNTIME_GPU_H */

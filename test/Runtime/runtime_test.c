@@ -504,6 +504,11 @@ static struct {
   int can_access;  /* peer access between every pair */
   int fail_open;   /* open_peer fails on this rank */
   int opened[WEFT_MAX_RANKS];
+  /* The last launch: its function, parameters and block. */
+  void *function;
+  void **params;
+  size_t num_params;
+  unsigned block;
 } fake;
 
 static weft_status fake_ready(void) { return WEFT_SUCCESS; }
@@ -548,6 +553,22 @@ static weft_status fake_open_peer(weft_gpu *g, int peer, const void *handle) {
                         : WEFT_SUCCESS;
 }
 
+static weft_status fake_enter(weft_gpu *g) {
+  CHECK(g->device == 100 + g_rank);
+  return WEFT_SUCCESS;
+}
+
+/* Copies the parameters out: gpu.c frees them after the launch. */
+static weft_status fake_launch_kernel(weft_gpu *g, void *function,
+                                      const weft_launch_config *config,
+                                      void **params, unsigned block) {
+  CHECK(g->device == 100 + g_rank && config->grid[0] == 1);
+  fake.function = function;
+  memcpy(fake.params, params, (fake.num_params + 1) * sizeof *params);
+  fake.block = block;
+  return WEFT_SUCCESS;
+}
+
 static const weft_backend_ops fake_backend = {
     .name = "fake", .warp_size = 16, .close = fake_close};
 static const weft_gpu_ops fake_ops = {
@@ -560,6 +581,8 @@ static const weft_gpu_ops fake_ops = {
     .open_device = fake_open_device,
     .device_by_bus_id = fake_by_bus_id,
     .can_access_peer = fake_can_access,
+    .enter = fake_enter,
+    .launch_kernel = fake_launch_kernel,
 };
 
 /* weft_gpu_open on every rank (device = rank unless given): want and, on
@@ -623,24 +646,23 @@ static int test_gpu_common(void) {
   for (int r = 0; r < n; ++r)
     CHECK(!fake.opened[r]);
 
-  /* Launch parameters: args, then the context; four warps by default. */
+  /* Launch parameters: args, then the context, on the stack or, past
+   * WEFT_GPU_STACK_ARGS, the heap; four warps unless config says. */
   weft_kernel_context kctx;
-  void *args[40];
+  void *args[40], *seen[41];
   for (int i = 0; i < 40; ++i)
     args[i] = &args[i];
+  fake.params = seen;
   for (size_t count = 2; count <= 40; count += 38) {
     weft_launch_config config = {{1, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
-    weft_gpu_launch l;
-    CHECK_OK(weft_gpu_launch_begin(g, &l, &config, args, count, &kctx));
-    CHECK(l.block == 64 && l.params[count] == &kctx);
-    CHECK((l.params == l.on_stack) == (count < WEFT_GPU_STACK_ARGS));
+    fake.num_params = count;
+    CHECK_OK(weft_gpu_launch(g, &kctx, &config, args, count, &kctx));
+    CHECK(fake.function == &kctx && fake.block == 64 && seen[count] == &kctx);
     for (size_t i = 0; i < count; ++i)
-      CHECK(l.params[i] == args[i]);
-    weft_gpu_launch_end(&l);
+      CHECK(seen[i] == args[i]);
     config.num_threads = 96;
-    CHECK_OK(weft_gpu_launch_begin(g, &l, &config, args, count, &kctx));
-    CHECK(l.block == 96);
-    weft_gpu_launch_end(&l);
+    CHECK_OK(weft_gpu_launch(g, &kctx, &config, args, count, &kctx));
+    CHECK(fake.block == 96);
   }
   CHECK_OK(fake_close(g));
 
