@@ -1,6 +1,7 @@
 //===- Compiler.cpp - weft IR text to target artifacts --------------------===//
 
 #include "weft/Compiler/Compiler.h"
+#include "weft/Analysis/Passes.h"
 #include "weft/Conversion/Passes.h"
 #include "weft/Dialect/Weft/Distribution/SharedMemory.h"
 #include "weft/Dialect/Weft/IR/Dialect.h"
@@ -108,6 +109,7 @@ void weft::registerCompilerPasses() {
   // MLIR's pass registry rejects a second registration of the same name.
   static std::once_flag once;
   std::call_once(once, [] {
+    weft::registerWeftAnalysisPasses();
     weft::registerWeftPasses();
     weft::registerWeftTransformsPasses();
     weft::registerWeftOptimizePipeline();

@@ -1,7 +1,7 @@
 """The kernel language: `import weft.language as wl`.
 
 Nothing here runs on its own. `@weft.jit` reads a kernel's AST and turns each
-`wl.*` call into weft IR (python/weft/_codegen.py); these definitions give the
+`wl.*` call into weft IR (python/weft/_semantics.py); these definitions give the
 names, their documentation and the dtypes. Calling one outside a kernel is a
 mistake, and says so.
 """

@@ -233,20 +233,16 @@ static weft_status cuda_module_unload(void *state, void *module) {
   return st != WEFT_SUCCESS ? st : CU(cuModuleUnload, (CUmodule)module);
 }
 
-static weft_status cuda_module_get_function(void *state, void *module,
-                                            const char *name, void **function) {
-  weft_status st = weft_cuda_enter(state);
-  if (st != WEFT_SUCCESS)
-    return st;
+static weft_status find_function(weft_gpu *g, void *module, const char *name,
+                                 void **function, int *found) {
+  (void)g;
   CUfunction f = NULL;
   CUresult r = weft_cuda.cuModuleGetFunction(&f, (CUmodule)module, name);
   if (r == CUDA_ERROR_NOT_FOUND)
-    return weft_fail(WEFT_ERROR_NOT_FOUND, "cuda backend: no kernel '%s' in "
-                     "the module", name);
-  if ((st = weft_cuda_check(r, "cuModuleGetFunction")) != WEFT_SUCCESS)
-    return st;
+    return WEFT_SUCCESS;
+  *found = 1;
   *function = f;
-  return WEFT_SUCCESS;
+  return weft_cuda_check(r, "cuModuleGetFunction");
 }
 
 /* Past 48 KiB, static and dynamic together, a kernel must opt in: any
@@ -384,6 +380,7 @@ static const weft_gpu_ops gpu_ops = {
     .relaxed_capture = CU_STREAM_CAPTURE_MODE_RELAXED,
     .device_alloc = device_alloc,
     .device_free = device_free,
+    .find_function = find_function,
     .launch_kernel = launch_kernel,
 };
 
@@ -409,7 +406,7 @@ const weft_backend_ops weft_backend_cuda = {
     .memset_async = weft_gpu_memset_async,
     .module_load = cuda_module_load,
     .module_unload = cuda_module_unload,
-    .module_get_function = cuda_module_get_function,
+    .module_get_function = weft_gpu_module_get_function,
     .launch = weft_gpu_launch,
     .resident_programs = cuda_resident_programs,
     .synchronize = weft_gpu_synchronize,

@@ -324,21 +324,17 @@ static weft_status hip_module_unload(void *state, void *module) {
   return st;
 }
 
-static weft_status hip_module_get_function(void *state, void *module,
-                                           const char *name, void **function) {
-  hip_module *m = module;
-  weft_status st = enter(state);
-  if (st != WEFT_SUCCESS)
-    return st;
+static weft_status find_function(weft_gpu *g, void *module, const char *name,
+                                 void **function, int *found) {
+  (void)g;
   hipFunction_t f = NULL;
-  hipError_t r = hip.hipModuleGetFunction(&f, m->module, name);
+  hipError_t r = hip.hipModuleGetFunction(&f, ((hip_module *)module)->module,
+                                          name);
   if (r == hipErrorNotFound)
-    return weft_fail(WEFT_ERROR_NOT_FOUND, "hip backend: no kernel '%s' in "
-                     "the module", name);
-  if ((st = hip_check(r, "hipModuleGetFunction")) != WEFT_SUCCESS)
-    return st;
+    return WEFT_SUCCESS;
+  *found = 1;
   *function = f;
-  return WEFT_SUCCESS;
+  return hip_check(r, "hipModuleGetFunction");
 }
 
 /* Dynamic LDS up to the device limit needs no opt-in on AMD GPUs; HIP
@@ -387,6 +383,7 @@ static const weft_gpu_ops gpu_ops = {
     .relaxed_capture = hipStreamCaptureModeRelaxed,
     .device_alloc = device_alloc,
     .device_free = device_free,
+    .find_function = find_function,
     .launch_kernel = launch_kernel,
 };
 
@@ -412,7 +409,7 @@ const weft_backend_ops weft_backend_hip = {
     .memset_async = weft_gpu_memset_async,
     .module_load = hip_module_load,
     .module_unload = hip_module_unload,
-    .module_get_function = hip_module_get_function,
+    .module_get_function = weft_gpu_module_get_function,
     .launch = weft_gpu_launch,
     .resident_programs = hip_resident_programs,
     .synchronize = weft_gpu_synchronize,

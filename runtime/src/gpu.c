@@ -216,6 +216,19 @@ weft_status weft_gpu_local_free(void *state, void *ptr) {
   return st != WEFT_SUCCESS ? st : g->ops->device_free(g, ptr);
 }
 
+weft_status weft_gpu_module_get_function(void *state, void *module,
+                                         const char *name, void **function) {
+  weft_gpu *g = state;
+  int found = 0;
+  weft_status st = g->ops->enter(g);
+  if (st == WEFT_SUCCESS)
+    st = g->ops->find_function(g, module, name, function, &found);
+  if (st == WEFT_SUCCESS && !found)
+    return weft_fail(WEFT_ERROR_NOT_FOUND, "%s: no kernel '%s' in the module",
+                     name_of(g), name);
+  return st;
+}
+
 weft_status weft_gpu_launch(void *state, void *function,
                             const weft_launch_config *config, void **args,
                             size_t num_args, const weft_kernel_context *kctx) {

@@ -56,6 +56,12 @@ typedef struct weft_gpu_ops {
   int relaxed_capture;
   weft_status (*device_alloc)(weft_gpu *g, size_t size, void **out);
   weft_status (*device_free)(weft_gpu *g, void *ptr);
+  /* Looks kernel `name` up in a loaded module: *found is 0 (and the status
+   * a success) when the module has none. Loading differs per driver (CUDA
+   * JIT-compiles PTX with a log, HIP keeps the image alive), so each backend
+   * keeps its own module_load. */
+  weft_status (*find_function)(weft_gpu *g, void *module, const char *name,
+                               void **function, int *found);
   /* Launches function with params (the arguments, then the kernel context)
    * in blocks of `block` threads, on config->stream, else g's stream. */
   weft_status (*launch_kernel)(weft_gpu *g, void *function,
@@ -129,6 +135,8 @@ weft_status weft_gpu_memset_async(void *state, void *dst, int value, size_t n,
 weft_status weft_gpu_memset(void *state, void *dst, int value, size_t n);
 weft_status weft_gpu_local_alloc(void *state, size_t size, void **out);
 weft_status weft_gpu_local_free(void *state, void *ptr);
+weft_status weft_gpu_module_get_function(void *state, void *module,
+                                         const char *name, void **function);
 weft_status weft_gpu_launch(void *state, void *function,
                             const weft_launch_config *config, void **args,
                             size_t num_args, const weft_kernel_context *kctx);

@@ -1,6 +1,6 @@
 // out[0] = max over the 16 rows of src of the row's sum over 64 columns: a
 // reduction of a reduction's result (a sliced tile), as `wl.max(wl.sum(t,
-// axis=1))` writes it in Python. test/Tile/reduce-of-reduce.mlir checks the
+// axis=1))` writes it in Python. test/Distribution/reduce-of-reduce.mlir checks the
 // layouts and the PTX of the same kernel.
 func.func @tile_max_of_sums(%src: !weft.ptr<i32>, %out: !weft.ptr<i32>) attributes {weft.kernel} {
   %rows = weft.make_range 0, 16 : tensor<16xi32>

@@ -4,8 +4,9 @@
 // per dimension, in the style of Triton's axis analysis:
 //
 //   contiguity[d]   the values form runs of this many consecutive integers
-//                   (pointers: consecutive elements) along d, each run
-//                   starting at a multiple of its length;
+//                   (pointers: consecutive elements) along d, the runs
+//                   being the tile's blocks of that many elements (from
+//                   index 0, c, 2c, ...);
 //   divisibility[d] the largest power of two known to divide the first value
 //                   of every such run (pointers: their byte address);
 //   constancy[d]    the values form runs of this many equal values along d.

@@ -6,7 +6,7 @@
 // of shared memory, write the products to a second region, join, and
 // every thread adds its c elements (@matmul); where c is in the mma
 // accumulator layout the sums stay in registers (@accumulate). On gfx942
-// such a dot lowers to MFMA 16x16x16 (@accumulate; test/Tile/mfma.mlir).
+// such a dot lowers to MFMA 16x16x16 (@accumulate; test/Conversion/WeftToLLVM/mfma.mlir).
 // Elsewhere (@matmul_f32, AMDGPU without the accumulator layout, the host)
 // every thread runs one loop over k carrying the f32 sums of its result elements
 // (fmuladd of widened elements). The layouts: the result takes the

@@ -5,9 +5,9 @@
 // launch and the peers are all CPU threads of the same machine.
 //
 //===----------------------------------------------------------------------===//
-#include "KernelContext.h"
-#include "LoweringUtils.h"
-#include "TargetInfos.h"
+#include "../KernelContext.h"
+#include "../LoweringUtils.h"
+#include "../TargetInfos.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -2,12 +2,12 @@
 // Under a mask, a vector whose lanes are all on is one 16-byte access; any
 // other is the tail, one predicated scalar access per lane.
 //
-// RUN: weft-compile %S/../E2E/tile_vadd.mlir --target=cuda:90 --emit=ptx -o %t.ptx
+// RUN: weft-compile %S/../../E2E/tile_vadd.mlir --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=NV < %t.ptx
 // RUN: %ptxas %t.ptx
-// RUN: weft-compile %S/../E2E/tile_vadd.mlir --target=hip:gfx942 --emit=amdgcn -o %t.s
+// RUN: weft-compile %S/../../E2E/tile_vadd.mlir --target=hip:gfx942 --emit=amdgcn -o %t.s
 // RUN: FileCheck %s --check-prefix=AMD < %t.s
-// RUN: weft-compile %S/../E2E/tile_vadd.mlir --target=host --emit=llir -o %t.ll
+// RUN: weft-compile %S/../../E2E/tile_vadd.mlir --target=host --emit=llir -o %t.ll
 // RUN: FileCheck %s --check-prefix=HOST < %t.ll
 
 // NV-LABEL: .entry tile_vadd(

@@ -7,7 +7,7 @@
 // 8-byte ds_read_b64 and its column of b as four 16-bit reads. Here 64x64
 // over 2 x 2 wavefronts: 2 x 2 tiles each, four MFMAs per step of K; the
 // sums stay in registers (no f32 stores to LDS). f32 dots and shapes that
-// do not fit keep the portable loop (test/Tile/dot.mlir).
+// do not fit keep the portable loop (test/Conversion/WeftToLLVM/dot.mlir).
 //
 // RUN: weft-opt %s --weft-set-target=target=hip:gfx942 --weft-assign-layouts | FileCheck %s --check-prefix=IR
 // RUN: weft-opt %s --weft-lower="target=hip:gfx942" | FileCheck %s --check-prefix=ROCDL

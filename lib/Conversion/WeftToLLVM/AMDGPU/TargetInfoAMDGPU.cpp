@@ -5,9 +5,9 @@
 // There is no multicast hardware: multimem ops use the unicast fallback.
 //
 //===----------------------------------------------------------------------===//
-#include "KernelContext.h"
-#include "LoweringUtils.h"
-#include "TargetInfos.h"
+#include "../KernelContext.h"
+#include "../LoweringUtils.h"
+#include "../TargetInfos.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
