@@ -12,12 +12,17 @@ import builtins
 import json
 import operator
 
-from . import language as wl
+from . import _types as ty
+from ._builtins import METHODS, REGISTRY, Builtin, memory
 from ._errors import CompilationError
+from ._function import KernelFunction
 from ._semantics import (PY_NUMBER, Method, Semantics, Value, is_desc, is_ptr, mlir_type,
                          py_dtype)
 
-_LANGUAGE_FUNCS = {id(getattr(wl, n)): n for n in wl._BUILTINS}
+
+def builtin_of(fn):
+    """The Builtin behind a `weft.language` name, or None."""
+    return getattr(fn, "__weft_builtin__", None)
 
 
 class _Return(Exception):
@@ -257,7 +262,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         static = False
         if isinstance(it, ast.Call):
             fn = self.visit(it.func)
-            if fn is wl.static_range:
+            if builtin_of(fn) is REGISTRY["static_range"]:
                 static = True
             elif fn is not range:
                 fn = None
@@ -292,8 +297,8 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         if not isinstance(step, Value) and step <= 0:
             raise self.error("range() in a kernel needs a positive step")
         wide = any(isinstance(b, Value) and b.dtype.bits == 64 for b in bounds) or \
-            any(not isinstance(b, Value) and py_dtype(b) is wl.int64 for b in bounds)
-        ity = wl.int64 if wide else wl.int32
+            any(not isinstance(b, Value) and py_dtype(b) is ty.int64 for b in bounds)
+        ity = ty.int64 if wide else ty.int32
         lb, ub, st = (self.materialize(b, ity) for b in bounds)
         var = node.target.id
         iv = self.fresh()
@@ -339,7 +344,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         if isinstance(value, Value):
             if value.shape:
                 raise self.error("a condition must be a scalar, not a tile")
-            if value.dtype is not wl.int1:
+            if value.dtype is not ty.int1:
                 value = self.compare(ast.NotEq(), value, 0)
         return value
 
@@ -458,7 +463,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
             value = getattr(builtins, name)
         else:
             raise self.error(f"name `{name}` is not defined", node)
-        if isinstance(value, wl.constexpr):
+        if isinstance(value, ty.constexpr):
             value = value.value
         return value
 
@@ -476,14 +481,15 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
     def visit_Attribute(self, node):
         base = self.visit(node.value)
         if isinstance(base, Value) and is_desc(base.dtype):
-            return self.desc_attribute(base, node.attr)
+            found = memory.desc_attribute(self, base, node.attr)
+            return Method(base, found) if callable(found) else found
         if isinstance(base, Value):
             if node.attr == "dtype":
                 return base.dtype
             if node.attr == "shape":
                 return base.shape
-            if node.attr == "to":
-                return Method(base, "to")
+            if node.attr in METHODS:
+                return Method(base, METHODS[node.attr])
             raise self.error(f"a tile value has no attribute `{node.attr}`")
         try:
             return getattr(base, node.attr)
@@ -526,7 +532,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
             return self.compare(ast.Eq(), x, 0)
         if x.dtype.is_float or is_ptr(x.dtype):
             raise self.error("~ needs an integer")
-        return self.binary(ast.BitXor(), x, -1 if x.dtype is not wl.int1 else True)
+        return self.binary(ast.BitXor(), x, -1 if x.dtype is not ty.int1 else True)
 
     def visit_BoolOp(self, node):
         values = [self.visit(v) for v in node.values]
@@ -563,30 +569,23 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         if None in kwargs:
             raise self.error("**kwargs are not supported in kernels")
         if isinstance(fn, Method):
-            if fn.name in ("load", "store"):
-                try:
-                    return getattr(self, "desc_" + fn.name)(fn.value, *args, **kwargs)
-                except TypeError as e:
-                    raise self.error(f"desc.{fn.name}: {e}") from None
-            if node.keywords or len(args) != 1:
-                raise self.error("x.to(dtype) takes one dtype")
-            return self.to(fn.value, args[0])
-        name = _LANGUAGE_FUNCS.get(id(fn))
-        if name is not None:
-            impl = getattr(self, "wl_" + name)
+            if isinstance(fn.fn, Builtin):
+                return fn.fn.call(self, [fn.value] + args, kwargs)
             try:
-                return impl(*args, **kwargs)
+                return fn.fn(self, fn.value, *args, **kwargs)
             except TypeError as e:
-                raise self.error(f"wl.{name}: {e}") from None
-        from ._jit import JITFunction
-        if isinstance(fn, JITFunction):
+                raise self.error(f"{fn.fn.__name__.replace('_', '.', 1)}: {e}") from None
+        found = builtin_of(fn)
+        if found is not None:
+            return found.call(self, args, kwargs)
+        if isinstance(fn, KernelFunction):
             return self.inline(fn, args, kwargs)
         if fn in (min, max) and any(isinstance(a, Value) for a in args):
             if len(args) != 2 or kwargs:
                 raise self.error(f"{fn.__name__}() of values takes two arguments")
-            return self.wl_minimum(*args) if fn is min else self.wl_maximum(*args)
+            return self.minmax(*args, "min" if fn is min else "max")
         if fn is abs and args and isinstance(args[0], Value):
-            return self.wl_abs(args[0])
+            return REGISTRY["abs"].call(self, args, kwargs)
         if fn in _PY_FOLDABLE and not any(isinstance(a, Value) for a in args):
             return fn(*args, **kwargs)
         what = getattr(fn, "__name__", type(fn).__name__)

@@ -1,11 +1,8 @@
 """@weft.jit, weft.compile and kernel launches."""
-import ast
 import json
 import ctypes as _c
-import inspect
 import math
 import os
-import textwrap
 
 import numpy as np
 
@@ -13,6 +10,7 @@ from . import _cache, _capi
 from . import _runtime as rt
 from . import language as wl
 from ._codegen import CodeGenerator
+from ._function import KernelFunction
 from ._errors import CompilationError, WeftError
 
 # Read once at import: the per-launch path must not consult the environment.
@@ -436,27 +434,10 @@ def _target_of_backend(backend):
     return "host"
 
 
-class JITFunction:
+class JITFunction(KernelFunction):
     def __init__(self, fn, do_not_specialize=()):
-        self.fn = fn
-        self.__name__ = fn.__name__
-        self.__doc__ = fn.__doc__
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        self.tree = tree.body[0]
-        if not isinstance(self.tree, ast.FunctionDef):
-            raise CompilationError("@weft.jit decorates a function")
-        self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        self.line_offset = start - 1
-        self.signature = inspect.signature(fn)
-        self.arg_names = list(self.signature.parameters)
-        self.constexprs = {
-            name for name, p in self.signature.parameters.items()
-            if p.annotation is wl.constexpr or
-            (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "constexpr")}
+        super().__init__(fn)
         self.positions = {name: i for i, name in enumerate(self.arg_names)}
-        self.defaults = {name: p.default for name, p in self.signature.parameters.items()
-                         if p.default is not inspect.Parameter.empty}
         self.runtime_index = [i for i, n in enumerate(self.arg_names) if n not in self.constexprs]
         self.constexpr_index = [i for i, n in enumerate(self.arg_names) if n in self.constexprs]
         self.constexpr_names = [self.arg_names[i] for i in self.constexpr_index]
@@ -471,13 +452,6 @@ class JITFunction:
         self._kernels = {}
         self._launches = {}  # run's key -> (CompiledKernel, resolved constexprs)
         self._forms = {}     # (positional count, keywords) -> _layout's
-
-    def __repr__(self):
-        return f"<weft.jit {self.__name__}>"
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"launch a kernel with {self.__name__}[grid](...); "
-                           "called from another kernel, it is inlined")
 
     def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3,
                    cluster=(1, 1, 1), warp_mma=False):

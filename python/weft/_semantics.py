@@ -1,23 +1,18 @@
-"""The typed operations of the language, as weft IR text.
+"""The type rules of the language and the IR they emit.
 
-`Semantics` builds what `wl.*` calls and Python operators mean on `Value`s
-(SSA names with a dtype and a shape, () for scalars): constants, casts and
-promotion, broadcasting, arithmetic, compares, reductions, memory accesses
-with their orders and scopes, signals and waits, multimem. It emits through
-the generator it is mixed into (`CodeGenerator` in _codegen.py: `emit`,
-`line`, `fresh`, `loc`, `error`), which owns the walk over the AST.
+`Semantics` is what Python operators and the builtins (_builtins/) share on
+`Value`s (SSA names with a dtype and a shape, () for scalars): constants,
+casts and promotion, broadcasting, arithmetic, compares, selection,
+reductions, dot. It emits through the generator it is mixed into
+(`CodeGenerator` in _codegen.py: `emit`, `line`, `fresh`, `loc`,
+`error`), which owns the walk over the AST.
 """
 import ast
 import operator
 import struct
 
-from . import language as wl
+from . import _types as ty
 
-ORDERS = ("weak", "relaxed", "acquire", "release", "acq_rel", "seq_cst")
-SCOPES = ("cta", "gpu", "sys")
-WAIT_CMPS = ("eq", "ne", "ge", "gt", "le", "lt")
-SIGNAL_OPS = ("set", "add")
-MULTIMEM_OPS = ("add", "min", "max")
 PY_NUMBER = (bool, int, float)
 
 
@@ -33,6 +28,11 @@ class Value:
     def type(self):
         return mlir_type(self.dtype, self.shape)
 
+    def __repr__(self):  # how error messages name it
+        if self.shape:
+            return f"a {self.dtype!r} tile of shape {self.shape}"
+        return f"a run-time {self.dtype!r}"
+
 
 def mlir_type(dtype, shape):
     if not shape:
@@ -41,11 +41,11 @@ def mlir_type(dtype, shape):
 
 
 def is_ptr(dtype):
-    return isinstance(dtype, wl.pointer_type)
+    return isinstance(dtype, ty.pointer_type)
 
 
 def is_desc(dtype):
-    return isinstance(dtype, wl.tensor_descriptor_type)
+    return isinstance(dtype, ty.tensor_descriptor_type)
 
 
 def float_literal(value, dtype):
@@ -63,17 +63,47 @@ def float_literal(value, dtype):
 
 def py_dtype(value):
     if isinstance(value, bool):
-        return wl.int1
+        return ty.int1
     if isinstance(value, int):
-        return wl.int32 if -2**31 <= value < 2**31 else wl.int64
-    return wl.float32
+        return ty.int32 if -2**31 <= value < 2**31 else ty.int64
+    return ty.float32
 
 
 class Method:
-    __slots__ = ("value", "name")
+    """`value.name` of a tile or descriptor, before the call: `fn` is a
+    builtin (_builtins.Builtin) or a function of (sem, value, *args)."""
 
-    def __init__(self, value, name):
-        self.value, self.name = value, name
+    __slots__ = ("value", "fn")
+
+    def __init__(self, value, fn):
+        self.value, self.fn = value, fn
+
+
+# Triton's rule for tile shapes, and its limit on a tile's elements.
+MAX_TILE_ELEMENTS = 1 << 20
+
+
+def check_shape(sem, shape):
+    """`shape` (an int or a sequence of them) as a tuple, once it is known
+    to follow the rule for tiles: compile-time ints, each a power of two,
+    at most MAX_TILE_ELEMENTS elements in all. The dialect checks the same
+    (weft.make_range, weft.splat, ...), so MLIR input obeys it too."""
+    dims = (shape,) if isinstance(shape, int) else shape
+    if not isinstance(dims, (tuple, list)) or not dims:
+        raise sem.error(f"a tile shape is an int or a tuple of ints, not {shape!r}")
+    numel = 1
+    for d in dims:
+        if isinstance(d, Value) or isinstance(d, bool) or not isinstance(d, int):
+            raise sem.error(f"tile dimensions are compile-time ints, not {d!r} "
+                            f"(in shape {shape!r})")
+        if d < 1 or d & (d - 1):
+            raise sem.error(f"tile dimensions must be powers of two, and {d} is not "
+                            f"(in shape {tuple(dims)}); mask a power-of-two tile instead")
+        numel *= d
+    if numel > MAX_TILE_ELEMENTS:
+        raise sem.error(f"a tile of shape {tuple(dims)} has {numel} elements, more than "
+                        f"the {MAX_TILE_ELEMENTS} a tile may have")
+    return tuple(dims)
 
 
 PY_BINARY = {
@@ -116,7 +146,7 @@ class Semantics:
 
     def as_bool(self, v):
         if isinstance(v, Value):
-            return v if v.dtype is wl.int1 else self.compare(ast.NotEq(), v, 0)
+            return v if v.dtype is ty.int1 else self.compare(ast.NotEq(), v, 0)
         return bool(v)
 
     def constant(self, value, dtype):
@@ -124,7 +154,7 @@ class Semantics:
             raise self.error("a Python number cannot be a pointer")
         if dtype.is_float:
             text = float_literal(float(value), dtype)
-        elif dtype is wl.int1:
+        elif dtype is ty.int1:
             text = "true" if value else "false"
         else:
             if isinstance(value, float):
@@ -136,7 +166,7 @@ class Semantics:
         return self.emit(f"arith.constant {text} : {dtype.mlir}", dtype)
 
     def to(self, x, dtype):
-        if not isinstance(dtype, (wl.dtype, wl.pointer_type)):
+        if not isinstance(dtype, (ty.dtype, ty.pointer_type)):
             raise self.error(f"{dtype!r} is not a dtype")
         if not isinstance(x, Value):
             return self.constant(x, dtype)
@@ -149,13 +179,13 @@ class Semantics:
         if is_ptr(src) or is_ptr(dtype):
             raise self.error(f"cannot convert {src!r} to {dtype!r}")
         t_in, t_out = x.type, mlir_type(dtype, x.shape)
-        if dtype is wl.int1:
+        if dtype is ty.int1:
             return self.compare(ast.NotEq(), x, 0)
         if src.is_float and dtype.is_float:
             if src.mlir == dtype.mlir:
                 return x
             if src.bits == dtype.bits:  # f16 <-> bf16 through f32
-                return self.cast(self.cast(x, wl.float32), dtype)
+                return self.cast(self.cast(x, ty.float32), dtype)
             op = "arith.extf" if dtype.bits > src.bits else "arith.truncf"
         elif src.is_float:
             op = "arith.fptoui" if dtype.kind == "u" else "arith.fptosi"
@@ -213,7 +243,7 @@ class Semantics:
         da = a.dtype
         if not isinstance(b, Value):
             if isinstance(b, float) and not isinstance(b, bool) and not da.is_float:
-                return wl.float32
+                return ty.float32
             return da
         db = b.dtype
         if da == db:
@@ -221,11 +251,11 @@ class Semantics:
         if da.is_float or db.is_float:
             if da.is_float and db.is_float:
                 if da.bits == db.bits or max(da.bits, db.bits) == 16:
-                    return wl.float32 if da.bits == 16 else da
+                    return ty.float32 if da.bits == 16 else da
                 return da if da.bits > db.bits else db
             return da if da.is_float else db
-        if da is wl.int1 or db is wl.int1:
-            return db if da is wl.int1 else da
+        if da is ty.int1 or db is ty.int1:
+            return db if da is ty.int1 else da
         if da.bits != db.bits:
             return da if da.bits > db.bits else db
         return da if da.kind == "u" else db
@@ -250,7 +280,7 @@ class Semantics:
         x, y, dtype = self.operands(a, b)
         kind = type(op)
         if kind is ast.Div and not dtype.is_float:
-            dtype = wl.float32
+            dtype = ty.float32
             x, y = self.cast(x, dtype), self.cast(y, dtype)
         name = _ARITH.get((kind, dtype.kind if dtype.kind != "b" else "u"))
         if name is None:
@@ -259,7 +289,7 @@ class Semantics:
 
     def addptr(self, ptr, off):
         if isinstance(off, Value):
-            if not off.dtype.is_int or off.dtype is wl.int1:
+            if not off.dtype.is_int or off.dtype is ty.int1:
                 raise self.error("a pointer offset must be an integer")
         else:
             if not isinstance(off, int):
@@ -285,7 +315,7 @@ class Semantics:
                 pred = "u" + pred[1:]
             opname = "arith.cmpi"
         return self.emit(f"{opname} {pred}, {x.name}, {y.name} : {x.type}",
-                         wl.int1, x.shape)
+                         ty.int1, x.shape)
 
     def where(self, cond, a, b):
         cond = self.as_bool(cond)
@@ -298,51 +328,9 @@ class Semantics:
         c = self.broadcast_to(cond, shape)
         x, y = self.materialize(a, dtype, shape), self.materialize(b, dtype, shape)
         return self.emit(f"arith.select {c.name}, {x.name}, {y.name} : "
-                         f"{mlir_type(wl.int1, shape)}, {x.type}", dtype, shape)
+                         f"{mlir_type(ty.int1, shape)}, {x.type}", dtype, shape)
 
-    # --- wl.* -----------------------------------------------------------
-
-    def _axis(self, axis):
-        if axis not in (0, 1, 2):
-            raise self.error("a grid axis is 0, 1 or 2")
-        return "xyz"[axis]
-
-    def wl_program_id(self, axis):
-        return self.emit(f"weft.program_id {self._axis(axis)} : i32", wl.int32)
-
-    def wl_num_programs(self, axis):
-        return self.emit(f"weft.num_programs {self._axis(axis)} : i32", wl.int32)
-
-    def wl_rank(self):
-        return self.emit("weft.rank : i32", wl.int32)
-
-    def wl_num_ranks(self):
-        return self.emit("weft.num_ranks : i32", wl.int32)
-
-    def wl_arange(self, start, end):
-        if isinstance(start, Value) or isinstance(end, Value):
-            raise self.error("wl.arange needs compile-time bounds")
-        return self.emit(f"weft.make_range {start}, {end} : tensor<{end - start}xi32>",
-                         wl.int32, (end - start,))
-
-    def _shape(self, shape):
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        if not shape or any(isinstance(s, Value) or not isinstance(s, int) for s in shape):
-            raise self.error("a tile shape is a tuple of compile-time ints")
-        return shape
-
-    def wl_full(self, shape, value, dtype):
-        return self.materialize(value, dtype, self._shape(shape))
-
-    def wl_zeros(self, shape, dtype):
-        return self.wl_full(shape, 0, dtype)
-
-    def wl_where(self, cond, a, b):
-        return self.where(cond, a, b)
-
-    def wl_cdiv(self, a, b):
-        return self.binary(ast.FloorDiv(), self.binary(ast.Sub(), self.binary(
-            ast.Add(), a, b), 1), b)
+    # --- shared by several builtins ----------------------------------
 
     def reduce(self, x, axis, kind):
         if not isinstance(x, Value) or not x.shape:
@@ -366,9 +354,9 @@ class Semantics:
         dtype = x.dtype
         work = dtype
         if dtype.is_float and dtype.bits < 32:
-            work = wl.float32  # accumulate half precision in f32
+            work = ty.float32  # accumulate half precision in f32
         elif kind == "sum" and dtype.is_int and dtype.bits < 32:
-            work = dtype = wl.int32 if dtype.kind != "u" else wl.uint32
+            work = dtype = ty.int32 if dtype.kind != "u" else ty.uint32
         x = self.cast(x, work)
         shape = x.shape[:axis] + x.shape[axis + 1:]
         k = "f" if work.is_float else ("u" if work.kind in "ub" else "i")
@@ -385,67 +373,28 @@ class Semantics:
         self.line(f"}} {loc}")
         return self.cast(Value(res, work, shape), dtype)
 
-    def wl_sum(self, x, axis=None):
-        return self.reduce(x, axis, "sum")
-
-    def wl_max(self, x, axis=None):
-        return self.reduce(x, axis, "max")
-
-    def wl_min(self, x, axis=None):
-        return self.reduce(x, axis, "min")
-
-    def wl_dot(self, a, b, acc=None, out_dtype=wl.float32):
+    def dot(self, a, b, acc, out_dtype):
         for name, x in (("a", a), ("b", b)):
             if not isinstance(x, Value) or len(x.shape) != 2:
                 raise self.error(f"wl.dot: {name} must be a 2-D tile")
-        if a.dtype != b.dtype or a.dtype not in (wl.float16, wl.bfloat16, wl.float32):
+        if a.dtype != b.dtype or a.dtype not in (ty.float16, ty.bfloat16, ty.float32):
             raise self.error(f"wl.dot multiplies two float16, bfloat16 or float32 tiles "
                              f"of one dtype, not {a.dtype!r} and {b.dtype!r}")
         if a.shape[1] != b.shape[0]:
             raise self.error(f"wl.dot: a is {a.shape[0]}x{a.shape[1]} but b is "
                              f"{b.shape[0]}x{b.shape[1]}: their K differ")
-        if out_dtype != wl.float32:
+        if out_dtype != ty.float32:
             raise self.error(f"wl.dot accumulates in float32, not {out_dtype!r}")
         shape = (a.shape[0], b.shape[1])
         if acc is None:
-            acc = self.wl_zeros(shape, wl.float32)
+            acc = self.materialize(0, ty.float32, shape)
         elif not isinstance(acc, Value) or acc.shape != shape:
             raise self.error(f"wl.dot: acc must be a {shape[0]}x{shape[1]} tile")
-        acc = self.cast(acc, wl.float32)
+        acc = self.cast(acc, ty.float32)
         return self.emit(f"weft.dot {a.name}, {b.name}, {acc.name} : {a.type}, {b.type}, "
-                         f"{acc.type} -> {acc.type}", wl.float32, shape)
+                         f"{acc.type} -> {acc.type}", ty.float32, shape)
 
-    def _unary_math(self, op, x):
-        if not isinstance(x, Value):
-            x = self.constant(x, wl.float32)
-        if is_ptr(x.dtype):
-            raise self.error(f"math.{op} of a pointer")
-        if not x.dtype.is_float:
-            x = self.cast(x, wl.float32)
-        return self.emit(f"math.{op} {x.name} : {x.type}", x.dtype, x.shape)
-
-    def wl_exp(self, x):
-        return self._unary_math("exp", x)
-
-    def wl_log(self, x):
-        return self._unary_math("log", x)
-
-    def wl_sqrt(self, x):
-        return self._unary_math("sqrt", x)
-
-    def wl_rsqrt(self, x):
-        return self._unary_math("rsqrt", x)
-
-    def wl_abs(self, x):
-        if not isinstance(x, Value):
-            return abs(x)
-        if x.dtype.is_float:
-            return self.emit(f"math.absf {x.name} : {x.type}", x.dtype, x.shape)
-        if x.dtype.kind in "ub":
-            return x
-        return self.emit(f"math.absi {x.name} : {x.type}", x.dtype, x.shape)
-
-    def _minmax(self, a, b, kind):
+    def minmax(self, a, b, kind):
         if not isinstance(a, Value) and not isinstance(b, Value):
             return max(a, b) if kind == "max" else min(a, b)
         x, y, dtype = self.operands(a, b)
@@ -453,227 +402,3 @@ class Semantics:
         name = ("maximum" if kind == "max" else "minimum") if dtype.is_float else kind
         return self.emit(f"arith.{name}{suffix} {x.name}, {y.name} : {x.type}",
                          dtype, x.shape)
-
-    def wl_maximum(self, a, b):
-        return self._minmax(a, b, "max")
-
-    def wl_minimum(self, a, b):
-        return self._minmax(a, b, "min")
-
-    def _choice(self, what, value, allowed):
-        if value not in allowed:
-            raise self.error(f"unknown {what} {value!r} (expected one of "
-                             f"{', '.join(allowed)})")
-        return value
-
-    def _ptr(self, ptr, op):
-        if not isinstance(ptr, Value) or not is_ptr(ptr.dtype):
-            raise self.error(f"wl.{op} needs a pointer or a tile of pointers")
-        return ptr
-
-    def _peer(self, ptr, peer):
-        if peer is None:
-            return ptr
-        return self.wl_translate(ptr, peer)
-
-    def _order(self, order, scope):
-        self._choice("memory order", order, ORDERS)
-        self._choice("scope", scope, SCOPES)
-        return f"{order} {scope} "
-
-    def wl_translate(self, ptr, peer):
-        ptr = self._ptr(ptr, "translate")
-        peer = self.materialize(peer, wl.int32)
-        return self.emit(f"weft.translate {ptr.name}, {peer.name} : {ptr.type}",
-                         ptr.dtype, ptr.shape)
-
-    def _mask(self, mask):
-        return None if mask is None else self.as_bool(mask) if isinstance(mask, Value) \
-            else self.constant(bool(mask), wl.int1)
-
-    def wl_load(self, ptr, mask=None, other=None, peer=None, order="weak", scope="sys"):
-        ptr = self._ptr(ptr, "load")
-        mask = self._mask(mask)
-        shape = self.broadcast_shape(ptr.shape, getattr(mask, "shape", ()),
-                                     getattr(other, "shape", ()))
-        ptr = self._peer(self.broadcast_to(ptr, shape), peer)
-        ordered = self._order(order, scope) if order != "weak" else ""
-        text = f"weft.load {ordered}{ptr.name}"
-        if mask is not None:
-            text += f", mask {self.broadcast_to(mask, shape).name}"
-        if other is not None:
-            text += f", other {self.materialize(other, ptr.dtype.elem, shape).name}"
-        return self.emit(f"{text} : {ptr.type}", ptr.dtype.elem, shape)
-
-    def wl_store(self, ptr, value, mask=None, peer=None, order="weak", scope="sys"):
-        ptr = self._ptr(ptr, "store")
-        mask = self._mask(mask)
-        shape = self.broadcast_shape(ptr.shape, getattr(value, "shape", ()),
-                                     getattr(mask, "shape", ()))
-        ptr = self._peer(self.broadcast_to(ptr, shape), peer)
-        value = self.materialize(value, ptr.dtype.elem, shape)
-        ordered = self._order(order, scope) if order != "weak" else ""
-        text = f"weft.store {ordered}{ptr.name}, {value.name}"
-        if mask is not None:
-            text += f", mask {self.broadcast_to(mask, shape).name}"
-        self.emit(f"{text} : {ptr.type}")
-
-    # --- tensor descriptors ---------------------------------------------
-
-    def desc_attribute(self, desc, attr):
-        kind = desc.dtype
-        if attr in ("load", "store"):
-            return Method(desc, attr)
-        if attr == "dtype":
-            return kind.elem
-        if attr == "block_shape":
-            return kind.block_shape
-        if attr == "shape":  # the tensor's, known at launch
-            return tuple(self.emit(f"weft.desc_dim {desc.name}, {d} : {kind.mlir}", wl.int64)
-                         for d in range(len(kind.block_shape)))
-        raise self.error(f"a tensor descriptor has no attribute `{attr}` (load, store, "
-                         "dtype, block_shape, shape)")
-
-    def _desc_offsets(self, desc, offsets, op):
-        rank = len(desc.dtype.block_shape)
-        if not isinstance(offsets, (tuple, list)) or len(offsets) != rank:
-            raise self.error(f"desc.{op} takes a list of {rank} offsets, one per dimension")
-        values = []
-        for offset in offsets:
-            if isinstance(offset, Value) and (offset.shape or not offset.dtype.is_int):
-                raise self.error(f"desc.{op}: offsets are integer scalars")
-            values.append(self.materialize(offset, wl.int32).name)
-        return ", ".join(values)
-
-    def desc_load(self, desc, offsets):
-        """The block at `offsets` (zeros outside the tensor)."""
-        kind = desc.dtype
-        offs = self._desc_offsets(desc, offsets, "load")
-        return self.emit(f"weft.desc_load {desc.name}[{offs}] : {kind.mlir} -> "
-                         f"{mlir_type(kind.elem, kind.block_shape)}", kind.elem, kind.block_shape)
-
-    def desc_store(self, desc, offsets, value):
-        """Writes the block at `offsets`, inside the tensor only."""
-        kind = desc.dtype
-        offs = self._desc_offsets(desc, offsets, "store")
-        if isinstance(value, Value) and \
-                self.broadcast_shape(value.shape, kind.block_shape) != kind.block_shape:
-            raise self.error(f"desc.store: a {value.shape} tile is not a "
-                             f"{kind.block_shape} block")
-        value = self.materialize(value, kind.elem, kind.block_shape)
-        self.emit(f"weft.desc_store {desc.name}[{offs}], {value.name} : {kind.mlir}, "
-                  f"{value.type}")
-
-    def _rmw(self, kind, ptr, value, mask, peer, order, scope):
-        ptr = self._ptr(ptr, "atomic_" + kind)
-        mask = self._mask(mask)
-        shape = self.broadcast_shape(ptr.shape, getattr(value, "shape", ()),
-                                     getattr(mask, "shape", ()))
-        ptr = self._peer(self.broadcast_to(ptr, shape), peer)
-        elem = ptr.dtype.elem
-        value = self.materialize(value, elem, shape)
-        if kind == "add" and elem.is_float:
-            kind = "fadd"
-        elif kind in ("max", "min") and elem.kind == "u":
-            kind = "u" + kind
-        text = f"weft.atomic_rmw {kind} {self._order(order, scope)}{ptr.name}, {value.name}"
-        if mask is not None:
-            text += f", mask {self.broadcast_to(mask, shape).name}"
-        return self.emit(f"{text} : {ptr.type}", elem, shape)
-
-    def wl_atomic_add(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("add", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_max(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("max", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_min(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("min", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_and_(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("and", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_or_(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("or", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_xor(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("xor", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_xchg(self, ptr, value, mask=None, peer=None, order="acq_rel", scope="gpu"):
-        return self._rmw("xchg", ptr, value, mask, peer, order, scope)
-
-    def wl_atomic_cas(self, ptr, cmp, value, peer=None, order="acq_rel", scope="gpu"):
-        ptr = self._ptr(ptr, "atomic_cas")
-        shape = self.broadcast_shape(ptr.shape, getattr(cmp, "shape", ()),
-                                     getattr(value, "shape", ()))
-        ptr = self._peer(self.broadcast_to(ptr, shape), peer)
-        elem = ptr.dtype.elem
-        cmp = self.materialize(cmp, elem, shape)
-        value = self.materialize(value, elem, shape)
-        return self.emit(f"weft.atomic_cas {self._order(order, scope)}{ptr.name}, "
-                         f"{cmp.name}, {value.name} : {ptr.type}", elem, shape)
-
-    def wl_fence(self, order="acq_rel", scope="sys"):
-        self.emit("weft.fence " + self._order(order, scope).strip())
-
-    def _flag(self, ptr, op):
-        ptr = self._ptr(ptr, op)
-        if ptr.shape:
-            raise self.error(f"wl.{op} takes a scalar flag pointer, not a tile")
-        return ptr
-
-    def wl_signal(self, ptr, value, peer=None, op="set", order="release", scope="sys"):
-        ptr = self._peer(self._flag(ptr, "signal"), peer)
-        self._choice("signal op", op, SIGNAL_OPS)
-        value = self.materialize(value, ptr.dtype.elem)
-        self.emit(f"weft.signal {op} {self._order(order, scope)}{ptr.name}, "
-                  f"{value.name} : {ptr.type}")
-
-    def wl_wait(self, ptr, value, cmp="eq", order="acquire", scope="sys"):
-        ptr = self._flag(ptr, "wait")
-        self._choice("wait comparison", cmp, WAIT_CMPS)
-        value = self.materialize(value, ptr.dtype.elem)
-        return self.emit(f"weft.wait {cmp} {self._order(order, scope)}{ptr.name}, "
-                         f"{value.name} : {ptr.type}", ptr.dtype.elem)
-
-    def wl_barrier(self):
-        self.emit("weft.barrier")
-
-    def wl_multicast(self, ptr):
-        ptr = self._flag(ptr, "multicast")
-        return self.emit(f"weft.multicast {ptr.name} : {ptr.type}",
-                         wl.pointer_type(ptr.dtype.elem, multicast=True))
-
-    def _mptr(self, ptr, op):
-        if not isinstance(ptr, Value) or not is_ptr(ptr.dtype) or \
-                not ptr.dtype.multicast or ptr.shape:
-            raise self.error(f"wl.{op} needs a scalar multicast pointer "
-                             "(from wl.multicast)")
-        return ptr
-
-    def _multimem_kind(self, op, elem):
-        self._choice("multimem op", op, MULTIMEM_OPS)
-        return "u" + op if op != "add" and elem.kind == "u" else op
-
-    def wl_multimem_ld_reduce(self, mptr, op="add", order="relaxed", scope="sys"):
-        mptr = self._mptr(mptr, "multimem_ld_reduce")
-        elem = mptr.dtype.elem
-        kind = self._multimem_kind(op, elem)
-        return self.emit(f"weft.multimem_ld_reduce {kind} {self._order(order, scope)}"
-                         f"{mptr.name} : {mptr.type} -> {elem.mlir}", elem)
-
-    def wl_multimem_store(self, mptr, value, order="relaxed", scope="sys"):
-        mptr = self._mptr(mptr, "multimem_store")
-        value = self.materialize(value, mptr.dtype.elem)
-        self.emit(f"weft.multimem_store {self._order(order, scope)}{mptr.name}, "
-                  f"{value.name} : {mptr.type}, {value.type}")
-
-    def wl_multimem_red(self, mptr, value, op="add", order="relaxed", scope="sys"):
-        mptr = self._mptr(mptr, "multimem_red")
-        kind = self._multimem_kind(op, mptr.dtype.elem)
-        value = self.materialize(value, mptr.dtype.elem)
-        self.emit(f"weft.multimem_red {kind} {self._order(order, scope)}{mptr.name}, "
-                  f"{value.name} : {mptr.type}, {value.type}")
-
-    def wl_static_range(self, *args):
-        raise self.error("wl.static_range is only meaningful as a for loop's iterable")

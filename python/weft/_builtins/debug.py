@@ -1,0 +1,1 @@
+"""Printing, assertions and inline assembly."""
