@@ -242,10 +242,10 @@ class Run:
             return bool(np.array_equal(self.from_bits(read(), dtype), self.expected(op, n)))
 
         def reset():
-            x.copy_from(self.to_bits(self.pattern(n, self.rank), dtype))
+            x.copy_from(self.to_bits(self.pattern(n, self.rank), dtype), raw=True)
 
         def weft_out():
-            return (x if op == "broadcast" else out).to_numpy()
+            return (x if op == "broadcast" else out).to_numpy(raw=True)
 
         for system in self.args.systems:
             graph = system.endswith("_graph")

@@ -75,8 +75,7 @@ class Bench(CB.Run):
     def buffer(self, values, dtype):
         """A weft.Buffer (symmetric) holding values (a numpy array)."""
         buf = weft.empty(values.shape, dtype)
-        buf.copy_from(self.to_bits(values, dtype) if dtype is wl.bfloat16
-                      else values.astype(dtype.numpy))
+        buf.copy_from(values)  # converted to dtype (bf16: to nearest even)
         return buf
 
     def tensor(self, buf):
@@ -85,7 +84,7 @@ class Bench(CB.Run):
     def check(self, got, want, exact=True):
         """got (a buffer, tensor or array) against want (numpy or tensor)."""
         if isinstance(got, weft.Buffer):
-            got = self.from_bits(got.to_numpy(), got.dtype)
+            got = got.to_numpy()
         if hasattr(got, "cpu"):
             got = got.float().cpu().numpy()
         if hasattr(want, "cpu"):

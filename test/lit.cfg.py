@@ -49,7 +49,7 @@ def compiler_locate(name):
         capi.weft_compiler_destroy(compiler)
 
 
-for name in ("ptxas", "libdevice", "ocml"):
+for name in ("ptxas", "libdevice", "ocml", "ockl"):
     if compiler_locate(name):
         config.available_features.add(name)
 # %ptxas (tools/ptxas-check) assembles with the ptxas the compiler uses.

@@ -33,11 +33,6 @@ def relu_to(h, out, n, BLOCK: wl.constexpr):
         wl.store(out + offs, wl.maximum(wl.load(h + offs, mask=mask), 0.0), mask=mask)
 
 
-def bf16(a):
-    """float32 values -> bf16 bits (exact for the small integers used here)."""
-    return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
-
-
 weft.init()
 rank, ranks = weft.rank(), weft.num_ranks()
 rows, hidden, ffn = 8, 32, 16 * ranks         # tokens per rank; ffn split over ranks
@@ -50,9 +45,9 @@ W2 = rng.integers(-2, 3, (ffn, hidden)).astype(np.float32)
 x = weft.empty((rows, hidden), wl.bfloat16)   # symmetric: peers read it
 w1 = weft.empty((hidden, cols), wl.bfloat16)
 w2 = weft.empty((cols, hidden), wl.bfloat16)
-x.copy_from(bf16(X[rank * rows:(rank + 1) * rows]))
-w1.copy_from(bf16(W1[:, rank * cols:(rank + 1) * cols]))
-w2.copy_from(bf16(W2[rank * cols:(rank + 1) * cols]))
+x.copy_from(X[rank * rows:(rank + 1) * rows])  # converted to bf16 (exact: small ints)
+w1.copy_from(W1[:, rank * cols:(rank + 1) * cols])
+w2.copy_from(W2[rank * cols:(rank + 1) * cols])
 act = weft.empty((ranks * rows, cols), wl.bfloat16)
 
 h = ops.all_gather_matmul(x, w1)              # (ranks * rows) x cols, f32

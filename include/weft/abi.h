@@ -73,6 +73,7 @@ typedef struct weft_wait_error {
 #define WEFT_DEBUG_OK 0u
 #define WEFT_DEBUG_BAD_PEER 1u     /* a translate to a peer that is no rank */
 #define WEFT_DEBUG_OUTSIDE_HEAP 2u /* a translate of a pointer outside the heap */
+#define WEFT_DEBUG_ASSERT 3u       /* a failed weft.assert (wl.device_assert) */
 
 /*
  * Written by the first failed debug check (kernels compiled with debug) on

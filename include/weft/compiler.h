@@ -50,7 +50,8 @@ const char *weft_compiler_version(void);
 
 /* A file that compiles with opts (NULL = the defaults) take from the
  * machine, by name: "ptxas" (cuda cubins), "libdevice" (cuda math),
- * "ocml" (hip math), "host-builtins" (host f16/bf16). Its path in *path
+ * "ocml" (hip math), "ockl" (hip device_print),
+ * "host-builtins" (host f16/bf16). Its path in *path
  * (free with weft_string_free), else WEFT_ERROR_NOT_FOUND with every place
  * looked at in weft_compiler_last_error(compiler). */
 weft_status weft_compiler_locate(weft_compiler *compiler,

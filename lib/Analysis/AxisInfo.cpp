@@ -205,6 +205,27 @@ void AxisInfoAnalysis::visit(Operation *op) {
       .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
             arith::IndexCastOp, ConvertLayoutOp>(
           [&](Operation *cast) { return get(cast->getOperand(0)); })
+      .Case([&](AxisHintOp h) {
+        // The author's word replaces what the analysis would prove.
+        AxisInfo out = get(h.getSrc());
+        auto take = [](SmallVector<int64_t> &field, std::optional<ArrayRef<int64_t>> hint) {
+          if (hint)
+            field.assign(hint->begin(), hint->end());
+        };
+        take(out.divisibility, h.getDivisibility());
+        take(out.contiguity, h.getContiguity());
+        take(out.constancy, h.getConstancy());
+        return out;
+      })
+      .Case([&](TransOp t) {
+        AxisInfo in = get(t.getSrc()), out;
+        for (int32_t from : t.getOrder()) {
+          out.contiguity.push_back(in.contiguity[from]);
+          out.divisibility.push_back(in.divisibility[from]);
+          out.constancy.push_back(in.constancy[from]);
+        }
+        return out;
+      })
       .Case([&](TranslateOp t) {
         // Heap bases are page-aligned: a peer's copy keeps the alignment.
         return get(t.getPtr());

@@ -28,6 +28,8 @@
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -38,6 +40,22 @@
 using namespace weft;
 
 namespace {
+
+/// LLVM's errors (a back end that cannot select an operation, ...) kept
+/// for the compile's error: LLVM's default handler would print them and
+/// exit the process.
+struct LLVMErrorCollector : llvm::DiagnosticHandler {
+  std::string text;
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    if (info.getSeverity() != llvm::DS_Error)
+      return false; // LLVM's default: warnings printed, remarks dropped
+    llvm::raw_string_ostream os(text);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    os << (text.empty() ? "" : "\n") << "LLVM: ";
+    info.print(printer);
+    return true;
+  }
+};
 
 /// Everything MLIR reports while this lives, as mlir-opt prints it
 /// ("file:line:col: error: ..." with the offending source line).
@@ -184,12 +202,19 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
     artifacts["kernels"] = llvm::formatv("{0}", llvm::json::Value(std::move(kernels))).str();
 
   llvm::LLVMContext llvmContext;
+  auto llvmErrors = std::make_unique<LLVMErrorCollector>();
+  LLVMErrorCollector &collected = *llvmErrors;
+  llvmContext.setDiagnosticHandler(std::move(llvmErrors));
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, llvmContext, bufferName);
   if (!llvmModule)
     return input.diagnostics->error("translation to LLVM IR failed");
 
   auto generated = emitArtifacts(*llvmModule, options.target.spec, options.codegen);
+  if (!collected.text.empty()) {
+    llvm::consumeError(generated.takeError());
+    return llvm::createStringError(collected.text);
+  }
   if (!generated)
     return generated.takeError();
   for (auto &[name, bytes] : *generated)

@@ -6,6 +6,7 @@
 See docs/python.md.
 """
 from . import language
+from ._autotune import Config, autotune, heuristics
 from ._errors import CompilationError, WeftError
 from ._jit import CompiledKernel, JITFunction, PerBackend, TensorDescriptor, compile, jit
 from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
@@ -13,7 +14,7 @@ from ._runtime import (Buffer, backend, barrier, empty, finalize, full, init,
 from . import collectives  # noqa: E402  (after jit: its kernels use it)
 from . import ops  # noqa: E402
 
-__all__ = ["language", "collectives", "ops", "CompilationError", "WeftError", "CompiledKernel",
+__all__ = ["language", "collectives", "ops", "Config", "autotune", "heuristics", "CompilationError", "WeftError", "CompiledKernel",
            "JITFunction", "PerBackend", "TensorDescriptor", "compile", "jit", "Buffer", "backend", "barrier", "empty",
            "finalize", "full", "init", "local_rank", "num_ranks", "rank", "stream", "synchronize",
            "zeros"]

@@ -5,6 +5,7 @@
                        or CMAKE_PREFIX_PATH=PREFIX for find_package(Weft))
   info                 the compiler, the libraries and the files it takes from
                        this machine (ptxas, libdevice, OCML, compiler-rt)
+  language-table       the table of the language's builtins (docs/python.md)
   fill-cache PATH...   compiles the kernel requests a WEFT_CACHE_ONLY=1 run
                        saved under $WEFT_CACHE_MISSES into $WEFT_CACHE_DIR
                        (README, "GPU runs")
@@ -33,7 +34,7 @@ def info():
     except ImportError as e:
         print(f"compiler:      none ({e})")
         return 1
-    for name in ("ptxas", "libdevice", "ocml", "host-builtins"):
+    for name in ("ptxas", "libdevice", "ocml", "ockl", "host-builtins"):
         try:
             found = _capi.locate(name)
         except CompilationError as e:
@@ -49,6 +50,10 @@ def main(argv):
         return 0
     if argv[:1] == ["info"] and len(argv) == 1:
         return info()
+    if argv == ["language-table"]:
+        from ._builtins import language_table
+        print(language_table(), end="")
+        return 0
     if argv[:1] == ["fill-cache"] and len(argv) > 1:
         return fill_cache(argv[1:])
     print(__doc__.strip(), file=sys.stderr)

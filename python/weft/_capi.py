@@ -87,7 +87,7 @@ def _options(target="host", num_warps=4, debug=False, num_stages=3, warp_mma=Fal
 
 def locate(name):
     """The path of the machine's file `name` that compiles use ("ptxas",
-    "libdevice", "ocml", "host-builtins"); CompilationError saying where the
+    "libdevice", "ocml", "ockl", "host-builtins"); CompilationError saying where the
     compiler looked when it has none."""
     l = lib()
     comp = _compiler()

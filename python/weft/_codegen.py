@@ -13,7 +13,7 @@ import json
 import operator
 
 from . import _types as ty
-from ._builtins import METHODS, REGISTRY, Builtin, memory
+from ._builtins import METHODS, REGISTRY, Builtin, memory, shapes
 from ._errors import CompilationError
 from ._function import KernelFunction
 from ._semantics import (PY_NUMBER, Method, Semantics, Value, is_desc, is_ptr, mlir_type,
@@ -45,6 +45,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         self.files = set()
         self.node = None
         self.scope = {}
+        self.inlining = [fn]  # the functions being generated, outermost first
         self.globals = fn.fn.__globals__
         self.filename = fn.filename
         self.line_offset = fn.line_offset
@@ -100,12 +101,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         if self.cluster != (1, 1, 1):
             attrs += f", weft.cluster = array<i32: {', '.join(map(str, self.cluster))}>"
         head = f"func.func @{self.name}({', '.join(args)}) attributes {{{attrs}}} {{"
-        body = tree.body
-        if body and isinstance(body[-1], ast.Return):
-            if body[-1].value is not None:
-                raise self.error("a kernel returns nothing", body[-1])
-            body = body[:-1]
-        self.visit_block(body)
+        self.visit_block(self.lift_returns(tree.body))
         self.node = tree
         self.line(f"return {self.loc()}")
         return "module {\n  " + head + "\n" + "\n".join(self.lines) + \
@@ -168,9 +164,27 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
                              f"{type(target).__name__} is not supported "
                              "(kernels write memory with wl.store)")
 
+    def lift_returns(self, stmts):
+        """A kernel's statements with its early returns made structure: in
+        `if c: A; return` followed by B, B moves into the else branch (so
+        it may be emitted twice). Returns inside loops stay, and fail."""
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Return):
+                if stmt.value is not None:
+                    raise self.error("a kernel returns nothing", stmt)
+                return stmts[:i]  # what follows never runs
+            if isinstance(stmt, ast.If) and any(
+                    isinstance(n, ast.Return) for b in (stmt.body, stmt.orelse)
+                    for s in b for n in ast.walk(s)):
+                rest = stmts[i + 1:]
+                lifted = ast.If(test=stmt.test, body=self.lift_returns(stmt.body + rest),
+                                orelse=self.lift_returns(stmt.orelse + rest))
+                return stmts[:i] + [ast.copy_location(lifted, stmt)]
+        return stmts
+
     def visit_Return(self, node):
-        raise self.error("`return` is only supported as the last statement "
-                         "of a function")
+        raise self.error("`return` inside a loop is not supported; in a kernel it may end "
+                         "any branch, in a @weft.jit function only the function")
 
     def visit_Assert(self, node):
         test = self.visit(node.test)
@@ -183,7 +197,9 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
     def visit_Break(self, node):
         raise self.error("`break` is not supported in kernels")
 
-    visit_Continue = visit_Break
+    def visit_Continue(self, node):
+        raise self.error("`continue` is not supported in kernels; put the rest of the "
+                         "loop body under an `if`")
 
     # --- control flow ---------------------------------------------------
 
@@ -260,13 +276,13 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
             raise self.error("the loop variable must be a single name")
         it = node.iter
         static = False
-        if isinstance(it, ast.Call):
-            fn = self.visit(it.func)
-            if builtin_of(fn) is REGISTRY["static_range"]:
-                static = True
-            elif fn is not range:
-                fn = None
-        else:
+        loop_attrs = ""
+        fn = self.visit(it.func) if isinstance(it, ast.Call) else None
+        if builtin_of(fn) is REGISTRY["static_range"]:
+            static = True
+        elif builtin_of(fn) is REGISTRY["range"]:
+            arg_nodes, loop_attrs = self.range_arguments(it)
+        elif fn is not range:
             fn = None
         if fn is None:
             seq = self.visit(it)
@@ -277,9 +293,11 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
                 return
             raise self.error("kernels loop over range(...), wl.static_range(...) "
                              "or a compile-time tuple")
-        if it.keywords:
-            raise self.error("range() takes positional arguments")
-        bounds = [self.visit(a) for a in it.args]
+        if builtin_of(fn) is not REGISTRY["range"]:
+            if it.keywords:
+                raise self.error("range() takes positional arguments")
+            arg_nodes = it.args
+        bounds = [self.visit(a) for a in arg_nodes]
         if not 1 <= len(bounds) <= 3:
             raise self.error("range() takes 1 to 3 arguments")
         if len(bounds) == 1:
@@ -326,8 +344,29 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         if names:
             self.line("  scf.yield " + ", ".join(v.name for v in values) +
                       f" : {tys}")
-        self.line(f"}} {self.loc()}")
+        self.line(f"}}{loop_attrs} {self.loc()}")
         self.scope.update(results)
+
+    def range_arguments(self, call):
+        """The bounds of `wl.range(...)` (AST nodes) and its loop attributes
+        (num_stages)."""
+        try:
+            bound = REGISTRY["range"].signature.bind(*call.args, **{
+                k.arg: k.value for k in call.keywords})
+        except TypeError as e:
+            raise self.error(f"wl.range: {e}") from None
+        args = bound.arguments
+        nodes = [args[k] for k in ("arg1", "arg2", "step") if args.get(k) is not None]
+        if "step" in args and "arg2" not in args:
+            raise self.error("wl.range: a step needs both bounds")
+        stages = args.get("num_stages")
+        if stages is None:
+            return nodes, ""
+        stages = self.visit(stages)
+        if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+            raise self.error(f"wl.range: num_stages is a positive compile-time int, "
+                             f"not {stages!r}")
+        return nodes, f" {{weft.num_stages = {stages} : i32}}"
 
     def region_op(self, head, names, types):
         """Writes `%r:N = head` and returns the values %r#i for `names`."""
@@ -488,6 +527,8 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
                 return base.dtype
             if node.attr == "shape":
                 return base.shape
+            if node.attr == "T":
+                return REGISTRY["trans"].call(self, [base], {})
             if node.attr in METHODS:
                 return Method(base, METHODS[node.attr])
             raise self.error(f"a tile value has no attribute `{node.attr}`")
@@ -502,18 +543,20 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         if not isinstance(base, Value):
             return base[self.visit(index)]
         items = index.elts if isinstance(index, ast.Tuple) else [index]
+        taken = sum(1 for i in items if not (isinstance(i, ast.Constant) and i.value is None))
+        if taken > len(base.shape):
+            raise self.error(f"{taken} indices for a tile of rank {len(base.shape)}")
         result, axis = base, 0
         for item in items:
             if isinstance(item, ast.Constant) and item.value is None:
                 result = self.expand_dims(result, axis)
-            elif isinstance(item, ast.Slice) and not (item.lower or item.upper or item.step):
-                pass
-            else:
-                raise self.error("tiles are indexed with `:` and `None` only "
-                                 "(x[:, None]); use pointers to address elements")
-            axis += 1
-        if axis - sum(1 for i in items if isinstance(i, ast.Constant)) > len(base.shape):
-            raise self.error("too many `:` for the tile's rank")
+                axis += 1
+            elif isinstance(item, ast.Slice):
+                if item.lower or item.upper or item.step:
+                    raise self.error("tiles are sliced with `:` only; mask a load instead")
+                axis += 1
+            else:  # a compile-time int takes the dimension away
+                result = shapes.index(self, result, axis, self.visit(item))
         return result
 
     def visit_BinOp(self, node):
@@ -601,6 +644,10 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         missing = [p for p in params if p not in bound]
         if missing or len(args) > len(params) or len(bound) != len(params):
             raise self.error(f"{fn.__name__}() got the wrong arguments")
+        if fn in self.inlining:
+            raise self.error(f"{fn.__name__}() calls itself: kernels cannot recurse "
+                             "(functions are inlined)")
+        self.inlining.append(fn)
         saved = (self.scope, self.globals, self.filename, self.line_offset)
         self.scope, self.globals = bound, fn.fn.__globals__
         self.filename, self.line_offset = fn.filename, fn.line_offset
@@ -615,6 +662,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
                 self.visit_block(body)
             return result
         finally:
+            self.inlining.pop()
             self.scope, self.globals, self.filename, self.line_offset = saved
 
 

@@ -207,7 +207,9 @@ _DESCRIBE = {}  # argument type -> its _describe handler
 
 _TORCH = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "bf16",
           "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32", "torch.int64": "i64",
-          "torch.uint8": "u8", "torch.bool": "i1", "torch.float64": "fp64"}
+          "torch.uint8": "u8", "torch.uint16": "u16", "torch.uint32": "u32",
+          "torch.uint64": "u64", "torch.bool": "i1", "torch.float64": "fp64",
+          "torch.float8_e4m3fn": "fp8e4nv", "torch.float8_e5m2": "fp8e5"}
 _TORCH_DTYPES = {}  # torch's dtype objects -> weft dtypes, as they are met
 
 
@@ -261,12 +263,18 @@ def _parse_signature_type(text):
 _UNSET = object()  # a parameter no argument has bound yet
 
 
+# Artifacts that are text (as Triton's asm["ptx"] is); the others are bytes.
+_TEXT_ARTIFACTS = ("weft", "llir", "ptx", "amdgcn", "asm", "kernels")
+
+
 class _Artifacts(dict):
-    """A compiled kernel's artifacts by name. A cuda compile without ptxas
-    has no cubin (launches load the PTX): asking for it says why."""
+    """A compiled kernel's artifacts by name, text as str and binaries
+    (cubin, hsaco, so) as bytes. A cuda compile without ptxas has no cubin
+    (launches load the PTX): asking for it says why."""
 
     def __init__(self, artifacts, target):
-        super().__init__(artifacts)
+        super().__init__({name: data.decode() if name in _TEXT_ARTIFACTS else data
+                          for name, data in artifacts.items()})
         self.target = target
 
     def __missing__(self, name):
@@ -304,7 +312,7 @@ class CompiledKernel:
         if self._generation != rt.state.generation:
             backend = rt.backend()
             image = self.asm.get({"host": "so", "hip": "hsaco"}.get(backend)) if backend != "cuda" \
-                else self.asm.get("cubin") or self.asm.get("ptx")
+                else self.asm.get("cubin") or self.asm.get("ptx", "").encode() or None
             if image is None:
                 raise WeftError(f"kernel {self.name} was compiled for {self.target}, "
                                 f"which the {backend} backend cannot load")
@@ -312,7 +320,7 @@ class CompiledKernel:
             self._handle = rt.module_get_kernel(module, self.name)
             self._config.num_threads = self.num_warps * _WARP[backend]
             # Its pipelined operands' buffers (compiler.h, "kernels").
-            settings = json.loads(self.asm.get("kernels", b"{}")).get(self.name, {})
+            settings = json.loads(self.asm.get("kernels", "{}")).get(self.name, {})
             self._config.shared_bytes = settings.get("dynamic_shared_bytes", 0)
             self._flags = rt.LAUNCH_EARLY_START \
                 if EARLY_START and settings.get("early_start") else 0
@@ -325,10 +333,13 @@ class CompiledKernel:
         """stream: a CUstream handle; None: weft.stream's, else the context's.
         resident: grid[0] programs at most, cut to those the device runs at
         once (runtime.h, WEFT_LAUNCH_RESIDENT)."""
-        self._launch(grid, [_describe(arg)[2] for arg in args], stream, resident)
+        self._launch(_grid(grid, self.name), [_describe(arg)[2] for arg in args], stream,
+                     resident)
 
     def _launch(self, grid, values, stream, resident):
         """launch with the arguments' _describe values."""
+        if not all(grid):  # an empty grid (no work) launches nothing, as in Triton
+            return
         kernel = self._kernel()
         self._config.stream = stream if stream is not None else rt.state.stream
         self._config.flags = self._flags | (rt.LAUNCH_RESIDENT if resident else 0)
@@ -346,6 +357,16 @@ class CompiledKernel:
         g[2] = grid[2] if len(grid) > 2 else 1
         status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(values))
         rt.check(status, f"launch of {self.name}", rt.state.ctx)
+
+
+def _grid(grid, name):
+    """A launch's grid as a tuple of 1 to 3 non-negative ints."""
+    dims = (grid,) if isinstance(grid, int) else grid
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or any(
+            isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in dims):
+        raise ValueError(f"{name}: the grid is 1 to 3 non-negative ints (programs along "
+                         f"axes 0, 1, 2), not {grid!r}")
+    return tuple(dims)
 
 
 class PerBackend:
@@ -536,8 +557,7 @@ class JITFunction(KernelFunction):
         kernel, resolved = found
         if callable(grid):
             grid = grid(dict(resolved, num_warps=num_warps))
-        if isinstance(grid, int):
-            grid = (grid,)
+        grid = _grid(grid, self.__name__)
         kernel._launch(grid, [d[2] for d in described], stream, resident)
         return kernel
 

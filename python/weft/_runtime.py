@@ -3,7 +3,7 @@ host API (init, finalize, rank, ...) and symmetric buffers."""
 import ctypes as _c
 import math
 
-from . import _libs
+from . import _floats, _libs
 from . import language as wl
 from ._errors import WeftError
 
@@ -241,9 +241,10 @@ def synchronize():
     check(lib().weft_synchronize(ctx), "weft_synchronize", ctx)
 
 
+# numpy has no bfloat16 or float8: their views show the raw bits (_floats).
 _NUMPY_TYPESTR = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
-                  "u8": "|u1", "u32": "<u4", "u64": "<u8", "fp16": "<f2",
-                  "bf16": "<u2",  # numpy has no bfloat16: the raw bits
+                  "u8": "|u1", "u16": "<u2", "u32": "<u4", "u64": "<u8",
+                  "fp8e4nv": "|u1", "fp8e5": "|u1", "fp16": "<f2", "bf16": "<u2",
                   "fp32": "<f4", "fp64": "<f8"}
 
 
@@ -321,20 +322,31 @@ class Buffer:
         import numpy as np
         return np.asarray(self)
 
-    def to_numpy(self):
+    def to_numpy(self, raw=False):
         """A copy of this rank's contents as a numpy array, on every backend,
-        taken after this rank's launched work."""
+        taken after this rank's launched work. bfloat16 and the float8
+        formats come as float32 values, or with raw=True as their bits."""
         import numpy as np
         out = np.empty(self.shape, np.dtype(self._interface()["typestr"]))
         ctx = state.ctx
         check(lib().weft_memcpy(ctx, out.ctypes.data, self.ptr, out.nbytes), "weft_memcpy", ctx)
-        return out
+        return out if raw or not _floats.is_raw(self.dtype) else \
+            _floats.from_bits(out, self.dtype)
 
-    def copy_from(self, values):
+    def copy_from(self, values, raw=False):
         """Sets this rank's contents, on every backend, from values: anything
-        numpy broadcasts to the buffer's shape and converts to its dtype
-        (bf16 takes the raw uint16 bits). Ordered after launched work."""
+        numpy broadcasts to the buffer's shape and converts to its dtype;
+        into bfloat16 and float8 buffers values convert as the compiler
+        converts float32 (to nearest even; float8 saturating), or with
+        raw=True are the bits. Ordered after launched work."""
         import numpy as np
+        if _floats.is_raw(self.dtype) and not raw:
+            if np.asarray(values).dtype == _floats.storage(self.dtype):
+                # bits or integers? Ask rather than guess (both were meant).
+                raise TypeError(f"copy_from of a {np.asarray(values).dtype} array into a "
+                                f"{self.dtype!r} buffer: pass float values (converted to "
+                                f"nearest even), or raw=True with the bits")
+            values = _floats.to_bits(values, self.dtype)
         dtype = np.dtype(self._interface()["typestr"])
         src = np.ascontiguousarray(np.broadcast_to(np.asarray(values, dtype), self.shape))
         ctx = state.ctx
@@ -372,10 +384,11 @@ class Buffer:
 _DL_CPU = 1
 _DL_DEVICE = {"host": _DL_CPU, "cuda": 2, "hip": 10}
 # dtype name -> (DLDataTypeCode, bits): kDLInt 0, kDLUInt 1, kDLFloat 2,
-# kDLBfloat 4, kDLBool 6.
+# kDLBfloat 4, kDLBool 6 (DLPack 1.1 adds the float8 codes).
 _DL_DTYPE = {"i1": (6, 8), "i8": (0, 8), "i16": (0, 16), "i32": (0, 32), "i64": (0, 64),
-             "u8": (1, 8), "u32": (1, 32), "u64": (1, 64), "fp16": (2, 16),
-             "bf16": (4, 16), "fp32": (2, 32), "fp64": (2, 64)}
+             "u8": (1, 8), "u16": (1, 16), "u32": (1, 32), "u64": (1, 64),
+             "fp8e4nv": (10, 8), "fp8e5": (12, 8),  # kDLFloat8_e4m3fn, kDLFloat8_e5m2
+             "fp16": (2, 16), "bf16": (4, 16), "fp32": (2, 32), "fp64": (2, 64)}
 
 
 class _DLDevice(_c.Structure):
@@ -473,8 +486,8 @@ def zeros(shape, dtype=wl.float32, local=False):
 
 
 def full(shape, value, dtype=wl.float32, local=False):
-    """A buffer with every element set to value (for bf16: the raw bits,
-    as numpy() shows them); zeros by weft_memset."""
+    """A buffer with every element set to value (converted as copy_from
+    converts); zeros by weft_memset."""
     buf = Buffer(shape, dtype, local)
     if value == 0:
         ctx = context()

@@ -79,8 +79,9 @@ class Method:
         self.value, self.fn = value, fn
 
 
-# Triton's rule for tile shapes, and its limit on a tile's elements.
-MAX_TILE_ELEMENTS = 1 << 20
+# Triton's rule for tile shapes; the limit on a tile's elements is the
+# dialect's kMaxTileElements (2^16: Triton's 2^20 takes minutes to compile).
+MAX_TILE_ELEMENTS = 1 << 16
 
 
 def check_shape(sem, shape):
@@ -154,8 +155,8 @@ class Semantics:
             raise self.error("a Python number cannot be a pointer")
         if dtype.is_float:
             text = float_literal(float(value), dtype)
-        elif dtype is ty.int1:
-            text = "true" if value else "false"
+        elif dtype is ty.int1:  # a bool attribute has its type
+            return self.emit(f"arith.constant {'true' if value else 'false'}", dtype)
         else:
             if isinstance(value, float):
                 value = int(value)
@@ -179,6 +180,9 @@ class Semantics:
         if is_ptr(src) or is_ptr(dtype):
             raise self.error(f"cannot convert {src!r} to {dtype!r}")
         t_in, t_out = x.type, mlir_type(dtype, x.shape)
+        if (src.is_fp8 or dtype.is_fp8) and not (src.is_float and dtype.is_float):
+            # float8 is a storage type: to and from integers through float32
+            return self.cast(self.cast(x, ty.float32), dtype)
         if dtype is ty.int1:
             return self.compare(ast.NotEq(), x, 0)
         if src.is_float and dtype.is_float:
@@ -277,15 +281,45 @@ class Semantics:
                     off = y if isinstance(op, ast.Add) else self.binary(ast.Sub(), 0, y)
                     return self.addptr(x, off)
                 raise self.error("pointers support + and - of an integer only")
+        if isinstance(op, ast.Pow):
+            return self.power(a, b)
         x, y, dtype = self.operands(a, b)
         kind = type(op)
         if kind is ast.Div and not dtype.is_float:
             dtype = ty.float32
             x, y = self.cast(x, dtype), self.cast(y, dtype)
+        if kind is ast.Mod and dtype.is_float and dtype.bits < 32:
+            # fmod is exact, so through f32 it is the same; gfx942 has no
+            # bf16 frem.
+            wide = self.binary(op, self.cast(x, ty.float32), self.cast(y, ty.float32))
+            return self.cast(wide, dtype)
         name = _ARITH.get((kind, dtype.kind if dtype.kind != "b" else "u"))
         if name is None:
             raise self.error(f"operator {kind.__name__} is not defined for {dtype!r}")
         return self.emit(f"arith.{name} {x.name}, {y.name} : {x.type}", dtype, x.shape)
+
+    def power(self, a, b):
+        """a ** b: by multiplications for a compile-time integral exponent
+        (of integers or floats), math.powf of floats otherwise."""
+        if isinstance(a, Value) and isinstance(b, PY_NUMBER) and not isinstance(b, bool) \
+                and float(b).is_integer() and abs(b) <= 64:
+            n = int(b)
+            if n < 0 and not a.dtype.is_float:
+                raise self.error("an integer to a negative power")
+            result, square, k = None, a, abs(n)
+            while k:
+                if k & 1:
+                    result = square if result is None else self.binary(ast.Mult(), result, square)
+                k >>= 1
+                if k:
+                    square = self.binary(ast.Mult(), square, square)
+            if result is None:
+                result = self.materialize(1, a.dtype, a.shape)
+            return self.binary(ast.Div(), 1.0, result) if n < 0 else result
+        x, y, dtype = self.operands(a, b)
+        if not dtype.is_float:
+            raise self.error("** of integers needs a compile-time integer exponent")
+        return self.emit(f"math.powf {x.name}, {y.name} : {x.type}", dtype, x.shape)
 
     def addptr(self, ptr, off):
         if isinstance(off, Value):
@@ -332,46 +366,113 @@ class Semantics:
 
     # --- shared by several builtins ----------------------------------
 
-    def reduce(self, x, axis, kind):
+    def reduce_axis(self, x, axis, op):
+        """(x, axis) with axis None resolved: one reduction of the
+        flattened tile (the lowering cannot reduce the sliced result of a
+        first reduction) and negative axes counted from the end."""
         if not isinstance(x, Value) or not x.shape:
-            raise self.error(f"wl.{kind} reduces a tile")
+            raise self.error(f"wl.{op} needs a tile, not {x!r}")
         if is_ptr(x.dtype):
-            raise self.error(f"wl.{kind} of pointers")
+            raise self.error(f"wl.{op} of pointers")
         if axis is None:
             if len(x.shape) > 1:
-                # One reduction of the flattened tile: the lowering cannot
-                # reduce the sliced result of a first reduction.
                 n = 1
                 for d in x.shape:
                     n *= d
                 x = self.emit(f"weft.reshape {x.name} : {x.type} -> "
                               f"{mlir_type(x.dtype, (n,))}", x.dtype, (n,))
-            axis = 0
-        if axis < 0:
-            axis += len(x.shape)
-        if not 0 <= axis < len(x.shape):
-            raise self.error(f"axis {axis} is out of range for shape {x.shape}")
-        dtype = x.dtype
-        work = dtype
-        if dtype.is_float and dtype.bits < 32:
-            work = ty.float32  # accumulate half precision in f32
-        elif kind == "sum" and dtype.is_int and dtype.bits < 32:
-            work = dtype = ty.int32 if dtype.kind != "u" else ty.uint32
-        x = self.cast(x, work)
-        shape = x.shape[:axis] + x.shape[axis + 1:]
-        k = "f" if work.is_float else ("u" if work.kind in "ub" else "i")
-        combine = {"sum": {"f": "addf", "i": "addi", "u": "addi"},
-                   "max": {"f": "maximumf", "i": "maxsi", "u": "maxui"},
-                   "min": {"f": "minimumf", "i": "minsi", "u": "minui"}}[kind][k]
-        res, a, b, c = self.fresh(), self.fresh(), self.fresh(), self.fresh()
-        rty = mlir_type(work, shape)
+            return x, 0
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise self.error(f"wl.{op}: the axis is a compile-time int or None, not {axis!r}")
+        if not -len(x.shape) <= axis < len(x.shape):
+            raise self.error(f"wl.{op}: axis {axis} is out of range for shape {x.shape}")
+        return x, axis % len(x.shape)
+
+    def keep_dims(self, result, shape, axis):
+        """A reduction's result with the reduced axis back as a 1 (every
+        axis of `shape` for axis None)."""
+        if axis is None or not result.shape:
+            return self.broadcast_to(result, (1,) * len(shape) if axis is None else
+                                     shape[:axis % len(shape)] + (1,))
+        return self.expand_dims(result, axis % len(shape))
+
+    def combine(self, op, srcs, axis, body, reverse=False):
+        """`weft.reduce` or `weft.scan` (op) of the tiles `srcs` (one shape)
+        along `axis`, combining with `body(firsts, seconds)`, which emits
+        the combination of two elements of each operand (scalar Values of
+        the operands' dtypes) and returns one value per operand."""
+        dtypes = [s.dtype for s in srcs]
+        shape = srcs[0].shape
+        rshape = shape[:axis] + shape[axis + 1:] if op == "reduce" else shape
         loc = self.loc()
-        self.line(f"{res} = weft.reduce {x.name} axis = {axis} : {x.type} -> {rty} {{")
-        self.line(f"^bb0({a}: {work.mlir}, {b}: {work.mlir}):")
-        self.line(f"  {c} = arith.{combine} {a}, {b} : {work.mlir} {loc}")
-        self.line(f"  weft.reduce.return {c} : {work.mlir} {loc}")
+        res = self.fresh()
+        firsts = [Value(self.fresh(), d) for d in dtypes]
+        seconds = [Value(self.fresh(), d) for d in dtypes]
+        multi = len(srcs) > 1
+        self.line(f"{res}{':%d' % len(srcs) if multi else ''} = weft.{op} "
+                  f"{', '.join(s.name for s in srcs)} axis = {axis}"
+                  f"{' reverse' if reverse else ''} : {', '.join(s.type for s in srcs)} -> "
+                  f"{', '.join(mlir_type(d, rshape) for d in dtypes)} {{")
+        self.line("^bb0(" + ", ".join(f"{v.name}: {v.dtype.mlir}"
+                                      for v in firsts + seconds) + "):")
+        self.indent += 2
+        try:
+            out = body(firsts, seconds)
+            if len(out) != len(srcs):
+                raise self.error(f"the combine function returns {len(out)} values for "
+                                 f"{len(srcs)} operands")
+            out = [self.materialize(v, d) for v, d in zip(out, dtypes)]
+            for v in out:
+                if v.shape:
+                    raise self.error("the combine function returns a tile; it combines "
+                                     "scalars")
+            self.line(f"weft.{op}.return {', '.join(v.name for v in out)} : "
+                      f"{', '.join(d.mlir for d in dtypes)} {loc}")
+        finally:
+            self.indent -= 2
         self.line(f"}} {loc}")
-        return self.cast(Value(res, work, shape), dtype)
+        return [Value(res + (f"#{i}" if multi else ""), d, rshape)
+                for i, d in enumerate(dtypes)]
+
+    def accumulator(self, dtype, kind):
+        """The dtype a sum or product of `dtype` is computed in: half
+        precision in float32, integers narrower than 32 bits in (u)int32."""
+        if dtype.is_fp8:
+            raise self.error(f"{dtype!r} is a storage type: convert it before reducing")
+        if dtype.is_float and dtype.bits < 32:
+            return ty.float32
+        if kind in ("sum", "prod") and dtype.is_int and dtype.bits < 32:
+            return ty.uint32 if dtype.kind == "u" else ty.int32
+        return dtype
+
+    def arith_combiner(self, kind, dtype):
+        """The body of a reduction or scan by `kind` (sum, prod, max, min,
+        xor_sum) on scalars of `dtype`."""
+        k = "f" if dtype.is_float else ("u" if dtype.kind in "ub" else "i")
+        name = {"sum": {"f": "addf", "i": "addi", "u": "addi"},
+                "prod": {"f": "mulf", "i": "muli", "u": "muli"},
+                "max": {"f": "maximumf", "i": "maxsi", "u": "maxui"},
+                "min": {"f": "minimumf", "i": "minsi", "u": "minui"},
+                "xor_sum": {"i": "xori", "u": "xori"}}[kind].get(k)
+        if name is None:
+            raise self.error(f"wl.{kind} is not defined for {dtype!r}")
+        return lambda a, b: [self.emit(f"arith.{name} {a[0].name}, {b[0].name} : "
+                                       f"{dtype.mlir}", dtype)]
+
+    def reduce(self, x, axis, kind, keep_dims=False, keep_type=False):
+        """The reduction of `x` by `kind` along `axis` (None: all of it);
+        sums and products of narrow types accumulate wider
+        (`accumulator`), and the result stays wider for integer sums unless
+        `keep_type`."""
+        shape = getattr(x, "shape", ())
+        flat, ax = self.reduce_axis(x, axis, kind)
+        dtype = x.dtype
+        work = self.accumulator(dtype, kind)
+        (res,) = self.combine("reduce", [self.cast(flat, work)], ax,
+                              self.arith_combiner(kind, work))
+        if not (work.is_int and kind in ("sum", "prod")) or keep_type:
+            res = self.cast(res, dtype)
+        return self.keep_dims(res, shape, axis) if keep_dims else res
 
     def dot(self, a, b, acc, out_dtype):
         for name, x in (("a", a), ("b", b)):

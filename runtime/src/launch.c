@@ -69,6 +69,12 @@ static weft_status check_debug_error(weft_context *ctx) {
                              (void *)(uintptr_t)rec.location,
                              size) == WEFT_SUCCESS)
     location[size] = '\0';
+  if (rec.kind == WEFT_DEBUG_ASSERT)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                     "device assertion failed in kernel %s, rank %d program "
+                     "(%u,%u,%u)",
+                     location, rec.rank, rec.program[0], rec.program[1],
+                     rec.program[2]);
   char what[128];
   if (rec.kind == WEFT_DEBUG_BAD_PEER)
     snprintf(what, sizeof what, "bad peer %d (of %d ranks)", rec.peer,

@@ -9,7 +9,7 @@ func.func @range_size() {
 // -----
 
 func.func @range_empty() {
-  // expected-error @+1 {{empty range [4, 4)}}
+  // expected-error @+1 {{tile 'tensor<0xi32>': every dimension must be a power of two}}
   %r = weft.make_range 4, 4 : tensor<0xi32>
   return
 }
@@ -65,7 +65,7 @@ func.func @reshape_count(%t: tensor<16xf32>) {
 // -----
 
 func.func @reduce_shape(%t: tensor<4x8xf32>) {
-  // expected-error @+1 {{result must be the source tile without the reduced axis}}
+  // expected-error @+1 {{results must be the operands without the reduced axis}}
   %r = weft.reduce %t axis = 1 : tensor<4x8xf32> -> tensor<8xf32> {
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
@@ -89,7 +89,7 @@ func.func @reduce_scalar(%t: tensor<8xf32>) {
 // -----
 
 func.func @reduce_region(%t: tensor<8xf32>) {
-  // expected-error @+1 {{combine region takes two 'f32' arguments}}
+  // expected-error @+1 {{combine region takes two elements of each operand}}
   %r = weft.reduce %t axis = 0 : tensor<8xf32> -> f32 {
   ^bb0(%a: f32):
     weft.reduce.return %a : f32
@@ -100,7 +100,7 @@ func.func @reduce_region(%t: tensor<8xf32>) {
 // -----
 
 func.func @reduce_return(%t: tensor<8xf32>) {
-  // expected-error @+1 {{combine region must end in weft.reduce.return of one 'f32'}}
+  // expected-error @+1 {{combine region must return one element of each operand}}
   %r = weft.reduce %t axis = 0 : tensor<8xf32> -> f32 {
   ^bb0(%a: f32, %b: f32):
     %i = arith.fptosi %a : f32 to i32
@@ -358,4 +358,100 @@ func.func @cluster_rank() attributes {weft.kernel, weft.cluster = array<i32: 2, 
 
 // expected-error @+1 {{weft.cluster belongs on a kernel function}}
 module attributes {weft.cluster = array<i32: 2, 1, 1>} {
+}
+
+// -----
+
+// The frontend's rule (python/weft/_semantics.py check_shape), for MLIR input.
+func.func @range_not_power_of_two() {
+  // expected-error @+1 {{tile 'tensor<10xi32>': every dimension must be a power of two}}
+  %r = weft.make_range 0, 10 : tensor<10xi32>
+  return
+}
+
+// -----
+
+func.func @tile_too_large(%x: f32) {
+  // expected-error @+1 {{tile 'tensor<256x512xf32>' has 131072 elements; a tile has at most 65536}}
+  %t = weft.splat %x : f32 -> tensor<256x512xf32>
+  return
+}
+
+
+
+// -----
+
+// The language's ops (issue 36).
+func.func @trans_order(%x: tensor<16x64xf32>) {
+  // expected-error @+1 {{order must be a permutation of the source's dimensions}}
+  %t = weft.trans %x, [0, 0] : tensor<16x64xf32> -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @split_last(%x: tensor<64x4xf32>) {
+  // expected-error @+1 {{splits a last dimension of 2 off}}
+  %a, %b = weft.split %x : tensor<64x4xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @flip_axis(%x: tensor<64xf32>) {
+  // expected-error @+1 {{axis 1 is out of range for a rank-1 tile}}
+  %f = weft.flip %x axis = 1 : tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @scan_type(%x: tensor<64xi32>) {
+  // expected-error @+1 {{results have the operands' types}}
+  %c = weft.scan %x axis = 0 : tensor<64xi32> -> tensor<32xi32> {
+  ^bb0(%p: i32, %q: i32):
+    %s = arith.addi %p, %q : i32
+    weft.scan.return %s : i32
+  }
+  return
+}
+
+// -----
+
+func.func @hint(%x: tensor<64xi32>) {
+  // expected-error @+1 {{divisibility entries are positive powers of two}}
+  %h = weft.axis_hint %x {divisibility = array<i64: 12>} : tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @load_wb(%p: !weft.ptr<f32>) {
+  // expected-error @+1 {{cache modifier wb is not one of this access}}
+  %v = weft.load cache wb %p : !weft.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @acquire_hint(%p: !weft.ptr<f32>) {
+  // expected-error @+1 {{cache hints and volatile are for weak accesses}}
+  %v = weft.load acquire sys volatile %p : !weft.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @asm_shapes(%x: tensor<64xi32>, %y: tensor<32xi32>) {
+  // expected-error @+1 {{tile operands and results must share one shape and layout}}
+  %s = weft.inline_asm "add.s32 $0, $1, $2;" "=r,r,r" pure pack 1 %x, %y : (tensor<64xi32>, tensor<32xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @join_shape(%x: tensor<64xf32>) {
+  // expected-error @+1 {{result is the operands' shape with a last dimension of 2}}
+  %j = weft.join %x, %x : tensor<64xf32> -> tensor<64x4xf32>
+  return
 }

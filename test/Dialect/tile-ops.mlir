@@ -139,3 +139,54 @@ func.func @bulk_copies(%a: !weft.tensordesc<128x64xbf16>, %m: i32, %go: i1, %par
   weft.inval_mbarriers %b#0, %b#1 : !weft.mbarrier, !weft.mbarrier
   return
 }
+
+// The language's shape ops, scans and argmax-style reductions.
+// CHECK-LABEL: func.func @rearrange
+func.func @rearrange(%x: tensor<16x64xf32>, %v: tensor<64xf32>, %i: tensor<64xi32>)
+    -> (tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>, f32, i32, tensor<64xi32>) {
+  // CHECK: weft.trans %{{.*}}, [1, 0] : tensor<16x64xf32> -> tensor<64x16xf32>
+  %t = weft.trans %x, [1, 0] : tensor<16x64xf32> -> tensor<64x16xf32>
+  // CHECK: weft.join %{{.*}}, %{{.*}} : tensor<64xf32> -> tensor<64x2xf32>
+  %j = weft.join %v, %v : tensor<64xf32> -> tensor<64x2xf32>
+  // CHECK: weft.split %{{.*}} : tensor<64x2xf32> -> tensor<64xf32>
+  %a, %b = weft.split %j : tensor<64x2xf32> -> tensor<64xf32>
+  // CHECK: weft.flip %{{.*}} axis = 0 : tensor<64xf32>
+  %f = weft.flip %a axis = 0 : tensor<64xf32>
+  // CHECK: weft.reduce %{{.*}}, %{{.*}} axis = 0 : tensor<64xf32>, tensor<64xi32> -> f32, i32
+  %m:2 = weft.reduce %v, %i axis = 0 : tensor<64xf32>, tensor<64xi32> -> f32, i32 {
+  ^bb0(%av: f32, %ai: i32, %bv: f32, %bi: i32):
+    %gt = arith.cmpf ogt, %av, %bv : f32
+    %sv = arith.select %gt, %av, %bv : f32
+    %si = arith.select %gt, %ai, %bi : i32
+    weft.reduce.return %sv, %si : f32, i32
+  }
+  // CHECK: weft.scan %{{.*}} axis = 0 reverse : tensor<64xi32> -> tensor<64xi32>
+  %c = weft.scan %i axis = 0 reverse : tensor<64xi32> -> tensor<64xi32> {
+  ^bb0(%p: i32, %q: i32):
+    %s = arith.addi %p, %q : i32
+    weft.scan.return %s : i32
+  }
+  return %t, %f, %b, %m#0, %m#1, %c : tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>, f32, i32, tensor<64xi32>
+}
+
+// Hints, checks, printing, hand-written assembly and access hints.
+// CHECK-LABEL: func.func @program_ops
+func.func @program_ops(%p: tensor<128x!weft.ptr<f32>>, %o: tensor<128xi32>, %n: i32) {
+  // CHECK: weft.axis_hint %{{.*}} {contiguity = array<i64: 128>, divisibility = array<i64: 16>} : tensor<128xi32>
+  %h = weft.axis_hint %o {divisibility = array<i64: 16>, contiguity = array<i64: 128>} : tensor<128xi32>
+  %zero = arith.constant 0 : i32
+  %pos = arith.cmpi sgt, %n, %zero : i32
+  // CHECK: weft.assume %{{.*}}
+  weft.assume %pos
+  // CHECK: weft.assert %{{.*}}, "n is positive"
+  weft.assert %pos, "n is positive"
+  // CHECK: weft.print "n=", %{{.*}}, %{{.*}} : i32, tensor<128xi32> {hex}
+  weft.print "n=", %n, %h : i32, tensor<128xi32> {hex}
+  // CHECK: weft.inline_asm "shl.b32 $0, $1, 3;" "=r,r" pure pack 1 %{{.*}} : (tensor<128xi32>) -> tensor<128xi32>
+  %s = weft.inline_asm "shl.b32 $0, $1, 3;" "=r,r" pure pack 1 %h : (tensor<128xi32>) -> tensor<128xi32>
+  // CHECK: weft.load volatile cache cg evict evict_first %{{.*}} : tensor<128x!weft.ptr<f32>>
+  %v = weft.load volatile cache cg evict evict_first %p : tensor<128x!weft.ptr<f32>>
+  // CHECK: weft.store cache cs evict evict_last %{{.*}}, %{{.*}} : tensor<128x!weft.ptr<f32>>
+  weft.store cache cs evict evict_last %p, %v : tensor<128x!weft.ptr<f32>>
+  return
+}

@@ -9,6 +9,11 @@
 // RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=UNROLL
 // RUN: weft-opt %s --weft-set-target="target=cuda:90 num-stages=2" --weft-pipeline-dot-operands | FileCheck %s --check-prefix=TWO
 // RUN: weft-opt %s --weft-set-target=target=host --weft-pipeline-dot-operands | FileCheck %s --check-prefix=HOST
+// A loop's own weft.num_stages (wl.range(..., num_stages=)) wins over the
+// module's: two stages, or one (left alone), on every loop of the file.
+// RUN: sed 's/^  }$/  } {weft.num_stages = 2 : i32}/' %s | weft-opt --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=TWO
+// RUN: sed 's/^  }$/  } {weft.num_stages = 1 : i32}/' %s | weft-opt --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=OWN1
+// OWN1-NOT:    weft.alloc_shared
 // RUN: weft-compile %s --target=host --emit=so -o %t.so
 // RUN: weft-compile %s --target=hip:gfx942 --emit=amdgcn -o %t.s
 // RUN: FileCheck %s --check-prefix=GCN < %t.s

@@ -59,7 +59,7 @@
 // HOST-NEXT:  %[[SLOT:.*]] = getelementptr i8, ptr %0, i64 8
 // HOST-NEXT:  %[[DST:.*]] = load ptr, ptr %[[SLOT]]
 // HOST-NOT:   load ptr, ptr %[[SRC]]
-// HOST:       load <4 x float>
+// HOST:       @llvm.masked.load.v4f32
 
 // No bulk copies: no tensor maps to encode (the kernel's only launch
 // setting is its early start, test/Target/NVPTX/early-start.mlir).

@@ -28,6 +28,20 @@ struct HiddenArgs {
   mlir::Value program; ///< host only: `ptr` to the weft_host_program.
 };
 
+/// The hints of a weak global access (weft.load and weft.store's cache,
+/// evict and volatile).
+struct AccessHints {
+  std::optional<CacheModifier> cache;
+  std::optional<EvictionPolicy> evict;
+  bool isVolatile = false;
+
+  template <typename Op>
+  static AccessHints of(Op op) {
+    return {op.getCache(), op.getEvict(), op.getIsVolatile()};
+  }
+  bool any() const { return cache || evict || isVolatile; }
+};
+
 class TargetInfo {
 public:
   explicit TargetInfo(const CompileTarget &target) : target(target) {}
@@ -95,6 +109,28 @@ public:
   virtual void storeRelaxed(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value value, mlir::Value ptr,
                             unsigned alignment, MemScope scope) const;
+  /// A weak global access of `type` (a scalar, or a vector of at most 16
+  /// bytes) with `hints`. The default is a plain access, volatile where
+  /// asked; cache hints are the targets' that have them.
+  virtual mlir::Value loadHinted(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                                 mlir::Value ptr, unsigned alignment,
+                                 const AccessHints &hints) const;
+  virtual void storeHinted(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                           mlir::Value ptr, unsigned alignment,
+                           const AccessHints &hints) const;
+  /// Whether a weak masked access is one llvm.masked.load/store per group
+  /// of elements, which the code generator expands after the optimiser: a
+  /// host program holds a whole tile, and the optimiser's time grows
+  /// faster than the branches of element-wise predication (a masked
+  /// 1024-element tile: 23 s against 0.5 s). GPU threads hold a few
+  /// elements each and keep the explicit form (one vector when every lane
+  /// is on).
+  virtual bool masksAccessesAsVectors() const { return false; }
+  /// Prints `format` (a C format string) with `args` (i32, i64 or f64)
+  /// from this thread: the C library's printf on the host, vprintf on
+  /// NVPTX, OCKL's hostcall printf on AMDGPU. `op` is the printing op.
+  virtual void printf(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                      llvm::StringRef format, mlir::ValueRange args) const = 0;
   /// The i32 `value` of the lane whose index is this lane's xor `laneMask`
   /// (a butterfly step of a warp reduction). GPU targets only.
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,

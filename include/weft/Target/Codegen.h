@@ -48,7 +48,7 @@ llvm::Expected<Artifacts> emitArtifacts(llvm::Module &module,
                                         const CodegenOptions &options = {});
 
 /// A file codegen needs from the machine, by name: "ptxas", "libdevice",
-/// "ocml" or "host-builtins" (lib/Target/Codegen/Toolchain.h says where
+/// "ocml", "ockl" or "host-builtins" (lib/Target/Codegen/Toolchain.h says where
 /// each is looked for; the CUDA ones also in `extraCudaRoots`). The error
 /// names every place looked at and the variable that overrides them.
 llvm::Expected<std::string>

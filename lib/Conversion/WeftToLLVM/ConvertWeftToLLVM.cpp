@@ -166,6 +166,9 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
       populateTileMemoryPatterns(converter, tiles, patterns);
       populateSharedBufferPatterns(converter, tiles, patterns);
       populateReducePatterns(converter, tiles, patterns);
+      populateScanPatterns(converter, tiles, patterns);
+      populateRearrangePatterns(converter, tiles, patterns);
+      populateProgramOpPatterns(converter, tiles, patterns);
       populateDotPatterns(converter, tiles, patterns);
       if (info.getSpec().kind == TargetKind::NVPTX) {
         populateBulkCopyPatterns(converter, tiles, patterns);
@@ -192,6 +195,7 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     RewritePatternSet patterns(ctx);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateFloat8Patterns(converter, patterns);
     populateMathPatterns(converter, info.getSpec(), patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     index::populateIndexToLLVMConversionPatterns(converter, patterns);

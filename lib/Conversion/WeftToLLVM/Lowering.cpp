@@ -154,12 +154,11 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
   return LLVM::IntToPtrOp::create(b, loc, ptr.getType(), moved);
 }
 
-/// "<kernel> at <file>:<line>:<col>" as a constant of the module, where
-/// the runtime reads it (on GPUs from device memory, like any global) to
-/// name the failed check: its address and size.
-static std::pair<Value, Value> debugLocation(OpBuilder &b, Location loc,
-                                             Operation *op,
-                                             unsigned addressSpace) {
+/// "<kernel> at <file>:<line>:<col>" (and ": <message>") as a constant of
+/// the module, where the runtime reads it (on GPUs from device memory, like
+/// any global) to name the failed check: its address and size.
+static std::pair<Value, Value> debugLocation(OpBuilder &b, Location loc, Operation *op,
+                                             unsigned addressSpace, StringRef message) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (auto kernel = op->getParentOfType<FunctionOpInterface>())
@@ -169,35 +168,28 @@ static std::pair<Value, Value> debugLocation(OpBuilder &b, Location loc,
        << file.getColumn();
   else
     os << "an unknown location";
-  auto module = op->getParentOfType<ModuleOp>();
-  std::string name;
-  for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
-    name = "__weft_debug_location_" + std::to_string(i);
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                           LLVM::Linkage::Internal, name,
-                           b.getStringAttr(text), /*alignment=*/1,
-                           addressSpace);
-  }
-  Value address = LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), name);
+  if (!message.empty())
+    os << ": " << message;
+  Value address = stringConstant(b, loc, op, "__weft_debug_location", text, addressSpace);
   return {LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address),
           i32Const(b, loc, text.size())};
 }
 
-void Lowering::stopUnlessValid(OpBuilder &b, Location loc, Operation *op,
-                               Value badPeer, Value badPtr, Value peer,
-                               Value pointer) const {
+void Lowering::stopUnlessValid(OpBuilder &b, Location loc, Operation *op, Value badPeer,
+                               Value badPtr, Value peer, Value pointer) const {
+  Value kind = LLVM::SelectOp::create(b, loc, badPeer, i32Const(b, loc, WEFT_DEBUG_BAD_PEER),
+                                      i32Const(b, loc, WEFT_DEBUG_OUTSIDE_HEAP));
+  stopIf(b, loc, op, LLVM::OrOp::create(b, loc, badPeer, badPtr), kind, peer, pointer, "");
+}
+
+void Lowering::stopIf(OpBuilder &b, Location loc, Operation *op, Value failed, Value kind,
+                      Value peer, Value pointer, StringRef message) const {
   Type i32 = b.getI32Type();
   Block *before = b.getInsertionBlock();
   Block *valid = before->splitBlock(b.getInsertionPoint());
   Block *stop = b.createBlock(valid);
   b.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(b, loc, LLVM::OrOp::create(b, loc, badPeer, badPtr),
-                         stop, valid);
+  LLVM::CondBrOp::create(b, loc, failed, stop, valid);
 
   // The first failure of the launch on this rank claims the record.
   b.setInsertionPointToEnd(stop);
@@ -207,9 +199,6 @@ void Lowering::stopUnlessValid(OpBuilder &b, Location loc, Operation *op,
         b, loc, reserved,
         i64Const(b, loc, offsetof(weft_reserved, debug_error) + offset));
   };
-  Value kind = LLVM::SelectOp::create(
-      b, loc, badPeer, i32Const(b, loc, WEFT_DEBUG_BAD_PEER),
-      i32Const(b, loc, WEFT_DEBUG_OUTSIDE_HEAP));
   auto claim = LLVM::AtomicCmpXchgOp::create(
       b, loc, fieldPtr(offsetof(weft_debug_error, kind)),
       i32Const(b, loc, WEFT_DEBUG_OK), kind, LLVM::AtomicOrdering::monotonic,
@@ -229,7 +218,7 @@ void Lowering::stopUnlessValid(OpBuilder &b, Location loc, Operation *op,
     field(offsetof(weft_debug_error, peer), peer);
     field(offsetof(weft_debug_error, pointer), pointer);
     auto [address, size] = debugLocation(
-        b, loc, op, target.globalPtrType(b.getContext()).getAddressSpace());
+        b, loc, op, target.globalPtrType(b.getContext()).getAddressSpace(), message);
     field(offsetof(weft_debug_error, location), address);
     field(offsetof(weft_debug_error, location_size), size);
     return SmallVector<Value>{};

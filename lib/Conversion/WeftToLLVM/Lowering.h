@@ -75,6 +75,11 @@ public:
                        mlir::Operation *op, mlir::Value badPeer,
                        mlir::Value badPtr, mlir::Value peer,
                        mlir::Value pointer) const;
+  /// The same for any failure `failed` of kind `kind` (weft_debug_error's,
+  /// i32), its record's location naming `message` too (weft.assert).
+  void stopIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op, mlir::Value failed,
+              mlir::Value kind, mlir::Value peer, mlir::Value pointer,
+              llvm::StringRef message) const;
   /// This rank's runtime-reserved region (weft_reserved), as a global pointer.
   mlir::Value reservedRegion(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Operation *op) const;

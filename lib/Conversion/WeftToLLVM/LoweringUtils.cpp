@@ -2,6 +2,7 @@
 #include "LoweringUtils.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include <algorithm>
 
 using namespace mlir;
@@ -35,6 +36,32 @@ Value addressOf(OpBuilder &b, Location loc, LLVM::GlobalOp global) {
   return LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
       global.getSymName());
+}
+
+Value stringConstant(OpBuilder &b, Location loc, Operation *from, StringRef prefix,
+                     StringRef text, unsigned addressSpace) {
+  auto module = from->getParentOfType<ModuleOp>();
+  std::string name;
+  for (unsigned i = 0; name.empty() || module.lookupSymbol(name); ++i)
+    name = (prefix + "_" + std::to_string(i)).str();
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+                           b.getStringAttr(text), /*alignment=*/1, addressSpace);
+  }
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace), name);
+}
+
+Value entryAlloca(OpBuilder &b, Location loc, Operation *from, Type type,
+                  unsigned addressSpace) {
+  OpBuilder::InsertionGuard guard(b);
+  auto func = from->getParentOfType<FunctionOpInterface>();
+  b.setInsertionPointToStart(&func.getFunctionBody().front());
+  return LLVM::AllocaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace),
+                                type, i64Const(b, loc, 1), /*alignment=*/16);
 }
 
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *from, StringRef name,

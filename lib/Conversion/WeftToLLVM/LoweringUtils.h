@@ -53,6 +53,16 @@ mlir::LLVM::GlobalOp sharedGlobal(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value addressOf(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::LLVM::GlobalOp global);
 
+/// A constant global of the module around `from` holding `text` (no NUL
+/// added) in `addressSpace`, named `prefix` and a number; its address.
+mlir::Value stringConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *from,
+                           llvm::StringRef prefix, llvm::StringRef text,
+                           unsigned addressSpace);
+/// One `type` on the stack of the function around `from` (alloca at its
+/// entry, in `addressSpace`, the target's alloca space).
+mlir::Value entryAlloca(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *from,
+                        mlir::Type type, unsigned addressSpace);
+
 /// The external function `name` of the module around `from`, declared on
 /// first use.
 mlir::LLVM::LLVMFuncOp declareFunction(mlir::OpBuilder &b,

@@ -125,7 +125,11 @@ struct LoadOpLowering : WeftPattern<LoadOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = getTypeConverter()->convertType(op.getType());
+    auto hints = AccessHints::of(op);
     auto emit = [&] {
+      if (hints.any())
+        return SmallVector<Value>{lowering.target.loadHinted(
+            rewriter, loc, type, adaptor.getPtr(), naturalAlignment(type), hints)};
       return SmallVector<Value>{lowering.load(rewriter, loc, type,
                                               adaptor.getPtr(), op.getOrder(),
                                               op.getScope())};
@@ -150,9 +154,14 @@ struct StoreOpLowering : WeftPattern<StoreOp> {
     // A release store publishes the writes of every thread of the program.
     if (op.getOrder() == MemOrder::release)
       lowering.joinProgram(rewriter, loc);
+    auto hints = AccessHints::of(op);
     auto emit = [&] {
-      lowering.store(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
-                     op.getOrder(), op.getScope());
+      if (hints.any())
+        lowering.target.storeHinted(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
+                                    naturalAlignment(adaptor.getValue().getType()), hints);
+      else
+        lowering.store(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
+                       op.getOrder(), op.getScope());
       return SmallVector<Value>{};
     };
     if (adaptor.getMask())

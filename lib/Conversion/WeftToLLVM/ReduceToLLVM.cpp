@@ -1,6 +1,7 @@
 //===- ReduceToLLVM.cpp - weft.reduce on distributed tiles ----------------===//
 //
-// Three levels, each combining with a copy of the op's combine region:
+// Every operand's elements combine as tuples (an argmax's values with their
+// indices). Three levels, each combining with a copy of the combine region:
 //  1. a thread's own elements along the axis;
 //  2. the lanes of a warp along the axis, by butterfly shuffles (every lane
 //     ends with the warp's result; shfl.sync.bfly on NVPTX, ds_bpermute on
@@ -52,6 +53,27 @@ Value shuffleXor(OpBuilder &b, Location loc, const TargetInfo &target,
                                   : LLVM::BitcastOp::create(b, loc, type, result);
 }
 
+} // namespace
+
+Combiner::Combiner(OpBuilder &b, Block &body) : b(b), body(body) {}
+
+SmallVector<Value> Combiner::operator()(ValueRange lhs, ValueRange rhs) {
+  IRMapping map;
+  unsigned n = lhs.size();
+  for (unsigned k = 0; k < n; ++k) {
+    map.map(body.getArgument(k), lhs[k]);
+    map.map(body.getArgument(n + k), rhs[k]);
+  }
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  SmallVector<Value> out;
+  for (Value v : body.getTerminator()->getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+namespace {
+
 /// Product of `counts` over the dimensions before `dim` in `order`: the
 /// stride between neighbours along `dim` in the linear lane/warp index.
 unsigned strideOf(ArrayRef<unsigned> counts, ArrayRef<unsigned> order,
@@ -70,36 +92,36 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
 
   LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    RankedTensorType srcType = op.getSrcType();
     if (!isDistributed(srcType))
       return failure();
     TileLayout layout(srcType);
     Location loc = op.getLoc();
     const TargetInfo &target = tiles.target;
     unsigned axis = op.getAxis();
-    Type elemType = getTypeConverter()->convertType(srcType.getElementType());
-    Block &body = op.getCombine().front();
-    auto combine = [&](Value lhs, Value rhs) -> Value {
-      IRMapping map;
-      map.map(body.getArgument(0), lhs);
-      map.map(body.getArgument(1), rhs);
-      for (Operation &inner : body.without_terminator())
-        rewriter.clone(inner, map);
-      return map.lookup(cast<ReduceReturnOp>(body.getTerminator()).getResult());
-    };
+    Combiner combine(rewriter, op.getCombine().front());
 
-    // 1. Within the thread.
-    SmallVector<Value> in = unpackTile(rewriter, loc, adaptor.getSrc());
-    SmallVector<Value> acc;
+    // 1. Within the thread: per line along the axis, one tuple of the
+    // operands' elements.
+    SmallVector<SmallVector<Value>> in;
+    for (Value src : adaptor.getSrcs())
+      in.push_back(unpackTile(rewriter, loc, src));
+    auto tupleAt = [&](unsigned i) {
+      SmallVector<Value> tuple;
+      for (auto &elements : in)
+        tuple.push_back(elements[i]);
+      return tuple;
+    };
+    SmallVector<SmallVector<Value>> acc;
     SmallVector<unsigned> firsts;
-    for (unsigned i = 0; i < in.size(); ++i) {
+    for (unsigned i = 0; i < layout.numElements(); ++i) {
       SmallVector<unsigned> multi = layout.multiIndex(i);
       if (multi[axis] != 0)
         continue;
-      Value value = in[i];
+      SmallVector<Value> value = tupleAt(i);
       for (unsigned k = 1; k < layout.elementsPerDim()[axis]; ++k) {
         multi[axis] = k;
-        value = combine(value, in[layout.linearIndex(multi)]);
+        value = combine(value, tupleAt(layout.linearIndex(multi)));
       }
       acc.push_back(value);
       firsts.push_back(i);
@@ -111,30 +133,39 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
       unsigned laneStride =
           strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
       for (int64_t step = 1; step < layout.distinctLanes(axis); step *= 2)
-        for (Value &value : acc)
-          value = combine(value, shuffleXor(rewriter, loc, target, value,
-                                            step * laneStride));
+        for (SmallVector<Value> &value : acc) {
+          SmallVector<Value> other;
+          for (Value v : value)
+            other.push_back(shuffleXor(rewriter, loc, target, v, step * laneStride));
+          value = combine(value, other);
+        }
       // 3. Across the warps that do.
       int64_t warps = layout.distinctWarps(axis);
       if (warps > 1)
-        combineWarps(rewriter, loc, op, layout, srcType, elemType, warps,
-                     firsts, acc, combine);
+        combineWarps(rewriter, loc, op, layout, warps, firsts, acc, combine);
     }
 
-    if (srcType.getRank() == 1)
-      rewriter.replaceOp(op, acc.front());
-    else
-      replaceWithTile(rewriter, op, *getTypeConverter(), acc);
+    SmallVector<Value> results;
+    for (unsigned k = 0; k < op.getSrcs().size(); ++k) {
+      SmallVector<Value> elements;
+      for (auto &value : acc)
+        elements.push_back(value[k]);
+      results.push_back(srcType.getRank() == 1
+                            ? elements.front()
+                            : packTile(rewriter, loc,
+                                       getTypeConverter()->convertType(op.getResult(k).getType()),
+                                       elements));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 
-  void combineWarps(OpBuilder &b, Location loc, ReduceOp op,
-                    const TileLayout &layout, RankedTensorType srcType,
-                    Type elemType, int64_t warps, ArrayRef<unsigned> firsts,
-                    MutableArrayRef<Value> acc,
-                    function_ref<Value(Value, Value)> combine) const {
+  void combineWarps(OpBuilder &b, Location loc, ReduceOp op, const TileLayout &layout,
+                    int64_t warps, ArrayRef<unsigned> firsts,
+                    MutableArrayRef<SmallVector<Value>> acc, Combiner &combine) const {
     const TargetInfo &target = tiles.target;
     unsigned axis = op.getAxis();
+    RankedTensorType srcType = op.getSrcType();
     BlockedEncodingAttr blocked = layout.getBlocked();
     SmallVector<int64_t> outShape(srcType.getShape());
     outShape.erase(outShape.begin() + axis);
@@ -145,11 +176,17 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
         strideOf(blocked.getWarpsPerProgram(), blocked.getOrder(), axis);
     Value along = LLVM::AndOp::create(b, loc, divConst(b, loc, warp, warpStride),
                                       i32Const(b, loc, warps - 1));
+    // Each operand's partials in a region of its own (reducePartialOffsets).
+    SmallVector<Type> elemTypes;
+    for (Value src : op.getSrcs())
+      elemTypes.push_back(getTypeConverter()->convertType(
+          cast<RankedTensorType>(src.getType()).getElementType()));
+    SmallVector<int64_t> offsets = reducePartialOffsets(op, warps);
 
     SmallVector<Value> rows;
-    auto slot = [&](Value buffer, Value row, Value w) {
-      return elementPtr(b, loc, buffer, elemType,
-                        LLVM::AddOp::create(b, loc, row, w));
+    auto slot = [&](Value buffer, unsigned k, Value row, Value w) {
+      Value base = elementPtr(b, loc, buffer, b.getI8Type(), i32Const(b, loc, offsets[k]));
+      return elementPtr(b, loc, base, elemTypes[k], LLVM::AddOp::create(b, loc, row, w));
     };
     auto write = [&](Value buffer) {
       auto coords = emitCoordinates(b, loc, layout, target);
@@ -162,23 +199,30 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
         rows.push_back(mulConst(b, loc, position, warps));
       }
       for (auto [value, row] : llvm::zip(acc, rows))
-        LLVM::StoreOp::create(b, loc, value, slot(buffer, row, along));
+        for (auto [k, v] : llvm::enumerate(value))
+          LLVM::StoreOp::create(b, loc, v, slot(buffer, k, row, along));
     };
     auto read = [&](Value buffer) {
-      SmallVector<Value> combined;
+      SmallVector<Value> flat;
       for (Value row : rows) {
-        Value value = LLVM::LoadOp::create(
-            b, loc, elemType, slot(buffer, row, i32Const(b, loc, 0)));
+        auto at = [&](int64_t w) {
+          SmallVector<Value> tuple;
+          for (auto [k, type] : llvm::enumerate(elemTypes))
+            tuple.push_back(LLVM::LoadOp::create(b, loc, type,
+                                                 slot(buffer, k, row, i32Const(b, loc, w))));
+          return tuple;
+        };
+        SmallVector<Value> value = at(0);
         for (int64_t w = 1; w < warps; ++w)
-          value = combine(value,
-                          LLVM::LoadOp::create(
-                              b, loc, elemType,
-                              slot(buffer, row, i32Const(b, loc, w))));
-        combined.push_back(value);
+          value = combine(value, at(w));
+        llvm::append_range(flat, value);
       }
-      return combined;
+      return flat;
     };
-    llvm::copy(tiles.exchange(b, loc, op, write, read), acc.begin());
+    SmallVector<Value> flat = tiles.exchange(b, loc, op, write, read);
+    unsigned n = elemTypes.size();
+    for (auto [i, value] : llvm::enumerate(acc))
+      value.assign(flat.begin() + i * n, flat.begin() + (i + 1) * n);
   }
 };
 

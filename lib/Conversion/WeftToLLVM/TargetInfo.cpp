@@ -116,6 +116,16 @@ void TargetInfo::storeRelaxed(OpBuilder &b, Location loc, Value value,
   LLVM::StoreOp::create(b, loc, value, ptr, alignment, /*isVolatile=*/true);
 }
 
+Value TargetInfo::loadHinted(OpBuilder &b, Location loc, Type type, Value ptr,
+                             unsigned alignment, const AccessHints &hints) const {
+  return LLVM::LoadOp::create(b, loc, type, ptr, alignment, hints.isVolatile);
+}
+
+void TargetInfo::storeHinted(OpBuilder &b, Location loc, Value value, Value ptr,
+                             unsigned alignment, const AccessHints &hints) const {
+  LLVM::StoreOp::create(b, loc, value, ptr, alignment, hints.isVolatile);
+}
+
 Value TargetInfo::shuffleXor(OpBuilder &, Location, Value, unsigned) const {
   llvm_unreachable("a program of one thread has no lanes to shuffle with");
 }

@@ -52,6 +52,18 @@ public:
                                               int64_t pitch = 0) const;
 };
 
+/// A reduce's or scan's combine region applied to two tuples of elements
+/// (one per operand), its ops cloned at the builder's place.
+class Combiner {
+public:
+  Combiner(mlir::OpBuilder &b, mlir::Block &body);
+  llvm::SmallVector<mlir::Value> operator()(mlir::ValueRange lhs, mlir::ValueRange rhs);
+
+private:
+  mlir::OpBuilder &b;
+  mlir::Block &body;
+};
+
 /// Replaces `op` by the tile of `elements` (the struct its result becomes).
 void replaceWithTile(mlir::ConversionPatternRewriter &rewriter,
                      mlir::Operation *op, const mlir::TypeConverter &converter,
@@ -97,6 +109,21 @@ public:
   }
 };
 
+/// The float8 formats (Float8ToLLVM.cpp): whether `op` is an extf, truncf
+/// or bitcast with a float8 side; that op on one converted element; a
+/// constant's attribute with float8 values as their bytes; arithmetic on
+/// float8 refused; the scalar patterns.
+bool isFloat8Conversion(mlir::Operation *op);
+mlir::Value lowerFloat8Element(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                               mlir::Value in);
+mlir::TypedAttr float8Bits(mlir::Builder &b, mlir::Attribute value);
+mlir::LogicalResult checkFloat8(mlir::Operation *op);
+void populateFloat8Patterns(const mlir::LLVMTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+/// Hints, assumptions, assertions, printing and inline assembly.
+void populateProgramOpPatterns(const mlir::LLVMTypeConverter &converter,
+                               const TileLowering &tiles, mlir::RewritePatternSet &patterns);
+
 /// Reports tile ops the lowering cannot handle, before it starts.
 mlir::LogicalResult checkTileLowerable(mlir::Operation *op,
                                        const TargetInfo &target);
@@ -134,6 +161,11 @@ void populateSharedBufferPatterns(const mlir::LLVMTypeConverter &converter,
 void populateReducePatterns(const mlir::LLVMTypeConverter &converter,
                             const TileLowering &tiles,
                             mlir::RewritePatternSet &patterns);
+/// weft.scan, and weft.trans, join, split and flip.
+void populateScanPatterns(const mlir::LLVMTypeConverter &converter, const TileLowering &tiles,
+                          mlir::RewritePatternSet &patterns);
+void populateRearrangePatterns(const mlir::LLVMTypeConverter &converter,
+                               const TileLowering &tiles, mlir::RewritePatternSet &patterns);
 /// The byte offset (i32) of element (row, col) of a 2-D tile in shared
 /// memory as weft.dot reads it (SharedMemory.h: padded rows, or the
 /// buffer's #weft.swizzled layout).

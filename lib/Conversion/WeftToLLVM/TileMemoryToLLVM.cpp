@@ -80,6 +80,8 @@ struct TileAccess {
   /// Every group's mask bits are equal (wholeGroupMasks): its first
   /// decides for the group.
   bool wholeMasks;
+  /// Cache hints and volatility of a weak access.
+  AccessHints hints;
 
   /// Accesses of `elemType` through the tile of pointers `ptrs`, masked
   /// by `mask` (or not).
@@ -88,12 +90,14 @@ struct TileAccess {
     auto ptrType = cast<RankedTensorType>(ptrs.getType());
     unsigned width = vectorWidth(tiles, ptrs, TileLayout(ptrType), elemType);
     return {tiles, loc,   elemType, width, ordered,
-            scope, wholeGroupMasks(tiles, ptrs, mask, width)};
+            scope, wholeGroupMasks(tiles, ptrs, mask, width), {}};
   }
   template <typename Op>
   static TileAccess of(const TileLowering &tiles, Op op, Type elemType) {
-    return make(tiles, op.getLoc(), op.getPtr(), op.getMask(), elemType,
-                op.getOrder() != MemOrder::weak, op.getScope());
+    TileAccess access = make(tiles, op.getLoc(), op.getPtr(), op.getMask(), elemType,
+                             op.getOrder() != MemOrder::weak, op.getScope());
+    access.hints = AccessHints::of(op);
+    return access;
   }
 
   /// Whether the group of `width` elements from `first` is all there:
@@ -108,6 +112,8 @@ struct TileAccess {
   VectorType vectorType() const { return VectorType::get({width}, elemType); }
 
   Value loadOne(OpBuilder &b, Value ptr) const {
+    if (hints.any())
+      return tiles.target.loadHinted(b, loc, elemType, ptr, naturalAlignment(elemType), hints);
     return tiles.lowering.load(b, loc, elemType, ptr,
                                ordered ? MemOrder::relaxed : MemOrder::weak,
                                scope);
@@ -117,10 +123,9 @@ struct TileAccess {
     if (width == 1)
       return {loadOne(b, ptr)};
     Value vector =
-        ordered ? tiles.target.loadRelaxed(b, loc, vectorType(), ptr,
-                                           alignment(), scope)
-                : LLVM::LoadOp::create(b, loc, vectorType(), ptr, alignment())
-                      .getResult();
+        ordered      ? tiles.target.loadRelaxed(b, loc, vectorType(), ptr, alignment(), scope)
+        : hints.any() ? tiles.target.loadHinted(b, loc, vectorType(), ptr, alignment(), hints)
+                      : LLVM::LoadOp::create(b, loc, vectorType(), ptr, alignment()).getResult();
     SmallVector<Value> elements;
     for (unsigned k = 0; k < width; ++k)
       elements.push_back(LLVM::ExtractElementOp::create(
@@ -128,6 +133,8 @@ struct TileAccess {
     return elements;
   }
   void storeOne(OpBuilder &b, Value value, Value ptr) const {
+    if (hints.any())
+      return tiles.target.storeHinted(b, loc, value, ptr, naturalAlignment(elemType), hints);
     tiles.lowering.store(b, loc, value, ptr,
                          ordered ? MemOrder::relaxed : MemOrder::weak, scope);
   }
@@ -140,8 +147,42 @@ struct TileAccess {
                                              i32Const(b, loc, k));
     if (ordered)
       tiles.target.storeRelaxed(b, loc, vector, ptr, alignment(), scope);
+    else if (hints.any())
+      tiles.target.storeHinted(b, loc, vector, ptr, alignment(), hints);
     else
       LLVM::StoreOp::create(b, loc, vector, ptr, alignment());
+  }
+
+  /// Whether a masked access is llvm.masked.load/store per group
+  /// (TargetInfo::masksAccessesAsVectors).
+  bool masksAsVectors(ArrayRef<Value> masks) const {
+    return !masks.empty() && !ordered && !hints.isVolatile &&
+           tiles.target.masksAccessesAsVectors();
+  }
+  Value vectorOf(OpBuilder &b, Type elem, ArrayRef<Value> values) const {
+    Value vector = LLVM::PoisonOp::create(b, loc, VectorType::get({width}, elem));
+    for (auto [k, value] : llvm::enumerate(values))
+      vector = LLVM::InsertElementOp::create(b, loc, vector, value, i32Const(b, loc, k));
+    return vector;
+  }
+  SmallVector<Value> loadMasked(OpBuilder &b, ArrayRef<Value> ptrs, ArrayRef<Value> masks,
+                                ArrayRef<Value> others) const {
+    SmallVector<Value> out;
+    for (unsigned first = 0; first < ptrs.size(); first += width) {
+      Value vector = LLVM::MaskedLoadOp::create(
+          b, loc, vectorType(), ptrs[first], vectorOf(b, b.getI1Type(), masks.slice(first, width)),
+          vectorOf(b, elemType, others.slice(first, width)), alignment());
+      for (unsigned k = 0; k < width; ++k)
+        out.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Const(b, loc, k)));
+    }
+    return out;
+  }
+  void storeMasked(OpBuilder &b, ArrayRef<Value> ptrs, ArrayRef<Value> values,
+                   ArrayRef<Value> masks) const {
+    for (unsigned first = 0; first < ptrs.size(); first += width)
+      LLVM::MaskedStoreOp::create(b, loc, vectorOf(b, elemType, values.slice(first, width)),
+                                  ptrs[first], vectorOf(b, b.getI1Type(), masks.slice(first, width)),
+                                  alignment());
   }
 
   /// Accesses `count` elements in groups of `width`: a group without a mask,
@@ -204,6 +245,8 @@ struct TileLoadLowering : TileResultPattern<LoadOp> {
     else
       others.assign(ptrs.size(), LLVM::ZeroOp::create(rewriter, loc, elemType));
 
+    if (access.masksAsVectors(masks))
+      return access.loadMasked(rewriter, ptrs, masks, others);
     SmallVector<Value> values = access.emitGroups(
         rewriter, ptrs.size(), masks, others,
         [&](unsigned first) { return access.loadGroup(rewriter, ptrs[first]); },
@@ -236,6 +279,11 @@ struct TileStoreLowering : TilePattern<StoreOp> {
     if (op.getOrder() == MemOrder::release)
       tiles.lowering.fenceProgram(rewriter, loc, MemOrder::release,
                                   op.getScope());
+    if (access.masksAsVectors(masks)) {
+      access.storeMasked(rewriter, ptrs, values, masks);
+      rewriter.eraseOp(op);
+      return success();
+    }
     access.emitGroups(
         rewriter, ptrs.size(), masks, /*others=*/{},
         [&](unsigned first) {

@@ -10,6 +10,8 @@ using namespace mlir;
 namespace weft {
 
 LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
+  if (failed(checkFloat8(op)))
+    return failure();
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (isDistributed(constant.getType()) && (!dense || !dense.isSplat()))
@@ -17,7 +19,7 @@ LogicalResult checkTileLowerable(Operation *op, const TargetInfo &target) {
                              "other tiles with weft.make_range and arithmetic");
   }
   if (auto reduce = dyn_cast<ReduceOp>(op))
-    if (isa<SliceEncodingAttr>(reduce.getSrc().getType().getEncoding()))
+    if (isa<SliceEncodingAttr>(reduce.getSrcType().getEncoding()))
       return op->emitOpError("cannot reduce a sliced tile; convert it to a "
                              "blocked layout first");
   if (isa<AllocMBarriersOp, InvalMBarriersOp, DescAsyncCopyOp, MBarrierWaitOp, MBarrierArriveOp>(
@@ -71,7 +73,7 @@ struct ConstantOpLowering : TileResultPattern<arith::ConstantOp> {
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
     return splatElements(op, LLVM::ConstantOp::create(
                                  rewriter, op.getLoc(), elem,
-                                 dense.getSplatValue<TypedAttr>()));
+                                 float8Bits(rewriter, dense.getSplatValue<TypedAttr>())));
   }
 };
 
@@ -182,6 +184,10 @@ struct ElementwiseTileLowering : ConversionPattern {
                              : SmallVector<Value>(n, operand));
     SmallVector<Value> results;
     for (unsigned i = 0; i < n; ++i) {
+      if (isFloat8Conversion(op)) { // LLVM has no float8: integer code
+        results.push_back(lowerFloat8Element(rewriter, loc, op, unpacked[0][i]));
+        continue;
+      }
       OperationState state(loc, op->getName());
       for (auto &elements : unpacked)
         state.addOperands(elements[i]);

@@ -58,11 +58,8 @@ LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
 }
 
 Value programStackBuffer(OpBuilder &b, Location loc, Operation *op, int64_t bytes) {
-  OpBuilder::InsertionGuard guard(b);
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  b.setInsertionPointToStart(&func.getFunctionBody().front());
-  return LLVM::AllocaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                b.getI8Type(), i64Const(b, loc, bytes), /*alignment=*/16);
+  return entryAlloca(b, loc, op, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
+                     /*addressSpace=*/0);
 }
 
 SmallVector<Value>

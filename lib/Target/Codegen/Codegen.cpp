@@ -6,6 +6,8 @@
 #include "Tools.h"
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -97,6 +99,27 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine,
       optLevel == 0 ? builder.buildO0DefaultPipeline(levels[0])
                     : builder.buildPerModuleDefaultPipeline(levels[optLevel]);
   pipeline.run(module, moduleAM);
+}
+
+/// gfx942 has no bf16 remainder and no library function for one, and the
+/// optimiser narrows the f32 remainder the frontend writes for bf16 back
+/// to bf16 (fptrunc(frem(fpext a, fpext b)) is exact): after optimising,
+/// every bf16 frem is an f32 one again (the same value: fmod is exact).
+void widenBFloatRemainders(llvm::Module &module) {
+  llvm::SmallVector<llvm::Instruction *> rems;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (inst.getOpcode() == llvm::Instruction::FRem &&
+          inst.getType()->getScalarType()->isBFloatTy())
+        rems.push_back(&inst);
+  for (llvm::Instruction *rem : rems) {
+    llvm::IRBuilder<> b(rem);
+    llvm::Type *wide = rem->getType()->getWithNewType(b.getFloatTy());
+    llvm::Value *r = b.CreateFRem(b.CreateFPExt(rem->getOperand(0), wide),
+                                  b.CreateFPExt(rem->getOperand(1), wide));
+    rem->replaceAllUsesWith(b.CreateFPTrunc(r, rem->getType()));
+    rem->eraseFromParent();
+  }
 }
 
 /// Runs the backend over `module`, which it changes (codegen rewrites IR),
@@ -239,6 +262,8 @@ llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
     return llvm::createStringError("invalid LLVM IR:\n" + verifierMessages);
 
   optimize(module, **machine, options.optLevel);
+  if (spec.kind == TargetKind::AMDGPU)
+    widenBFloatRemainders(module);
 
   Artifacts artifacts;
   std::string llir;

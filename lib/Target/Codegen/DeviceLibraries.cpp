@@ -139,9 +139,9 @@ llvm::Error weft::linkDeviceLibraries(
     foldPreciseSqrtReflect(module);
     return llvm::Error::success();
   case TargetKind::AMDGPU:
-    if (llvm::Error err = linkLibrary(
-            module, {"__ocml_", *toolchainSearch("ocml", {})}))
-      return err;
+    for (auto [prefix, library] : {std::pair{"__ocml_", "ocml"}, std::pair{"__ockl_", "ockl"}})
+      if (llvm::Error err = linkLibrary(module, {prefix, *toolchainSearch(library, {})}))
+        return err;
     defineOcmlControls(module, spec);
     return llvm::Error::success();
   case TargetKind::Host:

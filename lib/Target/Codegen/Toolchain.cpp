@@ -99,14 +99,20 @@ weft::toolchainSearch(llvm::StringRef name,
                       "WEFT_LIBDEVICE",
                       underRoots(cudaRoots(extraCudaRoots),
                                  "nvvm/libdevice/libdevice.10.bc")};
-  if (name == "ocml") {
+  if (name == "ocml" || name == "ockl") {
+    // ROCm's device libraries: math (OCML) and the kernel library (OCKL:
+    // device printf).
     std::vector<std::string> roots;
     if (auto root = llvm::sys::Process::GetEnv("ROCM_PATH"))
       roots.push_back(*root);
     roots.push_back("/opt/rocm");
-    return FileSearch{"OCML", "math functions on hip need OCML", "WEFT_OCML",
-                      underRoots(roots, "amdgcn/bitcode/ocml.bc",
-                                 underRoots({resourceDirectory()}, "ocml.bc"))};
+    std::string file = (name + ".bc").str();
+    bool math = name == "ocml";
+    return FileSearch{math ? "OCML" : "OCKL",
+                      math ? "math functions on hip need OCML" : "device_print on hip needs OCKL",
+                      math ? "WEFT_OCML" : "WEFT_OCKL",
+                      underRoots(roots, "amdgcn/bitcode/" + file,
+                                 underRoots({resourceDirectory()}, file))};
   }
   if (name == "host-builtins")
     return FileSearch{"compiler-rt builtins archive",
@@ -124,6 +130,6 @@ weft::locate(llvm::StringRef name,
   if (!search)
     return llvm::createStringError(
         "no file named '" + name +
-        "' (ptxas, libdevice, ocml or host-builtins)");
+        "' (ptxas, libdevice, ocml, ockl or host-builtins)");
   return search->find();
 }

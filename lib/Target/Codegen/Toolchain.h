@@ -38,9 +38,10 @@ struct FileSearch {
 
 /// The searches, by the name weft::locate (Codegen.h) takes: "ptxas" (in the
 /// CUDA roots with `extraCudaRoots`; $PTXAS), "libdevice" (likewise;
-/// $WEFT_LIBDEVICE), "ocml" ($ROCM_PATH, /opt/rocm, then the copy beside
-/// the compiler; $WEFT_OCML) and "host-builtins" (compiler-rt's, beside the
-/// compiler; $WEFT_HOST_BUILTINS). None for another name.
+/// $WEFT_LIBDEVICE), "ocml" and "ockl" ($ROCM_PATH, /opt/rocm, then the
+/// copy beside the compiler; $WEFT_OCML, $WEFT_OCKL) and "host-builtins"
+/// (compiler-rt's, beside the compiler; $WEFT_HOST_BUILTINS). None for
+/// another name.
 std::optional<FileSearch>
 toolchainSearch(llvm::StringRef name,
                 const std::vector<std::string> &extraCudaRoots);

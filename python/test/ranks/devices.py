@@ -7,8 +7,7 @@ import os
 import numpy as np
 
 import weft
-import weft.language as wl
-from weft import _capi
+from weft import _capi, _floats
 
 BACKEND = os.environ.get("WEFT_TEST_BACKEND", "host")
 
@@ -39,23 +38,20 @@ def host(x):
     return x.cpu().numpy()
 
 
-def to_bits(a, dtype):
-    """Float values -> what a buffer of dtype holds (copy_from, to_numpy):
-    bf16 as its uint16 bits, rounded to nearest even."""
-    a = np.asarray(a, np.float64)
-    if dtype is wl.float32:
-        return a.astype(np.float32)
-    if dtype is wl.float16:
-        return a.astype(np.float16)
-    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+def rounded(values, dtype):
+    """Float values rounded to dtype, as float64 (bf16 as the compiler
+    rounds, weft._floats)."""
+    values = np.asarray(values, np.float64)
+    if _floats.is_raw(dtype):
+        return _floats.from_bits(_floats.to_bits(values, dtype), dtype).astype(np.float64)
+    return values.astype(dtype.numpy).astype(np.float64)
 
 
 def buffer_of(values, dtype):
-    """A new weft.Buffer of dtype holding values (numpy floats, as to_bits
-    gives them to a buffer)."""
+    """A new weft.Buffer of dtype holding values (converted as copy_from
+    converts)."""
     buf = weft.empty(values.shape, dtype)
-    buf.copy_from(to_bits(values, dtype))
+    buf.copy_from(values)
     return buf
 
 

@@ -14,7 +14,7 @@ import weft
 import weft.language as wl
 from weft import collectives as C
 from weft.collectives._kernels import MAX_PROGRAMS
-from devices import BACKEND, host, local, to_bits
+from devices import BACKEND, host, local, rounded
 
 SIZES = [1, 7, 1000, 4099, 65537]
 
@@ -54,13 +54,6 @@ DTYPES = [wl.float32, pytest.param(wl.float16, marks=half),
           pytest.param(wl.bfloat16, marks=half)]
 
 
-def from_bits(a, dtype):
-    a = np.asarray(a)
-    if dtype is wl.bfloat16:
-        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    return a.astype(np.float64)
-
-
 def inputs(n, seed, ranks=None):
     """Every rank's input (small integers), the same on every rank."""
     ranks = weft.num_ranks() if ranks is None else ranks
@@ -70,7 +63,7 @@ def inputs(n, seed, ranks=None):
 
 def buffer(values, dtype, shape=None):
     buf = weft.empty(values.shape if shape is None else shape, dtype)
-    buf.copy_from(to_bits(values, dtype).reshape(buf.shape))
+    buf.copy_from(np.asarray(values).reshape(buf.shape))
     return buf
 
 
@@ -85,16 +78,16 @@ def test_all_reduce(n, algorithm, dtype):
     out = weft.empty((n,), dtype)
     for seed in (1, 2, 3):  # epochs: flags are never re-zeroed, out reused
         xs = inputs(n, seed)
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         assert C.all_reduce(x, out, algorithm=algorithm) is out
-        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), sum(xs))
-        np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[me])
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+        np.testing.assert_array_equal(x.to_numpy(), xs[me])
     assert C.all_reduce(x, algorithm=algorithm) is x  # in place
-    np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), sum(xs))
+    np.testing.assert_array_equal(x.to_numpy(), sum(xs))
     if algorithm != "multimem":  # multimem sums only
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         C.all_reduce(x, out, op="max", algorithm=algorithm)
-        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), np.max(xs, axis=0))
+        np.testing.assert_array_equal(out.to_numpy(), np.max(xs, axis=0))
     weft.barrier()  # x, out freed below: nobody still reads them
     x.free()
     out.free()
@@ -144,11 +137,11 @@ def test_reduce_scatter(n, dtype):
     out = weft.full((chunk,), 99, dtype)
     for seed in (1, 2):
         xs = inputs(n, seed)
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         C.reduce_scatter(x, out)
         padded = np.zeros(chunk * ranks)
         padded[:n] = sum(xs)  # zero-padded to num_ranks * chunk
-        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype),
+        np.testing.assert_array_equal(out.to_numpy(),
                                       padded[me * chunk:(me + 1) * chunk])
 
 
@@ -160,9 +153,9 @@ def test_all_gather(n, dtype):
     out = weft.empty((ranks * n,), dtype)
     for seed in (1, 2):
         xs = inputs(n, seed)
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         C.all_gather(x, out)
-        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), np.concatenate(xs))
+        np.testing.assert_array_equal(out.to_numpy(), np.concatenate(xs))
 
 
 def test_all_gather_local_in_and_out():
@@ -181,10 +174,10 @@ def test_all_to_all(m, dtype):
     out = weft.empty((ranks * m,), dtype)
     for seed in (1, 2):
         xs = inputs(ranks * m, seed)
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         C.all_to_all(x, out)
         expect = np.concatenate([xs[p][me * m:(me + 1) * m] for p in range(ranks)])
-        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), expect)
+        np.testing.assert_array_equal(out.to_numpy(), expect)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -194,13 +187,13 @@ def test_broadcast(n, dtype):
     x = weft.empty((n,), dtype)
     for seed, root in ((1, ranks - 1), (2, 0)):
         xs = inputs(n, seed)
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         assert C.broadcast(x, root) is x
-        np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[root])
+        np.testing.assert_array_equal(x.to_numpy(), xs[root])
 
 
 def rmsnorm_ref(xs, residual, weight, eps, dtype):
-    h = from_bits(to_bits(sum(xs) + residual, dtype), dtype)  # residual rounded
+    h = rounded(sum(xs) + residual, dtype)  # residual rounded
     hf = sum(xs) + residual
     rstd = 1 / np.sqrt((hf * hf).mean(axis=1, keepdims=True) + eps)
     return h, h * rstd * weight
@@ -217,17 +210,17 @@ def test_all_reduce_residual_rmsnorm(rows, hidden, dtype):
     eps = 1e-5
     res = np.random.default_rng(50).integers(-4, 4, (rows, hidden)).astype(np.float64)
     w = np.random.default_rng(51).integers(1, 4, hidden).astype(np.float64) / 2
-    residual.copy_from(to_bits(res, dtype))
-    weight.copy_from(to_bits(w, dtype))
+    residual.copy_from(res)
+    weight.copy_from(w)
     for seed in (1, 2):  # the residual carries over between calls
         xs = [a.reshape(rows, hidden) for a in inputs(rows * hidden, seed)]
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         C.all_reduce_residual_rmsnorm(x, residual, weight, eps, out)
         res, y = rmsnorm_ref(xs, res, w, eps, dtype)
-        np.testing.assert_array_equal(from_bits(residual.to_numpy(), dtype), res)
+        np.testing.assert_array_equal(residual.to_numpy(), res)
         tol = {wl.float32: 1e-5, wl.float16: 2e-3, wl.bfloat16: 1.6e-2}[dtype]
-        np.testing.assert_allclose(from_bits(out.to_numpy(), dtype), y, rtol=tol, atol=tol)
-        np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[me])
+        np.testing.assert_allclose(out.to_numpy(), y, rtol=tol, atol=tol)
+        np.testing.assert_array_equal(x.to_numpy(), xs[me])
 
 
 def test_bad_inputs():
@@ -310,24 +303,24 @@ def test_large_message_grid(monkeypatch, dtype):
     x, out = buffer(xs[me], dtype), weft.empty((n,), dtype)
     for algorithm in ("one_shot", "two_shot"):
         C.all_reduce(x, out, algorithm=algorithm)
-        np.testing.assert_array_equal(from_bits(out.to_numpy(), dtype), sum(xs))
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
     chunk = n // ranks
     scattered = weft.empty((chunk,), dtype)
     C.reduce_scatter(x, scattered)
-    np.testing.assert_array_equal(from_bits(scattered.to_numpy(), dtype),
+    np.testing.assert_array_equal(scattered.to_numpy(),
                                   sum(xs)[me * chunk:(me + 1) * chunk])
     gathered = weft.empty((ranks * n,), dtype)
     C.all_gather(x, gathered)
-    np.testing.assert_array_equal(from_bits(gathered.to_numpy(), dtype), np.concatenate(xs))
-    # numpy and torch have no bf16 array that to_bits fills: fp32 goes local.
+    np.testing.assert_array_equal(gathered.to_numpy(), np.concatenate(xs))
+    # numpy has no bf16 array to hold the output: fp32 goes local.
     local_out = local(np.zeros(n, np.float32)) if dtype is wl.float32 else weft.empty((n,), dtype)
     C.all_to_all(x, local_out)
     expect = np.concatenate([xs[p][me * chunk:(me + 1) * chunk] for p in range(ranks)])
-    np.testing.assert_array_equal(from_bits(host(local_out), dtype), expect)
+    np.testing.assert_array_equal(host(local_out), expect)
     C.broadcast(x, ranks - 1)
-    np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), xs[ranks - 1])
+    np.testing.assert_array_equal(x.to_numpy(), xs[ranks - 1])
     C.all_reduce(x, algorithm="two_shot")  # in place
-    np.testing.assert_array_equal(from_bits(x.to_numpy(), dtype), ranks * xs[ranks - 1])
+    np.testing.assert_array_equal(x.to_numpy(), ranks * xs[ranks - 1])
     weft.barrier()  # nobody reads these any more
     for buf in (x, out, scattered, gathered, local_out):
         if isinstance(buf, weft.Buffer):

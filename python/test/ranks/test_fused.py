@@ -4,7 +4,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import host, local, to_bits
+from devices import host, local, rounded
 from weft import ops
 
 
@@ -32,8 +32,8 @@ def test_all_gather_matmul(rows, k, n, dtype, algorithm):
     a, b = weft.empty((rows, k), dtype), weft.empty((k, n), dtype)
     for seed in (1, 2):  # repeated calls: the flags' epochs carry on
         xs, w = _inputs(rows, k, n, seed)
-        a.copy_from(to_bits(xs[me], dtype))
-        b.copy_from(to_bits(w, dtype))
+        a.copy_from(xs[me])
+        b.copy_from(w)
         out = ops.all_gather_matmul(a, b, algorithm=algorithm)
         np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
         out.free()
@@ -100,8 +100,8 @@ def test_matmul_reduce_scatter(rows, k, n, dtype):
     a, b = weft.empty((m, k), dtype), weft.empty((k, n), dtype)
     for seed in (1, 2):  # repeated calls: epochs carry on, the scratch is reused
         xs, ws = _second_layer(m, k, n, seed)
-        a.copy_from(to_bits(xs[me], dtype))
-        b.copy_from(to_bits(ws[me], dtype))
+        a.copy_from(xs[me])
+        b.copy_from(ws[me])
         out = ops.matmul_reduce_scatter(a, b)
         full = sum(x @ w for x, w in zip(xs, ws))
         np.testing.assert_array_equal(host(out), full[me * rows:(me + 1) * rows])
@@ -118,8 +118,8 @@ def test_matmul_all_reduce(m, k, n, dtype):
     a, b = weft.empty((m, k), dtype), weft.empty((k, n), dtype)
     for seed in (3, 4):
         xs, ws = _second_layer(m, k, n, seed)
-        a.copy_from(to_bits(xs[me], dtype))
-        b.copy_from(to_bits(ws[me], dtype))
+        a.copy_from(xs[me])
+        b.copy_from(ws[me])
         out = ops.matmul_all_reduce(a, b)
         np.testing.assert_array_equal(host(out), sum(x @ w for x, w in zip(xs, ws)))
         out.free()
@@ -254,12 +254,6 @@ def test_matmul_reduce_errors():
 
 # -- flash-decode's split-KV combine ----------------------------------------
 
-def _from_bits(a, dtype):
-    if dtype is wl.bfloat16:
-        return (np.asarray(a).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    return np.asarray(a).astype(np.float64)
-
-
 def _lse_combine(os_, lses):
     """numpy reference, in float64: the combined output and log-sum-exp."""
     lses = np.stack(lses).astype(np.float64)
@@ -281,14 +275,14 @@ def test_flash_decode_combine(shape, dtype):
     lse_out = weft.empty((rows,), wl.float32)
     for seed in (6, 7):
         rng = np.random.default_rng(seed)
-        os_ = [_from_bits(to_bits(rng.standard_normal(shape) * 4, dtype), dtype)
+        os_ = [rounded(rng.standard_normal(shape) * 4, dtype)
                for _ in range(ranks)]
         lses = [(rng.standard_normal(shape[:-1]) * 3).astype(np.float32) for _ in range(ranks)]
         if rows > 1:              # a rank without keys for row 0; row 1 has none anywhere
             lses[0].flat[0] = -np.inf
             for p in range(ranks):
                 lses[p].flat[1] = -np.inf
-        o.copy_from(to_bits(os_[me], dtype))
+        o.copy_from(os_[me])
         lse.copy_from(lses[me])
         out = ops.flash_decode_combine(o, lse, lse_out=lse_out)
         want, want_lse = _lse_combine(os_, lses)
@@ -346,7 +340,7 @@ def _moe_inputs(tokens, hidden, topk, experts, seed, distinct=True):
 
 def _buffer(values, dtype):
     buf = weft.empty(values.shape, dtype)
-    buf.copy_from(to_bits(values, dtype))
+    buf.copy_from(values)
     return buf
 
 
@@ -365,7 +359,7 @@ def _expected_recv(xs, ids, experts, capacity):
 
 def _check_dispatch(d, xs, ids, experts, capacity, dtype):
     ranks, topk = weft.num_ranks(), ids[0].shape[1]
-    recv = _from_bits(d.recv.to_numpy(), dtype)
+    recv = d.recv.to_numpy().astype(np.float64)
     counts, sources = d.counts.to_numpy(), d.sources.to_numpy()
     for (le, p), pairs in _expected_recv(xs, ids, experts, capacity).items():
         assert counts[le, p] == len(pairs), (le, p)
@@ -410,7 +404,7 @@ def test_moe_dispatch_combine(tokens, hidden, topk, per_rank, dtype):
     d = None
     for seed in (9, 10):  # the second call reuses the handle: its flags carry on
         xs, ids, ws = _moe_inputs(tokens, hidden, topk, experts, seed)
-        x.copy_from(to_bits(xs[me], dtype))
+        x.copy_from(xs[me])
         d = ops.moe_dispatch(x, local(ids[me]), experts, handle=d)
         assert d.dropped() == 0
         recv, counts = _check_dispatch(d, xs, ids, experts, tokens, dtype)

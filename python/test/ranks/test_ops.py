@@ -10,7 +10,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND, buffer_of, compiler_available, host, local, to_bits
+from devices import BACKEND, buffer_of, compiler_available, host, local, rounded
 from weft import _jit
 
 
@@ -194,8 +194,17 @@ def test_buffer_copies():
     assert buf.to_numpy()[0, 0] == 1.5
     buf.copy_from(np.arange(5))  # broadcast over the rows, converted to fp32
     np.testing.assert_array_equal(buf.to_numpy(), np.tile(np.arange(5, dtype=np.float32), (3, 1)))
-    bits = weft.full((4,), 0x3FC0, wl.bfloat16)  # bf16: the raw bits (1.5)
-    assert bits.to_numpy().dtype == np.uint16 and (bits.to_numpy() == 0x3FC0).all()
+    # bf16 converts numerically (issue 36: full(..., 1.5, bf16) stored 0x0001,
+    # copy_from of -3.0 gave 65533); the bits stay at hand with raw=True
+    bits = weft.full((4,), 1.5, wl.bfloat16)
+    assert bits.to_numpy().dtype == np.float32 and (bits.to_numpy() == 1.5).all()
+    assert (bits.to_numpy(raw=True) == 0x3FC0).all()
+    bits.copy_from(np.array([-3.0, 0.1, 1e30, np.inf], np.float32))
+    assert bits.to_numpy(raw=True).tolist() == [0xC040, 0x3DCD, 0x714A, 0x7F80]  # to even
+    bits.copy_from(np.full(4, 0x4000, np.uint16), raw=True)
+    assert (bits.to_numpy() == 2.0).all()
+    with pytest.raises(TypeError, match="raw=True"):
+        bits.copy_from(np.full(4, 0x4000, np.uint16))  # bits or integers? ask
     zeros = weft.zeros((1000,), wl.int64)
     assert (zeros.to_numpy() == 0).all()
     with pytest.raises(ValueError):
@@ -328,7 +337,7 @@ def test_matmul_16bit_out(m, n, k, dtype):
     ab = [buffer_of(a, dtype), buffer_of(b, dtype)]
     c = weft.empty((m, n), dtype)
     assert weft.ops.matmul(*ab, c) is c
-    np.testing.assert_array_equal(c.to_numpy(), to_bits(a @ b, dtype))
+    np.testing.assert_array_equal(c.to_numpy(), rounded(a @ b, dtype))
     with pytest.raises(ValueError, match="split_k=2 needs an fp32 out"):
         weft.ops.matmul(*ab, c, split_k=2)
     wide = [weft.empty((m, k), wl.float32), weft.empty((k, n), wl.float32)]
@@ -426,7 +435,7 @@ def test_matmul_out_none():
     b = rng.integers(-2, 3, (k, n)).astype(np.float32)
     ab = [weft.empty(x.shape, wl.bfloat16, local=True) for x in (a, b)]
     for buf, x in zip(ab, (a, b)):
-        buf.copy_from(to_bits(x, wl.bfloat16))
+        buf.copy_from(x)
     out = weft.ops.matmul(*ab)
     assert out.local and out.dtype is wl.float32 and out.shape == (m, n)
     np.testing.assert_array_equal(out.to_numpy(), a @ b)

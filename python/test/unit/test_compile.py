@@ -34,10 +34,10 @@ def test_cuda():
     k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="cuda:90",
                      num_warps=4)
     assert {"weft", "llir", "ptx"} <= set(k.asm)
-    ptx = k.asm["ptx"].decode()
+    ptx = k.asm["ptx"]
     assert ".target sm_90" in ptx and ".entry vadd" in ptx
     assert "ld.global.v4" in ptx  # the divisibility hints let accesses vectorise
-    assert "weft.load" in k.asm["weft"].decode()
+    assert "weft.load" in k.asm["weft"]
     if "cubin" in k.asm:
         assert k.asm["cubin"][:4] == b"\x7fELF"
 
@@ -54,7 +54,7 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
            "K": "i32:16", "k_steps": "i32"}
     k = weft.compile(matmul_kernel, signature=sig, constexprs={"BM": 64, "BN": 64, "BK": 32},
                      target="cuda:90")
-    ptx = k.asm["ptx"].decode()
+    ptx = k.asm["ptx"]
     assert "cp.async.cg.shared.global" in ptx and "wgmma.mma_async" in ptx
     buffers = (64 * 32 + 32 * 64) * 2
     alignment = 1024 - 16
@@ -71,7 +71,7 @@ def test_pipelined_dot_asks_for_dynamic_shared_memory():
     off = weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=1,
                        constexprs={"BM": 64, "BN": 64, "BK": 32})
     assert "dynamic_shared_bytes" not in json.loads(off.asm["kernels"])["matmul_kernel"]
-    assert "cp.async" not in off.asm["ptx"].decode()
+    assert "cp.async" not in off.asm["ptx"]
     with pytest.raises(weft.CompilationError, match="invalid num_stages 9"):
         weft.compile(matmul_kernel, signature=sig, target="cuda:90", num_stages=9,
                      constexprs={"BM": 64, "BN": 64, "BK": 32})
@@ -88,7 +88,7 @@ def test_matmul_bulk_copies_on_sm90():
     sig, consts = DESC_MATMUL_SIG, DESC_MATMUL_CONSTS
     k = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                      num_warps=8)
-    ptx = k.asm["ptx"].decode()
+    ptx = k.asm["ptx"]
     assert "cp.async.bulk.tensor.4d" in ptx and "cp.async.bulk.tensor.3d" in ptx
     assert "cp.async.cg" not in ptx and "mbarrier.try_wait.parity" in ptx
     maps = json.loads(k.asm["kernels"])["matmul_kernel"]["tensor_maps"]
@@ -101,7 +101,7 @@ def test_matmul_bulk_copies_on_sm90():
                      num_warps=8)
     maps = json.loads(k.asm["kernels"])["matmul_kernel"]["tensor_maps"]
     assert maps["0"]["map"] == [[0, 1, 0, 8], [1, 1, 0, 64]]
-    assert k.asm["ptx"].decode().count("cp.async.bulk.tensor.2d") >= 16 + 4
+    assert k.asm["ptx"].count("cp.async.bulk.tensor.2d") >= 16 + 4
 
 
 def test_matmul_warp_mma_on_sm90():
@@ -114,7 +114,7 @@ def test_matmul_warp_mma_on_sm90():
     sig, consts = DESC_MATMUL_SIG, DESC_MATMUL_CONSTS
     k = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                      num_warps=8, num_stages=3, warp_mma=True)
-    ptx = k.asm["ptx"].decode()
+    ptx = k.asm["ptx"]
     assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k16" in ptx
     assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
     assert "ldmatrix.sync.aligned.m8n8.x2" not in ptx
@@ -123,13 +123,13 @@ def test_matmul_warp_mma_on_sm90():
     assert maps["0"] == {"map": [[0, 1, 0, 128], [1, 1, 0, 64]], "swizzle": 128}
     default = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                            num_warps=8, num_stages=3)
-    assert "wgmma.mma_async" in default.asm["ptx"].decode()
+    assert "wgmma.mma_async" in default.asm["ptx"]
 
 
 def test_hip():
     k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 256}, target="hip:gfx942")
     assert {"weft", "llir", "amdgcn", "hsaco"} <= set(k.asm)
-    assert "gfx942" in k.asm["amdgcn"].decode()
+    assert "gfx942" in k.asm["amdgcn"]
     assert k.asm["hsaco"][:4] == b"\x7fELF"
     assert "kernels" not in k.asm  # no early start to report (sm_90 only)
 
@@ -138,7 +138,7 @@ def test_host():
     k = weft.compile(vadd, signature=SIG, constexprs={"BLOCK": 64}, target="host")
     assert {"weft", "llir", "asm", "so"} <= set(k.asm)
     assert k.asm["so"][:4] == b"\x7fELF"
-    assert "define" in k.asm["llir"].decode()
+    assert "define" in k.asm["llir"]
     assert "kernels" not in k.asm
 
 
@@ -185,7 +185,7 @@ def test_cache_only_miss_saves_a_request_fill_cache_compiles(tmp_path, monkeypat
     assert "1 compiled, 0 already" in done.stdout
     k = weft.compile(weft.jit(vadd.fn), signature=SIG, constexprs={"BLOCK": 64},
                      target="cuda:90")  # a hit now, still cache-only
-    assert ".entry vadd" in k.asm["ptx"].decode()
+    assert ".entry vadd" in k.asm["ptx"]
     again = subprocess.run([sys.executable, "-m", "weft", "fill-cache", str(misses)],
                            env=env, capture_output=True, text=True)
     assert "0 compiled, 1 already" in again.stdout
@@ -230,9 +230,9 @@ def test_debug_adds_peer_checks():
     checked = weft.compile(to_peer, signature=sig, target="host", debug=True)
     # The checked kernel records the failing translate's kernel and source
     # line for the runtime's report; the plain one has no such record.
-    assert "__weft_debug_location" not in plain.asm["llir"].decode()
+    assert "__weft_debug_location" not in plain.asm["llir"]
     assert re.search(r'c"to_peer at [^"]*test_compile\.py:\d+:\d+"',
-                     checked.asm["llir"].decode())
+                     checked.asm["llir"])
 
 
 def test_launch_argument_binding():
@@ -293,7 +293,7 @@ def test_matmul_clusters_on_sm90():
     sig, consts = DESC_MATMUL_SIG, DESC_MATMUL_CONSTS
     k = weft.compile(matmul_kernel, signature=sig, constexprs=dict(consts, CLUSTER_N=2),
                      target="cuda:90", num_warps=8, cluster=(1, 2))
-    ptx = k.asm["ptx"].decode()
+    ptx = k.asm["ptx"]
     assert ".reqnctapercluster 1, 2, 1" in ptx and "%cluster_ctarank" in ptx
     assert ptx.count("cp.async.bulk.tensor.4d") == ptx.count(".multicast::cluster") > 0
     assert "barrier.cluster.arrive.relaxed.aligned" in ptx
@@ -304,7 +304,7 @@ def test_matmul_clusters_on_sm90():
     assert settings["tensor_maps"]["1"]["map"] == [[1, 64, 0, 4], [0, 1, 0, 64], [1, 1, 64, 64]]
     alone = weft.compile(matmul_kernel, signature=sig, constexprs=consts, target="cuda:90",
                          num_warps=8, cluster=(1, 2))
-    ptx = alone.asm["ptx"].decode()
+    ptx = alone.asm["ptx"]
     assert ".reqnctapercluster 1, 2, 1" in ptx and ".multicast::cluster" not in ptx
     for bad in ((3, 3), (0,), (1, 1, 1, 1), 2.0):
         with pytest.raises(ValueError, match="cluster must be up to three positive extents"):

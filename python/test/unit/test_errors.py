@@ -157,11 +157,21 @@ def test_loop_carried_type_change():
 @weft.jit
 def tile_index(p):
     r = wl.arange(0, 16)
-    x = r[3]
+    x = r[16]
 
 
 def test_tile_index():
-    expect_error(tile_index, "x = r[3]", "indexed with `:` and `None`")
+    expect_error(tile_index, "x = r[16]", "index 16 is out of range for dimension 0")
+
+
+@weft.jit
+def tile_slice(p):
+    r = wl.arange(0, 16)
+    x = r[2:4]
+
+
+def test_tile_slice():
+    expect_error(tile_slice, "x = r[2:4]", "sliced with `:` only")
 
 
 @weft.jit
@@ -196,3 +206,154 @@ def test_unknown_signature_type():
 def test_stub_outside_kernel():
     with pytest.raises(RuntimeError, match="inside a @weft.jit kernel"):
         wl.program_id(0)
+
+
+# --- what a new user met (issue 36): each a clear error at its line ------
+
+@weft.jit
+def odd_arange(p, N: wl.constexpr):
+    offs = wl.arange(0, N)
+    wl.store(p + offs, offs)
+
+
+@pytest.mark.parametrize("n", [3, 5, 6, 7, 10, 12, 20, 24, 48, 96, 100])
+@pytest.mark.parametrize("target", ["host", "cuda:90"])
+def test_non_power_of_two_tile(n, target):
+    expect_error(odd_arange, "wl.arange(0, N)", f"powers of two, and {n} is not",
+                 constexprs={"N": n}, target=target)
+
+
+def test_float_block():
+    expect_error(odd_arange, "wl.arange(0, N)", "compile-time bounds (ints), not 16.0",
+                 constexprs={"N": 16.0})
+
+
+@weft.jit
+def too_large(p):
+    t = wl.zeros((256, 512), wl.float32)
+
+
+def test_tile_too_large():
+    expect_error(too_large, "wl.zeros", "more than the 65536 a tile may have")
+
+
+@weft.jit
+def wide_store(p):
+    offs = wl.arange(0, 16)
+    v = wl.zeros((4, 16), wl.float32)
+    wl.store(p + offs, v)
+
+
+def test_value_wider_than_pointers():
+    expect_error(wide_store, "wl.store(p + offs, v)", "an access has its pointers' shape",
+                 signature={"p": "*fp32"})
+
+
+@weft.jit
+def wide_mask(p):
+    offs = wl.arange(0, 16)
+    m = wl.arange(0, 4)[:, None] < offs[None, :]
+    x = wl.load(p + offs, mask=m)
+
+
+def test_mask_wider_than_pointers():
+    expect_error(wide_mask, "wl.load(p + offs, mask=m)", "the mask is (4, 16)")
+
+
+@weft.jit
+def recursive(p, depth: wl.constexpr):
+    recursive(p, depth)
+
+
+def test_recursion():
+    expect_error(recursive, "recursive(p, depth)", "kernels cannot recurse",
+                 constexprs={"depth": 2})
+
+
+@weft.jit
+def uses_continue(p):
+    for i in range(4):
+        continue
+
+
+def test_continue():
+    expect_error(uses_continue, "        continue", "`continue` is not supported in kernels")
+
+
+@weft.jit
+def return_in_loop(p):
+    for i in range(4):
+        if i == 2:
+            return
+
+
+def test_return_in_loop():
+    expect_error(return_in_loop, "            return", "`return` inside a loop")
+
+
+@weft.jit
+def fp8_math(p):
+    x = wl.load(p + wl.arange(0, 16))
+    y = wl.exp(x)
+
+
+def test_float8_is_storage():
+    expect_error(fp8_math, "wl.exp(x)", "storage type: convert it",
+                 signature={"p": "*fp8e4nv"})
+
+
+@weft.jit
+def bad_cache_modifier(p):
+    wl.store(p, 1, cache_modifier=".ca")
+
+
+def test_store_cache_modifier():
+    expect_error(bad_cache_modifier, 'cache_modifier=".ca"', "unknown cache modifier of wl.store")
+
+
+@weft.jit
+def hinted_acquire(p):
+    x = wl.load(p, order="acquire", cache_modifier=".cg")
+
+
+def test_hint_on_ordered_load():
+    expect_error(hinted_acquire, 'cache_modifier=".cg"', "cache hints and volatile are for weak")
+
+
+@weft.jit
+def bad_num_stages(p):
+    for i in wl.range(0, 4, num_stages=0):
+        pass
+
+
+def test_range_num_stages():
+    expect_error(bad_num_stages, "wl.range", "num_stages is a positive compile-time int")
+
+
+@weft.jit
+def failing_static_assert(p, B: wl.constexpr):
+    wl.static_assert(B % 16 == 0, "B must be a multiple of 16")
+
+
+def test_static_assert():
+    expect_error(failing_static_assert, "wl.static_assert", "B must be a multiple of 16",
+                 constexprs={"B": 24})
+
+
+@weft.jit
+def bad_split(p):
+    a, b = wl.split(wl.zeros((4, 4), wl.float32))
+
+
+def test_split_needs_pairs():
+    expect_error(bad_split, "wl.split", "the last dimension of (4, 4) is not 2")
+
+
+def test_grid_with_four_dimensions():
+    with pytest.raises(ValueError, match="1 to 3"):
+        weft._jit._grid((1, 1, 1, 5), "kernel")
+
+
+def test_ptx_is_text():
+    compiled = weft.compile(odd_arange, {"p": "*i32"}, {"N": 16}, target="cuda:90")
+    assert isinstance(compiled.asm["ptx"], str) and ".entry odd_arange" in compiled.asm["ptx"]

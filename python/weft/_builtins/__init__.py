@@ -9,10 +9,12 @@ callable only inside a kernel), docs/python.md's language table is
 generated (`python3 -m weft language-table`), and the code generator binds
 a call's arguments with the signature and calls the definition.
 
-The definitions live by area: core.py (programs, creation, shapes, casts,
-hints, compile-time helpers), reductions.py (reductions and scans),
-math.py (element-wise math, `wl.math`), memory.py (loads, stores, atomics,
-signals, multimem), debug.py (printing, assertions, inline assembly).
+The definitions live by area: core.py (programs, creation, casts, hints,
+compile-time helpers), shapes.py (reshaping, permuting, joining),
+reductions.py (reductions and scans), math.py (element-wise math,
+`wl.math`), memory.py (loads, stores, atomics, signals, multimem),
+debug.py (printing, assertions, inline assembly), random.py (Philox,
+written in Weft).
 """
 import inspect
 
@@ -75,5 +77,17 @@ def builtin(name=None, *, namespace="", method=None, dtypes="any", targets=ALL_T
     return register
 
 
+def language_table():
+    """docs/python.md's table of the language, from the definitions: one
+    row per builtin (signature, dtypes, targets, what it does)."""
+    rows = ["| op | dtypes | targets | what it does |", "|---|---|---|---|"]
+    for entry in REGISTRY.values():
+        signature = str(entry.signature).replace("|", "\\|")
+        also = f" (also `x.{entry.method}()`)" if entry.method else ""
+        rows.append(f"| `wl.{entry.qualname}{signature}` | {entry.dtypes} | {entry.targets} "
+                    f"| {entry.summary.replace('|', chr(92) + '|')}{also} |")
+    return "\n".join(rows) + "\n"
+
+
 # The definitions register themselves on import.
-from . import core, reductions, math, memory, debug  # noqa: E402,F401
+from . import core, shapes, reductions, math, memory, debug, random  # noqa: E402,F401

@@ -3,7 +3,7 @@ compile-time helpers."""
 import ast
 
 from .. import _types as ty
-from .._semantics import Value, check_shape
+from .._semantics import Value, check_shape, mlir_type
 from . import builtin
 
 
@@ -90,8 +90,113 @@ def static_range(sem, *args):
 
 
 @builtin(method="to")
-def cast(sem, input, dtype):
-    """`input` converted to `dtype` (`x.to(dtype)`)."""
+def cast(sem, input, dtype, bitcast=False):
+    """`input` converted to `dtype` (`x.to(dtype)`); with `bitcast`, its
+    bits reinterpreted as `dtype` of the same width."""
     if not isinstance(dtype, (ty.dtype, ty.pointer_type)):
         raise sem.error(f"{dtype!r} is not a dtype")
-    return sem.to(input, dtype)
+    if not bitcast:
+        return sem.to(input, dtype)
+    x = input if isinstance(input, Value) else sem.constant(
+        input, ty.float32 if isinstance(input, float) else ty.int32)
+    if isinstance(dtype, ty.pointer_type) or isinstance(x.dtype, ty.pointer_type) or \
+            x.dtype.bits != dtype.bits:
+        raise sem.error(f"wl.cast(bitcast=True): {x.dtype!r} and {dtype!r} differ in width")
+    if x.dtype.mlir == dtype.mlir:
+        return Value(x.name, dtype, x.shape)
+    return sem.emit(f"arith.bitcast {x.name} : {x.type} to {mlir_type(dtype, x.shape)}",
+                    dtype, x.shape)
+
+
+@builtin()
+def zeros_like(sem, input):
+    """Zeros of `input`'s shape and dtype."""
+    return full_like(sem, input, 0)
+
+
+@builtin()
+def full_like(sem, input, value, dtype=None):
+    """`value` in `input`'s shape, of `input`'s dtype unless `dtype`."""
+    if not isinstance(input, Value):
+        raise sem.error(f"wl.full_like needs a tile or scalar value, not {input!r}")
+    return sem.materialize(value, _dtype_arg(sem, dtype or input.dtype, "wl.full_like"),
+                           input.shape)
+
+
+# --- hints the axis analysis takes (weft.axis_hint) -----------------------
+
+def _hint(sem, input, values, attr, op):
+    if not isinstance(input, Value) or not input.dtype.is_int or input.dtype is ty.int1:
+        raise sem.error(f"wl.{op} applies to integer values, not {input!r}")
+    values = tuple(values) if isinstance(values, (tuple, list)) else (values,)
+    rank = max(len(input.shape), 1)
+    if len(values) == 1 and rank > 1:
+        values = (1,) * (rank - 1) + values
+    if len(values) != rank or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+        raise sem.error(f"wl.{op} takes one positive compile-time int per dimension "
+                        f"(or one for the last), not {values!r}")
+    if attr == "divisibility" and any(v & (v - 1) for v in values):
+        raise sem.error(f"wl.{op}: {values!r} are not all powers of two")
+    array = f"array<i64: {', '.join(map(str, values))}>"
+    return sem.emit(f"weft.axis_hint {input.name} {{{attr} = {array}}} : {input.type}",
+                    input.dtype, input.shape)
+
+
+@builtin(dtypes="int")
+def multiple_of(sem, input, values):
+    """`input`, promised to be a multiple of `values` (a power of two; per
+    dimension, or for the last): aligned vector accesses follow. A wrong
+    promise is undefined behaviour."""
+    return _hint(sem, input, values, "divisibility", "multiple_of")
+
+
+@builtin(dtypes="int")
+def max_contiguous(sem, input, values):
+    """`input`, promised to hold runs of `values` consecutive integers."""
+    return _hint(sem, input, values, "contiguity", "max_contiguous")
+
+
+@builtin(dtypes="int")
+def max_constancy(sem, input, values):
+    """`input`, promised to hold runs of `values` equal integers."""
+    return _hint(sem, input, values, "constancy", "max_constancy")
+
+
+@builtin()
+def assume(sem, cond):
+    """The promise that scalar `cond` holds, for the optimiser (a false
+    one is undefined behaviour)."""
+    if not isinstance(cond, Value):
+        if not cond:
+            raise sem.error("wl.assume of a compile-time false")
+        return
+    if cond.shape:
+        raise sem.error("wl.assume takes a scalar condition")
+    sem.emit(f"weft.assume {sem.as_bool(cond).name}")
+
+
+# --- compile time ---------------------------------------------------------
+
+@builtin()
+def static_assert(sem, cond, msg=""):
+    """A CompilationError with `msg` unless compile-time `cond` holds."""
+    if isinstance(cond, Value):
+        raise sem.error("wl.static_assert needs a compile-time condition")
+    if not cond:
+        raise sem.error(f"static assertion failed{': ' + str(msg) if msg else ''}")
+
+
+@builtin()
+def static_print(sem, *values, sep=" ", end="\n"):
+    """Prints compile-time values (and what run-time values are) while
+    the kernel compiles."""
+    print(*values, sep=sep, end=end)
+
+
+@builtin(name="range")
+def range_(sem, arg1, arg2=None, step=None, num_stages=None):
+    """range(...) whose loop may carry `num_stages`: the software pipeline's
+    depth for this loop's dot operands (overriding the launch's; 1 turns it
+    off). For loops only."""
+    raise sem.error("wl.range is only meaningful as a for loop's iterable")

@@ -63,17 +63,44 @@ def translate(sem, ptr, peer):
                     ptr.dtype, ptr.shape)
 
 
+LOAD_CACHE = ("ca", "cg", "cv", "cs")
+STORE_CACHE = ("wb", "cg", "cs", "wt")
+EVICTION = ("evict_first", "evict_last", "evict_normal")
+
+
+def _hints(sem, op, order, cache_modifier, eviction_policy, volatile, allowed):
+    """The access's `volatile`, `cache X` and `evict X` words (Triton's
+    spellings, with or without the leading dot); for weak accesses only."""
+    cache = cache_modifier.lstrip(".") if isinstance(cache_modifier, str) else cache_modifier
+    evict = eviction_policy
+    if cache:
+        _choice(sem, f"cache modifier of wl.{op}", cache, allowed)
+    if evict:
+        _choice(sem, "eviction policy", evict, EVICTION)
+    if (cache or evict or volatile) and order != "weak":
+        raise sem.error(f"wl.{op}: cache hints and volatile are for weak accesses, "
+                        f"not {order} ones")
+    words = " volatile" if volatile else ""
+    words += f" cache {cache}" if cache else ""
+    words += f" evict {evict}" if evict and evict != "evict_normal" else ""
+    return words
+
+
 @builtin()
-def load(sem, pointer, mask=None, other=None, peer=None, order="weak", scope="sys"):
+def load(sem, pointer, mask=None, other=None, peer=None, order="weak", scope="sys",
+         cache_modifier="", eviction_policy="", volatile=False):
     """The values at `pointer` (a pointer or a tile of them; on rank
     `peer` if given) where `mask` holds, else `other` (undefined without
-    one); ordered with `order` at `scope` unless weak."""
+    one); ordered with `order` at `scope` unless weak. Weak loads take
+    Triton's hints: `cache_modifier` (.ca, .cg, .cv, .cs),
+    `eviction_policy` (evict_first, evict_last) and `volatile`."""
     ptr = _ptr(sem, pointer, "load")
     shape = ptr.shape
     mask = _mask(sem, "load", mask, shape)
     ptr = _peer(sem, ptr, peer)
     ordered = _order(sem, order, scope) if order != "weak" else ""
-    text = f"weft.load {ordered}{ptr.name}"
+    hints = _hints(sem, "load", order, cache_modifier, eviction_policy, volatile, LOAD_CACHE)
+    text = f"weft.load{hints} {ordered}{ptr.name}"
     if mask is not None:
         text += f", mask {sem.broadcast_to(mask, shape).name}"
     if other is not None:
@@ -83,9 +110,12 @@ def load(sem, pointer, mask=None, other=None, peer=None, order="weak", scope="sy
 
 
 @builtin()
-def store(sem, pointer, value, mask=None, peer=None, order="weak", scope="sys"):
+def store(sem, pointer, value, mask=None, peer=None, order="weak", scope="sys",
+          cache_modifier="", eviction_policy="", volatile=False):
     """Writes `value` (converted to the pointee type) at `pointer` where
-    `mask` holds; on rank `peer` if given; ordered unless weak."""
+    `mask` holds; on rank `peer` if given; ordered unless weak. Weak stores
+    take `cache_modifier` (.wb, .cg, .cs, .wt), `eviction_policy` and
+    `volatile`."""
     ptr = _ptr(sem, pointer, "store")
     shape = ptr.shape
     _fit(sem, "store", "value", value, shape)
@@ -93,7 +123,8 @@ def store(sem, pointer, value, mask=None, peer=None, order="weak", scope="sys"):
     ptr = _peer(sem, ptr, peer)
     value = sem.materialize(value, ptr.dtype.elem, shape)
     ordered = _order(sem, order, scope) if order != "weak" else ""
-    text = f"weft.store {ordered}{ptr.name}, {value.name}"
+    hints = _hints(sem, "store", order, cache_modifier, eviction_policy, volatile, STORE_CACHE)
+    text = f"weft.store{hints} {ordered}{ptr.name}, {value.name}"
     if mask is not None:
         text += f", mask {sem.broadcast_to(mask, shape).name}"
     sem.emit(f"{text} : {ptr.type}")

@@ -21,10 +21,10 @@
 // DEBUG:         %[[BADPEER:.*]] = llvm.icmp "uge" %{{.*}}, %{{.*}} : i32
 // DEBUG:         %[[OFF:.*]] = llvm.sub %{{.*}}, %{{.*}} : i64
 // DEBUG:         %[[BADPTR:.*]] = llvm.icmp "uge" %[[OFF]], %{{.*}} : i64
+// DEBUG:         %[[KIND:.*]] = llvm.select %[[BADPEER]], %{{.*}}, %{{.*}} : i1, i32
 // DEBUG:         %[[BAD:.*]] = llvm.or %[[BADPEER]], %[[BADPTR]] : i1
 // DEBUG:         llvm.cond_br %[[BAD]], ^[[STOP:bb[0-9]+]], ^[[GO:bb[0-9]+]]
 // DEBUG:       ^[[STOP]]:
-// DEBUG:         %[[KIND:.*]] = llvm.select %[[BADPEER]], %{{.*}}, %{{.*}} : i1, i32
 // DEBUG:         %[[REC:.*]] = llvm.getelementptr %{{.*}}[1216]
 // DEBUG:         %[[CLAIM:.*]] = llvm.cmpxchg %[[REC]], %{{.*}}, %[[KIND]]
 // DEBUG:         %[[WON:.*]] = llvm.extractvalue %[[CLAIM]][1]

@@ -77,7 +77,7 @@
 // NVVM:       llvm.return
 
 // HOST-LABEL: llvm.func internal @__weft_impl_matmul(
-// HOST:       llvm.alloca %{{.*}} x i8 {alignment = 16 : i64} : (i64) -> !llvm.ptr
+// HOST:       llvm.alloca %{{.*}} x !llvm.array<{{[0-9]+}} x i8> {alignment = 16 : i64} : (i64) -> !llvm.ptr
 // HOST-NOT:   __weft_tile_scratch
 // HOST:       llvm.intr.fmuladd
 

@@ -111,6 +111,66 @@ public:
     ROCDL::SSleepOp::create(b, loc, b.getI32IntegerAttr(1));
   }
 
+  /// Streaming hints (cs, evict_first) as nontemporal accesses, which
+  /// the backend marks to bypass the caches' normal retention; the rest
+  /// have no gfx942 equivalent.
+  static bool streaming(const AccessHints &hints) {
+    return hints.cache == CacheModifier::cs || hints.evict == EvictionPolicy::evict_first;
+  }
+  Value loadHinted(OpBuilder &b, Location loc, Type type, Value ptr, unsigned alignment,
+                   const AccessHints &hints) const override {
+    return LLVM::LoadOp::create(b, loc, type, ptr, alignment, hints.isVolatile,
+                                streaming(hints));
+  }
+  void storeHinted(OpBuilder &b, Location loc, Value value, Value ptr, unsigned alignment,
+                   const AccessHints &hints) const override {
+    LLVM::StoreOp::create(b, loc, value, ptr, alignment, hints.isVolatile, streaming(hints));
+  }
+
+  /// HIP's device printf: OCKL's hostcall protocol (the format, then the
+  /// arguments as 64-bit words, seven to a call), which codegen links
+  /// from ockl.bc; the HIP runtime's hostcall service prints.
+  void printf(OpBuilder &b, Location loc, Operation *op, StringRef format,
+              ValueRange args) const override {
+    MLIRContext *ctx = b.getContext();
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto flat = LLVM::LLVMPointerType::get(ctx);
+    auto call = [&](StringRef name, ArrayRef<Value> operands) {
+      SmallVector<Type> types;
+      for (Value v : operands)
+        types.push_back(v.getType());
+      auto fn = declareFunction(b, op, name, LLVM::LLVMFunctionType::get(i64, types));
+      return LLVM::CallOp::create(b, loc, fn, operands).getResult();
+    };
+    Value text = LLVM::AddrSpaceCastOp::create(
+        b, loc, flat, stringConstant(b, loc, op, "__weft_printf_format", format,
+                                     kConstantAddressSpace));
+    Value desc = call("__ockl_printf_begin", {i64Const(b, loc, 0)});
+    desc = call("__ockl_printf_append_string_n",
+                {desc, text, i64Const(b, loc, format.size()), i32Const(b, loc, args.empty())});
+    for (size_t first = 0; first < args.size(); first += 7) {
+      size_t n = std::min<size_t>(7, args.size() - first);
+      SmallVector<Value> operands{desc, i32Const(b, loc, n)};
+      for (size_t k = 0; k < 7; ++k) {
+        if (first + k >= args.size()) {
+          operands.push_back(i64Const(b, loc, 0));
+          continue;
+        }
+        Value v = args[first + k];
+        if (isa<FloatType>(v.getType()))
+          v = LLVM::BitcastOp::create(b, loc, i64, v);
+        else if (v.getType() != i64)
+          v = LLVM::ZExtOp::create(b, loc, i64, v);
+        operands.push_back(v);
+      }
+      operands.push_back(i32Const(b, loc, first + n == args.size()));
+      desc = call("__ockl_printf_append_args", operands);
+    }
+    (void)i32;
+  }
+  /// Where constants live on AMDGPU.
+  static constexpr unsigned kConstantAddressSpace = 4;
+
   /// ds_bpermute reads the value of the lane at byte address 4 * lane.
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned laneMask) const override {

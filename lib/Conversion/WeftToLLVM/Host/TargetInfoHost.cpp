@@ -87,6 +87,19 @@ public:
 
   void programBarrier(OpBuilder &, Location) const override {}
 
+  bool masksAccessesAsVectors() const override { return true; }
+
+  /// The C library's printf, resolved when the kernel's .so is loaded.
+  void printf(OpBuilder &b, Location loc, Operation *op, StringRef format,
+              ValueRange args) const override {
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    auto fn = declareFunction(b, op, "printf",
+                              LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr}, /*isVarArg=*/true));
+    SmallVector<Value> operands{stringConstant(b, loc, op, "__weft_printf_format", format, 0)};
+    llvm::append_range(operands, args);
+    LLVM::CallOp::create(b, loc, fn, operands);
+  }
+
   StringRef syncScope(MemScope) const override { return ""; }
 
   Value timerNs(OpBuilder &b, Location loc) const override {

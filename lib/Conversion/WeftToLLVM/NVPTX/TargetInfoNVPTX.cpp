@@ -193,6 +193,13 @@ public:
   Value multimem(OpBuilder &b, Location loc, Operation *op, Value mptr,
                  Value value) const override;
 
+  Value loadHinted(OpBuilder &b, Location loc, Type type, Value ptr, unsigned alignment,
+                   const AccessHints &hints) const override;
+  void storeHinted(OpBuilder &b, Location loc, Value value, Value ptr, unsigned alignment,
+                   const AccessHints &hints) const override;
+  void printf(OpBuilder &b, Location loc, Operation *op, StringRef format,
+              ValueRange args) const override;
+
   Value loadRelaxed(OpBuilder &b, Location loc, Type type, Value ptr,
                     unsigned alignment, MemScope scope) const override;
   void storeRelaxed(OpBuilder &b, Location loc, Value value, Value ptr,
@@ -496,6 +503,121 @@ void NVPTXTargetInfo::reduceVector(OpBuilder &b, Location loc, RMWKind, Value pt
   SmallVector<Value> operands{ptr};
   llvm::append_range(operands, values);
   emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
+}
+
+/// The PTX qualifiers of a hinted access: the cache operator, else the
+/// L1 eviction priority (PTX has no access with both).
+static std::string hintQualifiers(const AccessHints &hints) {
+  if (hints.cache)
+    return "." + stringifyCacheModifier(*hints.cache).str();
+  if (hints.evict)
+    return hints.evict == EvictionPolicy::evict_first ? ".L1::evict_first"
+                                                      : ".L1::evict_last";
+  return "";
+}
+
+/// How a hinted access of `type` moves through PTX registers: `count` of
+/// `bits` each (b8 in a 16-bit register, 16 bytes as v4.b32).
+struct HintedShape {
+  unsigned count, bits;
+  static HintedShape of(Type type) {
+    unsigned total = isa<VectorType>(type)
+                         ? cast<VectorType>(type).getNumElements() *
+                               cast<VectorType>(type).getElementTypeBitWidth()
+                         : type.getIntOrFloatBitWidth();
+    return total == 128 ? HintedShape{4, 32} : HintedShape{1, total};
+  }
+  StringRef constraint() const { return bits <= 16 ? "h" : bits == 32 ? "r" : "l"; }
+  Type registerType(MLIRContext *ctx) const {
+    return IntegerType::get(ctx, std::max(16u, bits));
+  }
+  std::string suffix() const {
+    return (count == 4 ? ".v4" : "") + std::string(".b") + std::to_string(bits);
+  }
+};
+
+Value NVPTXTargetInfo::loadHinted(OpBuilder &b, Location loc, Type type, Value ptr,
+                                  unsigned alignment, const AccessHints &hints) const {
+  if (hints.isVolatile || !(hints.cache || hints.evict))
+    return TargetInfo::loadHinted(b, loc, type, ptr, alignment, hints);
+  HintedShape shape = HintedShape::of(type);
+  Type reg = shape.registerType(b.getContext());
+  std::string text = "ld.global" + hintQualifiers(hints) + shape.suffix() + " ";
+  std::string constraints;
+  for (unsigned k = 0; k < shape.count; ++k) {
+    text += (k ? ", $" : (shape.count > 1 ? "{$" : "$")) + std::to_string(k);
+    constraints += "=" + shape.constraint().str() + ",";
+  }
+  text += (shape.count > 1 ? "}" : "") + std::string(", [$") + std::to_string(shape.count) + "];";
+  constraints += "l";
+  SmallVector<Value> regs = emitAsmResults(b, loc, SmallVector<Type>(shape.count, reg), {ptr},
+                                           text, constraints, /*hasSideEffects=*/true);
+  Value bits;
+  if (shape.count == 1) {
+    bits = regs.front();
+    if (shape.bits < 16)
+      bits = LLVM::TruncOp::create(b, loc, b.getIntegerType(shape.bits), bits);
+  } else {
+    bits = LLVM::PoisonOp::create(b, loc, VectorType::get({4}, reg));
+    for (auto [k, r] : llvm::enumerate(regs))
+      bits = LLVM::InsertElementOp::create(b, loc, bits, r, i32Const(b, loc, k));
+  }
+  return bits.getType() == type ? bits : LLVM::BitcastOp::create(b, loc, type, bits);
+}
+
+void NVPTXTargetInfo::storeHinted(OpBuilder &b, Location loc, Value value, Value ptr,
+                                  unsigned alignment, const AccessHints &hints) const {
+  if (hints.isVolatile || !(hints.cache || hints.evict))
+    return TargetInfo::storeHinted(b, loc, value, ptr, alignment, hints);
+  HintedShape shape = HintedShape::of(value.getType());
+  Type reg = shape.registerType(b.getContext());
+  SmallVector<Value> operands{ptr};
+  if (shape.count == 1) {
+    Value bits = LLVM::BitcastOp::create(b, loc, b.getIntegerType(shape.bits), value);
+    if (shape.bits < 16)
+      bits = LLVM::ZExtOp::create(b, loc, reg, bits);
+    operands.push_back(bits);
+  } else {
+    Value words = LLVM::BitcastOp::create(b, loc, VectorType::get({4}, reg), value);
+    for (unsigned k = 0; k < 4; ++k)
+      operands.push_back(LLVM::ExtractElementOp::create(b, loc, words, i32Const(b, loc, k)));
+  }
+  std::string text = "st.global" + hintQualifiers(hints) + shape.suffix() + " [$0], ";
+  std::string constraints = "l";
+  for (unsigned k = 0; k < shape.count; ++k) {
+    text += (k ? ", $" : (shape.count > 1 ? "{$" : "$")) + std::to_string(k + 1);
+    constraints += "," + shape.constraint().str();
+  }
+  text += shape.count > 1 ? "};" : ";";
+  emitAsm(b, loc, Type(), operands, text, constraints);
+}
+
+/// CUDA's device printf: the arguments packed in a buffer on the stack,
+/// printed by the driver at the next synchronisation.
+void NVPTXTargetInfo::printf(OpBuilder &b, Location loc, Operation *op, StringRef format,
+                             ValueRange args) const {
+  MLIRContext *ctx = b.getContext();
+  auto generic = LLVM::LLVMPointerType::get(ctx);
+  auto fn = declareFunction(b, op, "vprintf",
+                            LLVM::LLVMFunctionType::get(b.getI32Type(), {generic, generic}));
+  Value text = LLVM::AddrSpaceCastOp::create(
+      b, loc, generic,
+      stringConstant(b, loc, op, "__weft_printf_format", format,
+                     globalPtrType(ctx).getAddressSpace()));
+  Value buffer = LLVM::ZeroOp::create(b, loc, generic);
+  if (!args.empty()) {
+    SmallVector<Type> types;
+    for (Value v : args)
+      types.push_back(v.getType());
+    auto record = LLVM::LLVMStructType::getLiteral(ctx, types);
+    buffer = entryAlloca(b, loc, op, record, /*addressSpace=*/0);
+    for (auto [k, v] : llvm::enumerate(args)) {
+      Value field = LLVM::GEPOp::create(b, loc, generic, record, buffer,
+                                        ArrayRef<LLVM::GEPArg>{0, int32_t(k)});
+      LLVM::StoreOp::create(b, loc, v, field);
+    }
+  }
+  LLVM::CallOp::create(b, loc, fn, ValueRange{text, buffer});
 }
 
 std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const CompileTarget &target) {

@@ -63,7 +63,14 @@ bool hasTiles(Operation *op) {
 bool isSameLayout(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
          isa<AddPtrOp, TranslateOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp,
-             DotWaitOp>(op);
+             DotWaitOp, AxisHintOp, InlineAsmOp>(op);
+}
+
+SmallVector<int32_t> inversePermutation(ArrayRef<int32_t> order) {
+  SmallVector<int32_t> inverse(order.size());
+  for (auto [d, from] : llvm::enumerate(order))
+    inverse[from] = d;
+  return inverse;
 }
 
 /// The value whose layout decides a same-layout op's: the pointer of an
@@ -106,6 +113,17 @@ public:
     }
     wpp[order[0]] *= warps;
     return BlockedEncodingAttr::get(ctx, spt, tpw, wpp, order);
+  }
+
+  /// A scan's: every element along `axis` in each thread (the lowering
+  /// scans each thread's line; lanes and warps spread the other
+  /// dimensions, or hold replicas).
+  BlockedEncodingAttr scan(RankedTensorType type, unsigned axis) const {
+    SmallVector<unsigned> order{axis};
+    for (unsigned d = type.getRank(); d-- > 0;)
+      if (d != axis)
+        order.push_back(d);
+    return blocked(type.getShape(), order, type.getDimSize(axis));
   }
 
   /// Row-major, one element at a time: for values no access cares about.
@@ -324,15 +342,29 @@ private:
       } else if (auto b = dyn_cast<BroadcastOp>(op)) {
         wish(b.getSrc(), wished(b.getResult()));
       } else if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-        if (Attribute layout = wished(e.getResult()))
+        Attribute layout = wished(e.getResult());
+        if (layout && !isa<SliceEncodingAttr>(layout)) // slices do not nest
           wish(e.getSrc(), SliceEncodingAttr::get(op->getContext(),
                                                   e.getAxis(), layout));
       } else if (auto d = dyn_cast<DotOp>(op)) {
         wishThroughLoop(d.getC(), wished(d.getResult()));
       } else if (auto r = dyn_cast<ReduceOp>(op)) {
-        auto slice = dyn_cast_or_null<SliceEncodingAttr>(wished(r.getResult()));
+        auto slice = dyn_cast_or_null<SliceEncodingAttr>(wished(r.getResults().front()));
         if (slice && slice.getDim() == r.getAxis())
-          wish(r.getSrc(), slice.getParent());
+          for (Value src : r.getSrcs())
+            wish(src, slice.getParent());
+      } else if (auto t = dyn_cast<TransOp>(op)) {
+        if (auto layout = dyn_cast_or_null<BlockedEncodingAttr>(wished(t.getResult())))
+          wish(t.getSrc(), transposedLayout(layout, inversePermutation(t.getOrder())));
+      } else if (auto j = dyn_cast<JoinOp>(op)) {
+        if (auto layout = dyn_cast_or_null<BlockedEncodingAttr>(wished(j.getResult())))
+          if (BlockedEncodingAttr halves = splitLayout(layout)) {
+            wish(j.getLhs(), halves);
+            wish(j.getRhs(), halves);
+          }
+      } else if (auto sp = dyn_cast<SplitOp>(op)) {
+        if (auto layout = dyn_cast_or_null<BlockedEncodingAttr>(wished(sp.getLhs())))
+          wish(sp.getSrc(), joinedLayout(layout));
       }
     }
   }
@@ -399,6 +431,7 @@ private:
       return again;
     Operation *op = value.getDefiningOp();
     if (!op || op->getNumResults() != 1 || budget-- == 0 ||
+        (isa<ExpandDimsOp>(op) && isa<SliceEncodingAttr>(layout)) ||
         !(isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, AddPtrOp, arith::ConstantOp>(op) ||
           (op->hasTrait<OpTrait::Elementwise>() && isMemoryEffectFree(op))))
       return {};
@@ -476,6 +509,14 @@ private:
           setLayout(result, layout);
       return success();
     }
+    if (isa<PrintOp>(op))
+      return success(); // any layout
+    if (isa<FlipOp>(op)) { // elements move through shared memory, any layout
+      Attribute layout = wishedOrDefault(op->getResult(0));
+      require(op, 0, layout);
+      setLayout(op->getResult(0), layout);
+      return success();
+    }
     if (isa<MakeRangeOp, SplatOp, ReshapeOp>(op)) {
       setLayout(op->getResult(0), wishedOrDefault(op->getResult(0)));
       return success();
@@ -499,7 +540,12 @@ private:
       return success();
     }
     if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+      // The result's layout must be blocked: its source's is a slice of
+      // it, and slices do not nest (a 1-D tile expanded twice converts in
+      // between).
       Attribute layout = wished(e.getResult());
+      if (isa_and_nonnull<SliceEncodingAttr>(layout))
+        layout = nullptr;
       auto slice = dyn_cast<SliceEncodingAttr>(layoutOf(e.getSrc()));
       if (!layout)
         layout = slice && slice.getDim() == e.getAxis()
@@ -513,17 +559,57 @@ private:
     if (auto r = dyn_cast<ReduceOp>(op)) {
       // The reduce lowering combines along a blocked layout's threads,
       // lanes and warps; a reduction of a reduction's result (a slice) gets
-      // the blocked layout it wishes for, else the default.
-      Attribute layout = layoutOf(r.getSrc());
+      // the blocked layout it wishes for, else the default. The operands
+      // share the first's.
+      Value first = r.getSrcs().front();
+      Attribute layout = layoutOf(first);
       if (isa<SliceEncodingAttr>(layout)) {
-        layout = wished(r.getSrc());
+        layout = wished(first);
         if (!isa_and_nonnull<BlockedEncodingAttr>(layout))
-          layout = chooser.fallback(r.getSrc().getType());
+          layout = chooser.fallback(r.getSrcType());
+      }
+      for (unsigned i = 0; i < r.getSrcs().size(); ++i)
+        require(op, i, layout);
+      for (Value result : r.getResults())
+        if (isTile(result.getType()))
+          setLayout(result, SliceEncodingAttr::get(op->getContext(), r.getAxis(), layout));
+      return success();
+    }
+    if (auto scan = dyn_cast<ScanOp>(op)) {
+      Attribute layout = chooser.scan(scan.getSrcType(), scan.getAxis());
+      for (unsigned i = 0; i < scan.getSrcs().size(); ++i)
+        require(op, i, layout);
+      for (Value result : scan.getResults())
+        setLayout(result, layout);
+      return success();
+    }
+    if (auto t = dyn_cast<TransOp>(op)) {
+      auto layout = dyn_cast<BlockedEncodingAttr>(layoutOf(t.getSrc()));
+      if (!layout) {
+        layout = chooser.fallback(t.getSrc().getType());
         require(op, 0, layout);
       }
-      if (isTile(r.getResult().getType()))
-        setLayout(r.getResult(),
-                  SliceEncodingAttr::get(op->getContext(), r.getAxis(), layout));
+      setLayout(t.getResult(), transposedLayout(layout, t.getOrder()));
+      return success();
+    }
+    if (auto j = dyn_cast<JoinOp>(op)) {
+      auto layout = dyn_cast<BlockedEncodingAttr>(layoutOf(j.getLhs()));
+      if (!layout)
+        layout = chooser.fallback(j.getLhs().getType());
+      require(op, 0, layout);
+      require(op, 1, layout);
+      setLayout(j.getResult(), joinedLayout(layout));
+      return success();
+    }
+    if (auto sp = dyn_cast<SplitOp>(op)) {
+      auto layout = dyn_cast<BlockedEncodingAttr>(layoutOf(sp.getSrc()));
+      if (!layout || !splitLayout(layout)) {
+        auto halves = dyn_cast_or_null<BlockedEncodingAttr>(wished(sp.getLhs()));
+        layout = joinedLayout(halves ? halves : chooser.fallback(sp.getLhs().getType()));
+        require(op, 0, layout);
+      }
+      setLayout(sp.getLhs(), splitLayout(layout));
+      setLayout(sp.getRhs(), splitLayout(layout));
       return success();
     }
     if (auto d = dyn_cast<DotOp>(op)) {

@@ -274,9 +274,6 @@ struct WeftPipelineDotOperands
     FailureOr<CompileTarget> target = getCompileTarget(module);
     if (failed(target))
       return signalPassFailure();
-    unsigned numStages = target->options.numStages;
-    if (numStages < 2)
-      return;
     for (auto func : module.getOps<FunctionOpInterface>()) {
       SmallVector<scf::ForOp> loops;
       func->walk([&](scf::ForOp loop) { loops.push_back(loop); }); // innermost first
@@ -302,6 +299,13 @@ struct WeftPipelineDotOperands
           budget = *limit - live -
                    (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *target));
         }
+        // A loop's own weft.num_stages (wl.range(..., num_stages=)) wins
+        // over the module's; below 2 the loop is left alone.
+        unsigned numStages = target->options.numStages;
+        if (auto own = loop->getAttrOfType<IntegerAttr>(kNumStagesAttrName))
+          numStages = own.getInt();
+        if (numStages < 2)
+          continue;
         Region *region = loop->getParentRegion();
         if (int64_t bytes = pipeline(loop, numStages, budget, unrollRings, *target))
           rings.push_back({region, bytes});

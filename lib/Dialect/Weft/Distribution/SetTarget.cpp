@@ -29,6 +29,14 @@ struct SetTarget : impl::WeftSetTargetBase<SetTarget> {
       module.emitError() << llvm::toString(std::move(err));
       return signalPassFailure();
     }
+    // Weft ops verify their tiles; the upstream ops between them do not.
+    WalkResult shapes = module.walk([](Operation *op) {
+      if (isa<WeftDialect>(op->getDialect()) || succeeded(verifyTileShapes(op)))
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    });
+    if (shapes.wasInterrupted())
+      return signalPassFailure();
     setCompileTarget(module, stamped);
   }
 };

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace weft;
@@ -90,8 +91,15 @@ LogicalResult weft::verifyCompileTargetAttr(Operation *op, NamedAttribute attr) 
   if (name != kTargetAttrName && name != kNumWarpsAttrName && name != kNumStagesAttrName &&
       name != kWarpMmaAttrName && name != kDebugAttrName)
     return success();
+  // A loop may carry its own pipeline depth (weft-pipeline-dot-operands).
+  if (name == kNumStagesAttrName && isa<LoopLikeOpInterface>(op)) {
+    auto stages = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!stages || stages.getInt() < 1)
+      return op->emitError() << name << " of a loop is a positive integer";
+    return success();
+  }
   if (!isa<ModuleOp>(op))
-    return op->emitError() << name << " belongs on the module";
+    return op->emitError() << name << " belongs on the module or a loop";
   std::string why;
   if (failed(readTarget(op->getAttrDictionary(), why)))
     return op->emitError() << why;

@@ -181,3 +181,46 @@ LogicalResult SliceEncodingAttr::verifyEncoding(
   padded.insert(padded.begin() + getDim(), 1);
   return parent.verifyEncoding(padded, elementType, emitError);
 }
+
+//===----------------------------------------------------------------------===//
+// Layouts of the rearranging ops.
+//===----------------------------------------------------------------------===//
+
+BlockedEncodingAttr weft::transposedLayout(BlockedEncodingAttr src, ArrayRef<int32_t> order) {
+  unsigned rank = order.size();
+  SmallVector<unsigned> spt(rank), tpw(rank), wpp(rank), inverse(rank), fastest;
+  for (unsigned d = 0; d < rank; ++d) {
+    spt[d] = src.getSizePerThread()[order[d]];
+    tpw[d] = src.getThreadsPerWarp()[order[d]];
+    wpp[d] = src.getWarpsPerProgram()[order[d]];
+    inverse[order[d]] = d;
+  }
+  for (unsigned d : src.getOrder())
+    fastest.push_back(inverse[d]);
+  return BlockedEncodingAttr::get(src.getContext(), spt, tpw, wpp, fastest);
+}
+
+BlockedEncodingAttr weft::joinedLayout(BlockedEncodingAttr src) {
+  unsigned rank = src.getRank();
+  SmallVector<unsigned> spt(src.getSizePerThread()), tpw(src.getThreadsPerWarp()),
+      wpp(src.getWarpsPerProgram()), order{rank};
+  spt.push_back(2);
+  tpw.push_back(1);
+  wpp.push_back(1);
+  llvm::append_range(order, src.getOrder());
+  return BlockedEncodingAttr::get(src.getContext(), spt, tpw, wpp, order);
+}
+
+BlockedEncodingAttr weft::splitLayout(BlockedEncodingAttr src) {
+  unsigned last = src.getRank() - 1;
+  if (src.getRank() < 2 || src.getSizePerThread()[last] != 2 ||
+      src.getThreadsPerWarp()[last] != 1 || src.getWarpsPerProgram()[last] != 1)
+    return {};
+  SmallVector<unsigned> order;
+  for (unsigned d : src.getOrder())
+    if (d != last)
+      order.push_back(d);
+  return BlockedEncodingAttr::get(src.getContext(), src.getSizePerThread().drop_back(),
+                                  src.getThreadsPerWarp().drop_back(),
+                                  src.getWarpsPerProgram().drop_back(), order);
+}

@@ -95,12 +95,28 @@ LogicalResult TranslateOp::verify() {
 // Memory accesses
 //===----------------------------------------------------------------------===//
 
+/// Cache hints and volatility are for weak accesses (an ordered access is
+/// an atomic, which goes where its scope says); the modifiers are a load's
+/// (`loads`) or a store's.
+template <typename Op>
+static LogicalResult checkHints(Op op, ArrayRef<CacheModifier> allowed) {
+  bool hinted = op.getCache() || op.getEvict() || op.getIsVolatile();
+  if (hinted && op.getOrder() != MemOrder::weak)
+    return op.emitOpError("cache hints and volatile are for weak accesses");
+  if (op.getCache() && !llvm::is_contained(allowed, *op.getCache()))
+    return op.emitOpError() << "cache modifier " << stringifyCacheModifier(*op.getCache())
+                            << " is not one of this access";
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (failed(checkUnicast(*this, getPtr().getType())) ||
       failed(checkOrder(*this, getOrder(),
                         {MemOrder::weak, MemOrder::relaxed, MemOrder::acquire},
                         "a load")) ||
-      failed(checkOtherNeedsMask(*this, getMask(), getOther())))
+      failed(checkOtherNeedsMask(*this, getMask(), getOther())) ||
+      failed(checkHints(*this, {CacheModifier::ca, CacheModifier::cg, CacheModifier::cv,
+                                CacheModifier::cs})))
     return failure();
   return checkPeerScope(*this, getPtr(), getOrder(), getScope());
 }
@@ -109,7 +125,9 @@ LogicalResult StoreOp::verify() {
   if (failed(checkUnicast(*this, getPtr().getType())) ||
       failed(checkOrder(*this, getOrder(),
                         {MemOrder::weak, MemOrder::relaxed, MemOrder::release},
-                        "a store")))
+                        "a store")) ||
+      failed(checkHints(*this, {CacheModifier::wb, CacheModifier::cg, CacheModifier::cs,
+                                CacheModifier::wt})))
     return failure();
   return checkPeerScope(*this, getPtr(), getOrder(), getScope());
 }

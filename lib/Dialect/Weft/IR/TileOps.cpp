@@ -12,6 +12,22 @@
 using namespace mlir;
 using namespace weft;
 
+LogicalResult weft::verifyTileShapes(Operation *op) {
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile)
+      continue;
+    for (int64_t dim : tile.getShape())
+      if (ShapedType::isDynamic(dim) || !llvm::isPowerOf2_64(dim))
+        return op->emitOpError() << "tile " << type
+                                 << ": every dimension must be a power of two";
+    if (tile.getNumElements() > kMaxTileElements)
+      return op->emitOpError() << "tile " << type << " has " << tile.getNumElements()
+                               << " elements; a tile has at most " << kMaxTileElements;
+  }
+  return success();
+}
+
 static Attribute layoutOf(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor ? tensor.getEncoding() : Attribute();
@@ -217,42 +233,141 @@ LogicalResult ConvertLayoutOp::verify() {
   return success();
 }
 
+/// The operands of a reduce or scan share one shape and layout; `axis` is
+/// one of their dimensions; the combine region takes two elements of each
+/// (the first's, then the second's) and returns one of each.
+static LogicalResult checkCombining(Operation *op, ValueRange srcs, int64_t axis,
+                                    Region &combine, ValueRange returned) {
+  if (srcs.empty())
+    return op->emitOpError("needs at least one operand");
+  auto first = cast<RankedTensorType>(srcs.front().getType());
+  SmallVector<Type> elems;
+  for (Value src : srcs) {
+    auto type = cast<RankedTensorType>(src.getType());
+    if (type.getShape() != first.getShape() || type.getEncoding() != first.getEncoding())
+      return op->emitOpError("operands must share one shape and layout");
+    elems.push_back(type.getElementType());
+  }
+  if (axis < 0 || axis >= first.getRank())
+    return op->emitOpError() << "axis " << axis << " is out of range for a rank-"
+                             << first.getRank() << " tile";
+  Block &body = combine.front();
+  SmallVector<Type> args(elems);
+  llvm::append_range(args, elems);
+  if (body.getArgumentTypes() != TypeRange(args))
+    return op->emitOpError("combine region takes two elements of each operand");
+  if (TypeRange(returned) != TypeRange(elems))
+    return op->emitOpError("combine region must return one element of each operand");
+  return success();
+}
+
 LogicalResult ReduceOp::verifyRegions() {
-  auto src = cast<RankedTensorType>(getSrc().getType());
-  Type elem = src.getElementType();
   int64_t axis = getAxis();
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " is out of range for a rank-"
-                         << src.getRank() << " tile";
-  Type result = getResult().getType();
-  if (src.getRank() == 1) {
-    if (result != elem)
-      return emitOpError() << "reducing a 1-D tile yields a scalar " << elem;
-  } else {
-    auto tensor = dyn_cast<RankedTensorType>(result);
-    SmallVector<int64_t> expected(src.getShape());
+  auto ret = cast<ReduceReturnOp>(getCombine().front().getTerminator());
+  if (failed(checkCombining(*this, getSrcs(), axis, getCombine(), ret.getResults())))
+    return failure();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("yields one result per operand");
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    auto srcType = cast<RankedTensorType>(src.getType());
+    Type elem = srcType.getElementType();
+    Type type = result.getType();
+    if (srcType.getRank() == 1) {
+      if (type != elem)
+        return emitOpError() << "reducing a 1-D tile yields a scalar " << elem;
+      continue;
+    }
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    SmallVector<int64_t> expected(srcType.getShape());
     expected.erase(expected.begin() + axis);
     if (!tensor || tensor.getElementType() != elem ||
         tensor.getShape() != ArrayRef<int64_t>(expected))
-      return emitOpError("result must be the source tile without the "
-                         "reduced axis");
-    if (failed(checkBothOrNeither(*this, src, tensor)))
+      return emitOpError("results must be the operands without the reduced axis");
+    if (failed(checkBothOrNeither(*this, srcType, tensor)))
       return failure();
-    if (src.getEncoding() &&
-        tensor.getEncoding() !=
-            SliceEncodingAttr::get(getContext(), axis, src.getEncoding()))
-      return emitOpError("result layout must be the source layout sliced at "
-                         "the axis");
+    if (srcType.getEncoding() &&
+        tensor.getEncoding() != SliceEncodingAttr::get(getContext(), axis, srcType.getEncoding()))
+      return emitOpError("result layout must be the source layout sliced at the axis");
   }
-  Block &body = getCombine().front();
-  if (body.getNumArguments() != 2 ||
-      llvm::any_of(body.getArgumentTypes(), [&](Type t) { return t != elem; }))
-    return emitOpError() << "combine region takes two " << elem
-                         << " arguments";
-  auto ret = dyn_cast<ReduceReturnOp>(body.getTerminator());
-  if (!ret || ret.getResult().getType() != elem)
-    return emitOpError() << "combine region must end in weft.reduce.return of "
-                            "one "
-                         << elem;
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  auto ret = cast<ScanReturnOp>(getCombine().front().getTerminator());
+  if (failed(checkCombining(*this, getSrcs(), getAxis(), getCombine(), ret.getResults())))
+    return failure();
+  if (getResults().getTypes() != getSrcs().getTypes())
+    return emitOpError("results have the operands' types");
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int32_t> order = getOrder();
+  SmallVector<int32_t> sorted(order);
+  llvm::sort(sorted);
+  if (int64_t(order.size()) != src.getRank() ||
+      llvm::any_of(llvm::enumerate(sorted), [](auto e) { return e.value() != int32_t(e.index()); }))
+    return emitOpError("order must be a permutation of the source's dimensions");
+  if (failed(checkSameElement(*this, src, result)) ||
+      failed(checkBothOrNeither(*this, src, result)))
+    return failure();
+  for (auto [d, from] : llvm::enumerate(order))
+    if (result.getDimSize(d) != src.getDimSize(from))
+      return emitOpError() << "result dimension " << d << " must be the source's dimension "
+                           << from;
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(src.getEncoding());
+      blocked && result.getEncoding() != transposedLayout(blocked, order))
+    return emitOpError("result layout must be the source's, permuted");
+  if (src.getEncoding() && !isa<BlockedEncodingAttr>(src.getEncoding()))
+    return emitOpError("transposes a blocked layout");
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  auto src = cast<RankedTensorType>(getLhs().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  SmallVector<int64_t> shape(src.getShape());
+  shape.push_back(2);
+  if (failed(checkSameElement(*this, src, result)) ||
+      failed(checkBothOrNeither(*this, src, result)))
+    return failure();
+  if (result.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError("result is the operands' shape with a last dimension of 2");
+  if (!src.getEncoding())
+    return success();
+  auto blocked = dyn_cast<BlockedEncodingAttr>(src.getEncoding());
+  if (!blocked || result.getEncoding() != joinedLayout(blocked))
+    return emitOpError("result layout must be the operands' blocked layout with the new "
+                       "dimension in each thread");
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getLhs().getType());
+  if (failed(checkSameElement(*this, src, result)) ||
+      failed(checkBothOrNeither(*this, src, result)))
+    return failure();
+  if (src.getRank() < 2 || src.getShape().back() != 2 ||
+      result.getShape() != src.getShape().drop_back())
+    return emitOpError("splits a last dimension of 2 off");
+  if (!src.getEncoding())
+    return success();
+  auto blocked = dyn_cast<BlockedEncodingAttr>(src.getEncoding());
+  BlockedEncodingAttr expected = blocked ? splitLayout(blocked) : BlockedEncodingAttr();
+  if (!expected)
+    return emitOpError("the source's last dimension must be held within each thread");
+  if (result.getEncoding() != expected)
+    return emitOpError("result layout must be the source's without its last dimension");
+  return success();
+}
+
+LogicalResult FlipOp::verify() {
+  int64_t rank = cast<RankedTensorType>(getSrc().getType()).getRank();
+  if (static_cast<int64_t>(getAxis()) >= rank)
+    return emitOpError() << "axis " << getAxis() << " is out of range for a rank-" << rank
+                         << " tile";
   return success();
 }

@@ -17,7 +17,9 @@ def WeftSetTarget : Pass<"weft-set-target", "mlir::ModuleOp"> {
     the compile on the module (`weft.target`, `weft.num_warps`,
     `weft.num_stages`, `weft.warp_mma`, `weft.debug`), from which every
     later pass reads them (weft/Dialect/Weft/IR/CompileTarget.h), so they
-    are parsed and checked once. A bad target or option is an error here.
+    are parsed and checked once. A bad target or option is an error here,
+    as is a tile of the upstream ops (arith, math, scf) that breaks the
+    shape rule the weft ops verify (weft::verifyTileShapes).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
@@ -41,8 +43,9 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     multiply tiles they load: each `weft.dot` operand that is a weak tile
     load used only by that dot, whose address, mask and `other` (zero or
     none) depend only on the induction variable and values from outside
-    the loop, becomes a ring of S `!weft.shared` buffers (S: the module's
-    `weft.num_stages`; below 2 the pass does nothing). In
+    the loop, becomes a ring of S `!weft.shared` buffers (S: the loop's
+    `weft.num_stages` attribute, else the module's; below 2 the loop is
+    left alone). In
     front of the loop, the copies of the first S - 1 iterations
     start (`weft.async_copy`, one `weft.async_commit` group per
     iteration); every iteration waits for its own group

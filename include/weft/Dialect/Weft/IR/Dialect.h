@@ -25,6 +25,32 @@
 #define GET_TYPEDEF_CLASSES
 #include "weft/Dialect/Weft/IR/WeftTypes.h.inc"
 
+namespace weft {
+
+/// The limit on the elements of one tile: 2^16, not Triton's 2^20. Each
+/// thread's elements are unrolled (a host program holds the whole tile),
+/// so a 2^20-element tile takes minutes to compile and spills on a GPU
+/// anyway. The frontend's MAX_TILE_ELEMENTS (python/weft/_semantics.py) is
+/// the same number, which python/test/unit/test_language.py checks
+/// through the compiler.
+constexpr int64_t kMaxTileElements = int64_t(1) << 16;
+
+/// Every tensor among `op`'s operands and results is a tile the compiler
+/// can distribute: each dimension a power of two (layouts split dimensions
+/// by powers of two), at most kMaxTileElements elements.
+mlir::LogicalResult verifyTileShapes(mlir::Operation *op);
+
+/// Every weft op verifies its tiles with verifyTileShapes.
+template <typename ConcreteType>
+class TileShapes : public mlir::OpTrait::TraitBase<ConcreteType, TileShapes> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyTileShapes(op);
+  }
+};
+
+} // namespace weft
+
 #define GET_OP_CLASSES
 #include "weft/Dialect/Weft/IR/WeftOps.h.inc"
 
@@ -35,6 +61,18 @@ namespace weft {
 mlir::Type getPointeeType(mlir::Type ptrLike);
 /// i1, or a tensor of i1 shaped like `ptrLike`.
 mlir::Type getMaskType(mlir::Type ptrLike);
+
+/// The layouts of the ops that rearrange a tile without moving elements
+/// between threads; the verifiers, weft-assign-layouts and the lowering
+/// share them. weft.trans's result: `src`'s dimensions permuted as the
+/// result's dimension d is the source's order[d].
+BlockedEncodingAttr transposedLayout(BlockedEncodingAttr src, llvm::ArrayRef<int32_t> order);
+/// weft.join's result: the operands' layout with a new last dimension of 2
+/// held within each thread.
+BlockedEncodingAttr joinedLayout(BlockedEncodingAttr src);
+/// weft.split's results for a source in `src`, or null unless the source's
+/// last dimension is held within each thread (as joinedLayout makes it).
+BlockedEncodingAttr splitLayout(BlockedEncodingAttr src);
 
 /// acquire, acq_rel, seq_cst.
 bool hasAcquire(MemOrder order);
@@ -71,8 +109,8 @@ constexpr llvm::StringLiteral kEarlyStartAttrName = "weft.early_start";
 constexpr llvm::StringLiteral kTensorDescArgAttrName = "weft.tensor_desc";
 /// On a kernel: the tensor maps its pipelined loops' bulk copies read from
 /// tensor descriptor arguments, {"<argument index>" = plan} (plans encoded
-/// by weft/Conversion/TensorMaps.h); the "kernels" artifact reports them
-/// for the runtime's encoder.
+/// by weft/Dialect/Weft/Distribution/SharedMemory.h); the "kernels"
+/// artifact reports them for the runtime's encoder.
 constexpr llvm::StringLiteral kTensorMapsAttrName = "weft.tensor_maps";
 
 } // namespace weft

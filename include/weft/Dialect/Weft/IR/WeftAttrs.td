@@ -52,6 +52,21 @@ def Weft_MultimemReduce : I32EnumAttr<"MultimemReduce", "multimem reduction", [
   let cppNamespace = "::weft";
 }
 
+// Cache hints of a weak global access, as PTX spells them (Triton's
+// cache_modifier): loads ca, cg, cv, cs; stores wb, cg, cs, wt. Targets
+// without the cache level ignore them.
+def Weft_CacheModifier : I32EnumAttr<"CacheModifier", "cache modifier", [
+    I32EnumAttrCase<"ca", 1>, I32EnumAttrCase<"cg", 2>, I32EnumAttrCase<"cs", 3>,
+    I32EnumAttrCase<"cv", 4>, I32EnumAttrCase<"wb", 5>, I32EnumAttrCase<"wt", 6>]> {
+  let cppNamespace = "::weft";
+}
+
+// Eviction priority of a weak global access (L1::evict_first/last).
+def Weft_EvictionPolicy : I32EnumAttr<"EvictionPolicy", "eviction policy", [
+    I32EnumAttrCase<"evict_first", 1>, I32EnumAttrCase<"evict_last", 2>]> {
+  let cppNamespace = "::weft";
+}
+
 def Weft_Axis : I32EnumAttr<"Axis", "grid axis", [
     I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>]> {
   let cppNamespace = "::weft";

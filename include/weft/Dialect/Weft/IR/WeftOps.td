@@ -16,8 +16,11 @@ include "weft/Dialect/Weft/IR/WeftLayouts.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
+// Every weft op's tiles follow the shape rule (weft::verifyTileShapes).
+def Weft_TileShapes : NativeOpTrait<"TileShapes"> { let cppNamespace = "::weft"; }
+
 class Weft_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Weft_Dialect, mnemonic, traits>;
+    : Op<Weft_Dialect, mnemonic, !listconcat(traits, [Weft_TileShapes])>;
 
 // Loads and stores print `order scope` only for ordered accesses: a scope
 // means nothing to a weak access.
@@ -110,23 +113,38 @@ def Weft_LoadOp : Weft_Op<"load", [AttrSizedOperandSegments,
   let summary = "load through a pointer or a tile of pointers";
   let description = [{
     Lanes whose mask is false are not accessed and yield `other` (zero when
-    absent). Orders: weak (plain), relaxed, acquire.
+    absent). Orders: weak (plain), relaxed, acquire. A weak load may be
+    `volatile` (every access happens, none merged) and carry a cache
+    modifier (ca, cg, cv, cs) and an eviction policy, hints that targets
+    without them ignore.
 
     ```mlir
     %v = weft.load %p : !weft.ptr<f32>
     %f = weft.load acquire sys %flag : !weft.ptr<i32>
     %t = weft.load %ps, mask %m, other %z : tensor<128x!weft.ptr<f16>>
+    %s = weft.load cache cg evict evict_first %ps : tensor<128x!weft.ptr<f16>>
     ```
   }];
   let arguments = (ins Weft_PtrLike:$ptr, Optional<Weft_BoolLike>:$mask,
                    Optional<Weft_ValueLike>:$other,
                    DefaultValuedAttr<Weft_MemOrder, "::weft::MemOrder::weak">:$order,
-                   DefaultValuedAttr<Weft_MemScope, "::weft::MemScope::sys">:$scope);
+                   DefaultValuedAttr<Weft_MemScope, "::weft::MemScope::sys">:$scope,
+                   OptionalAttr<Weft_CacheModifier>:$cache,
+                   OptionalAttr<Weft_EvictionPolicy>:$evict,
+                   UnitAttr:$isVolatile);
   let results = (outs Weft_ValueLike:$result);
   let assemblyFormat = [{
-    ($order^ $scope)? $ptr (`,` `mask` $mask^)? (`,` `other` $other^)?
-    attr-dict `:` type($ptr)
+    ($order^ $scope)? (`volatile` $isVolatile^)? (`cache` $cache^)? (`evict` $evict^)?
+    $ptr (`,` `mask` $mask^)? (`,` `other` $other^)? attr-dict `:` type($ptr)
   }];
+  // Passes that make loads carry no hints.
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr,
+                   "::mlir::Value":$mask, "::mlir::Value":$other,
+                   "::weft::MemOrder":$order, "::weft::MemScope":$scope), [{
+      build($_builder, $_state, result, ptr, mask, other, order, scope,
+            CacheModifierAttr(), EvictionPolicyAttr(), false);
+    }]>];
   let hasVerifier = 1;
 }
 
@@ -134,7 +152,8 @@ def Weft_StoreOp : Weft_Op<"store", [
     PointeeOf<"ptr", "value">, MaskOf<"ptr">]> {
   let summary = "store through a pointer or a tile of pointers";
   let description = [{
-    Orders: weak (plain), relaxed, release.
+    Orders: weak (plain), relaxed, release. A weak store may be `volatile`
+    and carry a cache modifier (wb, cg, cs, wt) and an eviction policy.
 
     ```mlir
     weft.store %p, %v : !weft.ptr<f32>
@@ -144,10 +163,21 @@ def Weft_StoreOp : Weft_Op<"store", [
   let arguments = (ins Weft_PtrLike:$ptr, Weft_ValueLike:$value,
                    Optional<Weft_BoolLike>:$mask,
                    DefaultValuedAttr<Weft_MemOrder, "::weft::MemOrder::weak">:$order,
-                   DefaultValuedAttr<Weft_MemScope, "::weft::MemScope::sys">:$scope);
+                   DefaultValuedAttr<Weft_MemScope, "::weft::MemScope::sys">:$scope,
+                   OptionalAttr<Weft_CacheModifier>:$cache,
+                   OptionalAttr<Weft_EvictionPolicy>:$evict,
+                   UnitAttr:$isVolatile);
   let assemblyFormat = [{
-    ($order^ $scope)? $ptr `,` $value (`,` `mask` $mask^)? attr-dict `:` type($ptr)
+    ($order^ $scope)? (`volatile` $isVolatile^)? (`cache` $cache^)? (`evict` $evict^)?
+    $ptr `,` $value (`,` `mask` $mask^)? attr-dict `:` type($ptr)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$value,
+                   "::mlir::Value":$mask, "::weft::MemOrder":$order,
+                   "::weft::MemScope":$scope), [{
+      build($_builder, $_state, ptr, value, mask, order, scope,
+            CacheModifierAttr(), EvictionPolicyAttr(), false);
+    }]>];
   let hasVerifier = 1;
 }
 
@@ -317,5 +347,6 @@ def Weft_MultimemRedOp : Weft_Op<"multimem_red"> {
 }
 
 include "weft/Dialect/Weft/IR/WeftTileOps.td"
+include "weft/Dialect/Weft/IR/WeftProgramOps.td"
 
 #endif // WEFT_OPS_TD

@@ -104,12 +104,15 @@ def Weft_ConvertLayoutOp : Weft_Op<"convert_layout", [Pure]> {
 
 def Weft_ReduceOp : Weft_Op<"reduce", [RecursiveMemoryEffects,
                                        SingleBlock]> {
-  let summary = "combine a tile's elements along one axis";
+  let summary = "combine tiles' elements along one axis";
   let description = [{
-    The combine region takes two elements and yields their combination with
+    The combine region takes two elements of each operand (all of the first
+    element's, then all of the second's) and yields their combination with
     `weft.reduce.return`; it must be associative and commutative, since the
-    order in which threads combine is the lowering's choice. Reducing a 1-D
-    tile yields a scalar, shared by every thread of the program.
+    order in which threads combine is the lowering's choice. The operands
+    share a shape (and layout); several are reduced together, as an argmax
+    reduces values with their indices. Reducing 1-D tiles yields scalars,
+    shared by every thread of the program.
 
     ```mlir
     %sums = weft.reduce %t axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
@@ -119,14 +122,119 @@ def Weft_ReduceOp : Weft_Op<"reduce", [RecursiveMemoryEffects,
     }
     ```
   }];
-  let arguments = (ins Weft_NumericTile:$src, I32Attr:$axis);
-  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat,
-                                 Weft_NumericTile]>:$result);
+  let arguments = (ins Variadic<Weft_NumericTile>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat,
+                                          Weft_NumericTile]>>:$results);
   let regions = (region SizedRegion<1>:$combine);
   let assemblyFormat = [{
-    $src `axis` `=` $axis attr-dict `:` type($src) `->` type($result) $combine
+    $srcs `axis` `=` $axis attr-dict `:` type($srcs) `->` type($results) $combine
   }];
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The first operand: its shape and layout are every operand's.
+    mlir::RankedTensorType getSrcType() {
+      return mlir::cast<mlir::RankedTensorType>(getSrcs().front().getType());
+    }
+  }];
+}
+
+def Weft_ScanOp : Weft_Op<"scan", [RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "inclusive scans of tiles along one axis";
+  let description = [{
+    Element i of each result along `axis` combines elements 0..i of the
+    operands (i..n-1 with `reverse`), with the combine region as
+    weft.reduce has it; the region must be associative (not necessarily
+    commutative: the scan keeps the order). Results have the operands'
+    shapes.
+
+    ```mlir
+    %c = weft.scan %t axis = 0 : tensor<128xi32> -> tensor<128xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      weft.scan.return %s : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Weft_NumericTile>:$srcs, I32Attr:$axis, UnitAttr:$reverse);
+  let results = (outs Variadic<Weft_NumericTile>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = [{
+    $srcs `axis` `=` $axis (`reverse` $reverse^)? attr-dict `:` type($srcs) `->` type($results)
+    $combine
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    mlir::RankedTensorType getSrcType() {
+      return mlir::cast<mlir::RankedTensorType>(getSrcs().front().getType());
+    }
+  }];
+}
+
+def Weft_TransOp : Weft_Op<"trans", [Pure]> {
+  let summary = "a tile with its dimensions permuted";
+  let description = [{
+    Result dimension d is source dimension `order[d]` (`x.T` of a 2-D tile
+    is order [1, 0]). A distributed result has the source's layout with its
+    dimensions permuted the same way, so no element moves between threads.
+
+    ```mlir
+    %t = weft.trans %x, [1, 0] : tensor<16x64xf32> -> tensor<64x16xf32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$src `,` $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_JoinOp : Weft_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "two tiles as one with a new last dimension of 2";
+  let description = [{
+    Element (i..., 0) of the result is lhs's (i...), (i..., 1) rhs's. A
+    distributed result has the operands' layout with the new dimension
+    held within each thread, so no element moves between threads.
+
+    ```mlir
+    %j = weft.join %a, %b : tensor<64xf32> -> tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$lhs, Weft_Tile:$rhs);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Weft_SplitOp : Weft_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "the two halves of a tile whose last dimension is 2";
+  let description = [{
+    weft.join undone: lhs (i...) is the source's (i..., 0), rhs its
+    (i..., 1). A distributed source holds its last dimension within each
+    thread (weft-assign-layouts converts it there).
+
+    ```mlir
+    %a, %b = weft.split %j : tensor<64x2xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src);
+  let results = (outs Weft_Tile:$lhs, Weft_Tile:$rhs);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs)";
+  let hasVerifier = 1;
+}
+
+def Weft_FlipOp : Weft_Op<"flip", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "a tile reversed along one axis";
+  let description = [{
+    Element i along `axis` of the result is element n - 1 - i of the
+    source; elements move between threads through shared memory.
+
+    ```mlir
+    %r = weft.flip %x axis = 0 : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Weft_Tile:$src, I32Attr:$axis);
+  let results = (outs Weft_Tile:$result);
+  let assemblyFormat = "$src `axis` `=` $axis attr-dict `:` type($src)";
+  let hasVerifier = 1;
 }
 
 def Weft_DotOperand : AnyTypeOf<[Weft_NumericTile, Weft_SharedType],
@@ -488,9 +596,16 @@ def Weft_DotWaitOp : Weft_Op<"dot_wait", [MemoryEffects<[MemRead]>,
 
 def Weft_ReduceReturnOp : Weft_Op<"reduce.return", [Pure, Terminator,
     ReturnLike, HasParent<"ReduceOp">]> {
-  let summary = "the combined element of a weft.reduce region";
-  let arguments = (ins AnyType:$result);
-  let assemblyFormat = "$result attr-dict `:` type($result)";
+  let summary = "the combined elements of a weft.reduce region";
+  let arguments = (ins Variadic<AnyType>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
+}
+
+def Weft_ScanReturnOp : Weft_Op<"scan.return", [Pure, Terminator,
+    ReturnLike, HasParent<"ScanOp">]> {
+  let summary = "the combined elements of a weft.scan region";
+  let arguments = (ins Variadic<AnyType>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
 #endif // WEFT_TILE_OPS_TD

@@ -229,11 +229,24 @@ int64_t conversionBytes(RankedTensorType type) {
   return elements * elementBytes(type);
 }
 
+SmallVector<int64_t> reducePartialOffsets(ReduceOp op, int64_t warps) {
+  // One partial per warp for every element of the result, of each operand.
+  RankedTensorType src = op.getSrcType();
+  int64_t partials = src.getNumElements() / src.getDimSize(op.getAxis()) * warps;
+  SmallVector<int64_t> offsets{0};
+  for (Value operand : op.getSrcs())
+    offsets.push_back(offsets.back() +
+                      llvm::alignTo(partials * elementBytes(cast<RankedTensorType>(
+                                                   operand.getType())),
+                                    16));
+  return offsets;
+}
+
 ScratchUse scratchUse(Operation *op, const CompileTarget &target) {
   auto use = [](RankedTensorType tile, int64_t elements) {
     return ScratchUse{tile, elements * elementBytes(tile)};
   };
-  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
+  if (isa<ConvertLayoutOp, ReshapeOp, FlipOp>(op)) {
     auto src = cast<RankedTensorType>(op->getOperand(0).getType());
     auto dst = cast<RankedTensorType>(op->getResult(0).getType());
     if (TileLayout(src).isThreadLocal() && TileLayout(dst).isThreadLocal())
@@ -252,13 +265,11 @@ ScratchUse scratchUse(Operation *op, const CompileTarget &target) {
   if (auto dot = dyn_cast<DotOp>(op))
     return ScratchUse{dot.getC().getType(), dotScratchBytes(dot, target)};
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    RankedTensorType src = reduce.getSrc().getType();
+    RankedTensorType src = reduce.getSrcType();
     int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
     if (target.threadsPerProgram() == 1 || warps == 1)
       return {};
-    // One partial per warp for every element of the result.
-    return use(src, src.getNumElements() / src.getDimSize(reduce.getAxis()) *
-                        warps);
+    return ScratchUse{src, reducePartialOffsets(reduce, warps).back()};
   }
   return {};
 }
