@@ -43,14 +43,33 @@ FLOAT_POSITIVE = [(wl.log, np.log), (wl.log2, np.log2), (wl.sqrt, np.sqrt),
                   (cube_inverse, lambda v: v ** -3.0)]
 
 
+@weft.jit
+def acosh_shifted(a):
+    return wl.math.acosh(a + 2.0)
+
+
+@weft.jit
+def is_special(a):
+    return wl.where(wl.math.isnan(a) | wl.math.isinf(a), 1.0, 0.0) + a
+
+
+# The rest of wl.math, on inputs in each function's domain: (kernel fn,
+# numpy) with inputs in [-0.9, 0.9].
+FLOAT_UNIT = [(wl.math.asin, np.arcsin), (wl.math.acos, np.arccos), (wl.math.atanh, np.arctanh),
+              (wl.math.tan, np.tan), (wl.math.cosh, np.cosh), (wl.math.asinh, np.arcsinh),
+              (wl.math.erfc, lambda v: 1 - erf(v)), (acosh_shifted, lambda v: np.arccosh(v + 2)),
+              (wl.math.round, lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)),
+              (is_special, lambda v: v)]
+
+
 @pytest.mark.parametrize("case", SHAPES, ids=shape_id)
 @pytest.mark.parametrize("dtype", FLOATS, ids=dtype_id)
-@pytest.mark.parametrize("domain", ["any", "positive"])
+@pytest.mark.parametrize("domain", ["any", "positive", "unit"])
 def test_float_functions(dtype, case, domain):
-    table = FLOAT_ANY if domain == "any" else FLOAT_POSITIVE
+    table, low, high = {"any": (FLOAT_ANY, -3, 3), "positive": (FLOAT_POSITIVE, 0.25, 3),
+                        "unit": (FLOAT_UNIT, -0.9, 0.9)}[domain]
     rng = np.random.default_rng(1)
-    low = -3 if domain == "any" else 0.25
-    x = sample(rng, dtype, case[0], low, 3)
+    x = sample(rng, dtype, case[0], low, high)
     got = run(unary_kernel, case, [(x, dtype)], dtype, len(table),
               FNS=tuple(f for f, _ in table), OTHER=1)
     for (fn, ref), g in zip(table, got):

@@ -53,7 +53,7 @@ def compile_for(kernel, target, pointers, constexprs, case=CASES_2D[0]):
 @pytest.mark.parametrize("dtype", FLOATS, ids=dtype_id)
 def test_float_kernels(target, dtype):
     for case in CASES_2D:
-        for table in (ew.FLOAT_ANY, ew.FLOAT_POSITIVE):
+        for table in (ew.FLOAT_ANY, ew.FLOAT_POSITIVE, ew.FLOAT_UNIT):
             compile_for(unary_kernel, target, [dtype, dtype],
                         {"FNS": tuple(f for f, _ in table), "OTHER": 1}, case)
         compile_for(binary_kernel, target, [dtype] * 3,
