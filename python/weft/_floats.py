@@ -34,7 +34,8 @@ def to_bits(values, dtype):
     shape = np.shape(values)
     # At least 1-D: numpy turns 0-d results into scalars, whose shifts by a
     # Python int promote uint64 to float64.
-    f32 = np.atleast_1d(np.asarray(values, dtype=np.float64)).astype(np.float32)
+    with np.errstate(over="ignore"):  # past float32's range: inf, then saturated
+        f32 = np.atleast_1d(np.asarray(values, dtype=np.float64)).astype(np.float32)
     return _encode(f32, dtype).reshape(shape)
 
 

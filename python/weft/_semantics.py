@@ -9,8 +9,10 @@ reductions, dot. It emits through the generator it is mixed into
 """
 import ast
 import operator
-import struct
 
+import numpy as np
+
+from . import _floats
 from . import _types as ty
 
 PY_NUMBER = (bool, int, float)
@@ -49,16 +51,15 @@ def is_desc(dtype):
 
 
 def float_literal(value, dtype):
-    """A float constant as its bit pattern: exact, and valid for inf/nan."""
-    if dtype.mlir == "f64":
-        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
-    if dtype.mlir == "f16":
-        return "0x%04X" % struct.unpack("<H", struct.pack("<e", value))[0]
-    bits = struct.unpack("<I", struct.pack("<f", value))[0]
-    if dtype.mlir == "bf16":  # round to nearest even
-        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-        return "0x%04X" % bits
-    return "0x%08X" % bits
+    """A float constant as its bit pattern: exact, valid for inf/nan, and
+    rounded as the compiler converts (bfloat16 and float8 by _floats; out
+    of range is inf, or float8's saturation)."""
+    if _floats.is_raw(dtype):
+        bits = int(_floats.to_bits(value, dtype))
+    else:
+        with np.errstate(over="ignore"):
+            bits = int(np.array(value, dtype.numpy).view(f"u{dtype.bits // 8}"))
+    return "0x%0*X" % (dtype.bits // 4, bits)
 
 
 def py_dtype(value):

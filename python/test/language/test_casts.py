@@ -110,3 +110,30 @@ def test_like(dtype):
     expected = encode(np.concatenate([np.ones(16), np.full(16, 7.0),
                                       np.full(16, 2.5 if dtype.is_float else 2)]), dtype)
     check("zeros_like/full_like", wl.uint64, ((48,), (48,)), got, expected)
+
+
+@weft.jit
+def constants_kernel(x, out, N, BN: wl.constexpr):
+    """Constants of x's dtype: `other`, full, full_like, zeros_like and a
+    Python float in where (float8 takes them without arithmetic)."""
+    offs = wl.arange(0, BN)
+    v = wl.load(x + offs, mask=offs < N, other=1.5)
+    wl.store(out + offs, v)
+    wl.store(out + BN + offs, wl.full((BN,), -2.0, v.dtype))
+    wl.store(out + 2 * BN + offs, wl.full_like(v, 448.0))
+    wl.store(out + 3 * BN + offs, wl.zeros_like(v))
+    wl.store(out + 4 * BN + offs, wl.where(offs < 2, v, 0.5))
+
+
+@pytest.mark.parametrize("case", [((5,), (8,)), ((1,), (1,))], ids=lambda c: f"{c[0][0]}in{c[1][0]}")
+@pytest.mark.parametrize("dtype", FLOATS + FLOAT8, ids=dtype_id)
+def test_constants(dtype, case):
+    (n,), (block,) = case
+    x = rounded(np.arange(n) - 2.0, dtype)
+    out = argument(np.zeros(5 * block, storage(dtype)), dtype)
+    constants_kernel[(1,)](argument(encode(x, dtype), dtype), out, n, BN=block)
+    weft.synchronize()
+    loaded = np.where(np.arange(block) < n, np.resize(x, block), 1.5)
+    expected = np.concatenate([loaded, np.full(block, -2.0), np.full(block, 448.0),
+                               np.zeros(block), np.where(np.arange(block) < 2, loaded, 0.5)])
+    check("constants", wl.uint64, case, contents(out), encode(expected, dtype))

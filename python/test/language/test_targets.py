@@ -90,6 +90,12 @@ def test_conversion_kernels(target, src):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", FLOATS + FLOAT8, ids=dtype_id)
+def test_constant_kernels(target, dtype):
+    compile_for(test_casts.constants_kernel, target, [dtype, dtype], {"BN": 8})
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_program_kernels(target):
     compile_for(test_program.random_kernel, target, [wl.uint32, wl.float32, wl.float32],
                 {"BLOCK": 128})
