@@ -146,6 +146,11 @@ class Semantics:
             return self.broadcast_to(self.cast(value, dtype), shape)
         return self.broadcast_to(self.constant(value, dtype), shape)
 
+    def value(self, v):
+        """`v` as a Value: a Python number becomes a constant of its
+        literal type (py_dtype: bool, int32 or int64, float32)."""
+        return v if isinstance(v, Value) else self.constant(v, py_dtype(v))
+
     def as_bool(self, v):
         if isinstance(v, Value):
             return v if v.dtype is ty.int1 else self.compare(ast.NotEq(), v, 0)
@@ -366,6 +371,18 @@ class Semantics:
                          f"{mlir_type(ty.int1, shape)}, {x.type}", dtype, shape)
 
     # --- shared by several builtins ----------------------------------
+
+    def positions(self, shape, axis):
+        """Each element's index along `axis` of a tile of `shape`, as an
+        int32 tile of `shape`'s rank (1 along the other dimensions: it
+        broadcasts)."""
+        n = shape[axis]
+        pos = self.emit(f"weft.make_range 0, {n} : tensor<{n}xi32>", ty.int32, (n,))
+        for _ in range(axis):
+            pos = self.expand_dims(pos, 0)
+        while len(pos.shape) < len(shape):
+            pos = self.expand_dims(pos, len(pos.shape))
+        return pos
 
     def reduce_axis(self, x, axis, op):
         """(x, axis) with axis None resolved: one reduction of the

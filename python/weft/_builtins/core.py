@@ -97,8 +97,7 @@ def cast(sem, input, dtype, bitcast=False):
         raise sem.error(f"{dtype!r} is not a dtype")
     if not bitcast:
         return sem.to(input, dtype)
-    x = input if isinstance(input, Value) else sem.constant(
-        input, ty.float32 if isinstance(input, float) else ty.int32)
+    x = sem.value(input)
     if isinstance(dtype, ty.pointer_type) or isinstance(x.dtype, ty.pointer_type) or \
             x.dtype.bits != dtype.bits:
         raise sem.error(f"wl.cast(bitcast=True): {x.dtype!r} and {dtype!r} differ in width")

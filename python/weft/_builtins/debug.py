@@ -67,11 +67,9 @@ def inline_asm_elementwise(sem, asm, constraints, args, dtype, is_pure, pack):
         raise sem.error("wl.inline_asm_elementwise: asm and constraints are strings")
     if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
         raise sem.error("wl.inline_asm_elementwise: pack is a positive int")
-    values = [a for a in (args if isinstance(args, (tuple, list)) else (args,))]
-    shape = sem.broadcast_shape(*(getattr(v, "shape", ()) for v in values))
-    values = [sem.broadcast_to(v, shape) if isinstance(v, Value) else
-              sem.materialize(v, ty.float32 if isinstance(v, float) else ty.int32, shape)
-              for v in values]
+    values = [sem.value(v) for v in (args if isinstance(args, (tuple, list)) else (args,))]
+    shape = sem.broadcast_shape(*(v.shape for v in values))
+    values = [sem.broadcast_to(v, shape) for v in values]
     dtypes = list(dtype) if isinstance(dtype, (tuple, list)) else [dtype]
     for d in dtypes:
         if not isinstance(d, ty.dtype):

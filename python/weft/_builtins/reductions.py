@@ -3,7 +3,6 @@ function is a @weft.jit function of two elements of each operand (all of
 the first's, then all of the second's) returning one value per operand."""
 import ast
 
-from .. import _types as ty
 from .._function import KernelFunction
 from .._semantics import Value
 from . import builtin
@@ -66,13 +65,7 @@ def _arg(sem, x, axis, kind, keep_dims):
     flat, ax = sem.reduce_axis(x, axis, op)
     work = sem.accumulator(flat.dtype, kind)
     values = sem.cast(flat, work)
-    n = flat.shape[ax]
-    idx = sem.emit(f"weft.make_range 0, {n} : tensor<{n}xi32>", ty.int32, (n,))
-    for _ in range(ax):
-        idx = sem.expand_dims(idx, 0)
-    while len(idx.shape) < len(flat.shape):
-        idx = sem.expand_dims(idx, len(idx.shape))
-    idx = sem.broadcast_to(idx, flat.shape)
+    idx = sem.broadcast_to(sem.positions(flat.shape, ax), flat.shape)
     better = ast.Gt() if kind == "max" else ast.Lt()
 
     def body(a, b):

@@ -2,7 +2,6 @@
 Element order is row-major throughout, as in numpy."""
 import ast
 
-from .. import _types as ty
 from .._semantics import Value, check_shape, is_ptr, mlir_type
 from . import builtin
 
@@ -67,8 +66,7 @@ def ravel(sem, input):
 def broadcast_to(sem, input, *shape):
     """`input` broadcast to `shape` (numpy's rules)."""
     shape = check_shape(sem, _dims(shape))
-    x = input if isinstance(input, Value) else sem.constant(
-        input, ty.float32 if isinstance(input, float) else ty.int32)
+    x = sem.value(input)
     if sem.broadcast_shape(x.shape, shape) != shape:
         raise sem.error(f"wl.broadcast_to: {x.shape} does not broadcast to {shape}")
     return sem.broadcast_to(x, shape)
@@ -86,8 +84,7 @@ def broadcast(sem, input, other):
 def expand_dims(sem, input, axis):
     """`input` with a new dimension of 1 at `axis` (or at each of several
     axes, numbered in the result)."""
-    x = input if isinstance(input, Value) else sem.constant(
-        input, ty.float32 if isinstance(input, float) else ty.int32)
+    x = sem.value(input)
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     rank = len(x.shape) + len(axes)
     axes = sorted(_axis(sem, a, rank, "expand_dims") for a in axes)
@@ -185,10 +182,5 @@ def index(sem, x, axis, k):
     if is_ptr(x.dtype):
         raise sem.error("indexing a tile of pointers; offset the base pointer instead")
     k %= n
-    pos = sem.emit(f"weft.make_range 0, {n} : tensor<{n}xi32>", ty.int32, (n,))
-    for _ in range(axis):
-        pos = sem.expand_dims(pos, 0)
-    while len(pos.shape) < len(x.shape):
-        pos = sem.expand_dims(pos, len(pos.shape))
-    picked = sem.where(sem.compare(ast.Eq(), pos, k), x, 0)
+    picked = sem.where(sem.compare(ast.Eq(), sem.positions(x.shape, axis), k), x, 0)
     return sem.reduce(picked, axis, "sum", keep_type=True)
