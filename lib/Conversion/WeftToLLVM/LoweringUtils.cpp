@@ -20,6 +20,21 @@ Value elementPtr(OpBuilder &b, Location loc, Value base, Type elemType,
                              ValueRange{index});
 }
 
+Value packVector(OpBuilder &b, Location loc, ValueRange elements) {
+  auto type = VectorType::get({int64_t(elements.size())}, elements.front().getType());
+  Value vector = LLVM::PoisonOp::create(b, loc, type);
+  for (auto [k, element] : llvm::enumerate(elements))
+    vector = LLVM::InsertElementOp::create(b, loc, vector, element, i32Const(b, loc, k));
+  return vector;
+}
+
+SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value vector) {
+  SmallVector<Value> elements;
+  for (int64_t k = 0, n = cast<VectorType>(vector.getType()).getNumElements(); k < n; ++k)
+    elements.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Const(b, loc, k)));
+  return elements;
+}
+
 LLVM::GlobalOp sharedGlobal(OpBuilder &b, Location loc, Operation *from,
                             StringRef name, Type type, uint64_t alignment) {
   auto module = from->getParentOfType<ModuleOp>();

@@ -41,6 +41,11 @@ mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                        mlir::Type elemType, mlir::Value index);
 
+/// `elements` (of one type) as one LLVM vector, and a vector's elements.
+mlir::Value packVector(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange elements);
+llvm::SmallVector<mlir::Value> unpackVector(mlir::OpBuilder &b, mlir::Location loc,
+                                            mlir::Value vector);
+
 /// The address space of shared memory (LDS) on NVPTX and AMDGPU.
 constexpr unsigned kSharedAddressSpace = 3;
 /// The kernel's dynamic shared memory (an external array of no size).

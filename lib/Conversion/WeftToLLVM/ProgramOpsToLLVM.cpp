@@ -180,11 +180,7 @@ struct InlineAsmLowering : TilePattern<InlineAsmOp> {
           operands.push_back(elements[first]);
           continue;
         }
-        Value vector = LLVM::PoisonOp::create(rewriter, loc, packed(elements[first].getType()));
-        for (unsigned k = 0; k < pack; ++k)
-          vector = LLVM::InsertElementOp::create(rewriter, loc, vector, elements[first + k],
-                                                 i32Const(rewriter, loc, k));
-        operands.push_back(vector);
+        operands.push_back(packVector(rewriter, loc, ArrayRef(elements).slice(first, pack)));
       }
       auto asmOp = LLVM::InlineAsmOp::create(
           rewriter, loc, callType, operands, op.getAsmString(), op.getConstraints(),
@@ -197,11 +193,10 @@ struct InlineAsmLowering : TilePattern<InlineAsmOp> {
                           ? asmOp.getResult(0)
                           : LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), r)
                                 .getResult();
-        for (unsigned k = 0; k < pack; ++k)
-          results[r].push_back(pack == 1 ? group
-                                         : LLVM::ExtractElementOp::create(
-                                               rewriter, loc, group, i32Const(rewriter, loc, k))
-                                               .getResult());
+        if (pack == 1)
+          results[r].push_back(group);
+        else
+          llvm::append_range(results[r], unpackVector(rewriter, loc, group));
       }
     }
     SmallVector<Value> replacements;

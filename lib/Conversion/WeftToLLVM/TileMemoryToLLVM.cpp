@@ -126,11 +126,7 @@ struct TileAccess {
         ordered      ? tiles.target.loadRelaxed(b, loc, vectorType(), ptr, alignment(), scope)
         : hints.any() ? tiles.target.loadHinted(b, loc, vectorType(), ptr, alignment(), hints)
                       : LLVM::LoadOp::create(b, loc, vectorType(), ptr, alignment()).getResult();
-    SmallVector<Value> elements;
-    for (unsigned k = 0; k < width; ++k)
-      elements.push_back(LLVM::ExtractElementOp::create(
-          b, loc, vector, i32Const(b, loc, k)));
-    return elements;
+    return unpackVector(b, loc, vector);
   }
   void storeOne(OpBuilder &b, Value value, Value ptr) const {
     if (hints.any())
@@ -141,10 +137,7 @@ struct TileAccess {
   void storeGroup(OpBuilder &b, ValueRange values, Value ptr) const {
     if (width == 1)
       return storeOne(b, values.front(), ptr);
-    Value vector = LLVM::PoisonOp::create(b, loc, vectorType());
-    for (auto [k, value] : llvm::enumerate(values))
-      vector = LLVM::InsertElementOp::create(b, loc, vector, value,
-                                             i32Const(b, loc, k));
+    Value vector = packVector(b, loc, values);
     if (ordered)
       tiles.target.storeRelaxed(b, loc, vector, ptr, alignment(), scope);
     else if (hints.any())
@@ -159,29 +152,22 @@ struct TileAccess {
     return !masks.empty() && !ordered && !hints.isVolatile &&
            tiles.target.masksAccessesAsVectors();
   }
-  Value vectorOf(OpBuilder &b, Type elem, ArrayRef<Value> values) const {
-    Value vector = LLVM::PoisonOp::create(b, loc, VectorType::get({width}, elem));
-    for (auto [k, value] : llvm::enumerate(values))
-      vector = LLVM::InsertElementOp::create(b, loc, vector, value, i32Const(b, loc, k));
-    return vector;
-  }
   SmallVector<Value> loadMasked(OpBuilder &b, ArrayRef<Value> ptrs, ArrayRef<Value> masks,
                                 ArrayRef<Value> others) const {
     SmallVector<Value> out;
     for (unsigned first = 0; first < ptrs.size(); first += width) {
       Value vector = LLVM::MaskedLoadOp::create(
-          b, loc, vectorType(), ptrs[first], vectorOf(b, b.getI1Type(), masks.slice(first, width)),
-          vectorOf(b, elemType, others.slice(first, width)), alignment());
-      for (unsigned k = 0; k < width; ++k)
-        out.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Const(b, loc, k)));
+          b, loc, vectorType(), ptrs[first], packVector(b, loc, masks.slice(first, width)),
+          packVector(b, loc, others.slice(first, width)), alignment());
+      llvm::append_range(out, unpackVector(b, loc, vector));
     }
     return out;
   }
   void storeMasked(OpBuilder &b, ArrayRef<Value> ptrs, ArrayRef<Value> values,
                    ArrayRef<Value> masks) const {
     for (unsigned first = 0; first < ptrs.size(); first += width)
-      LLVM::MaskedStoreOp::create(b, loc, vectorOf(b, elemType, values.slice(first, width)),
-                                  ptrs[first], vectorOf(b, b.getI1Type(), masks.slice(first, width)),
+      LLVM::MaskedStoreOp::create(b, loc, packVector(b, loc, values.slice(first, width)),
+                                  ptrs[first], packVector(b, loc, masks.slice(first, width)),
                                   alignment());
   }
 

@@ -113,10 +113,8 @@ void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type el
       LLVM::StoreOp::create(b, loc, elements[i], ptr);
       continue;
     }
-    Value vector = LLVM::PoisonOp::create(b, loc, VectorType::get({width}, elemType));
-    for (unsigned k = 0; k < width; ++k)
-      vector = LLVM::InsertElementOp::create(b, loc, vector, elements[i + k], i32Const(b, loc, k));
-    LLVM::StoreOp::create(b, loc, vector, ptr, width * naturalAlignment(elemType));
+    LLVM::StoreOp::create(b, loc, packVector(b, loc, elements.slice(i, width)), ptr,
+                          width * naturalAlignment(elemType));
   }
 }
 
@@ -135,8 +133,7 @@ SmallVector<Value> TileLowering::loadRowMajor(OpBuilder &b, Location loc, Value 
     }
     Value vector = LLVM::LoadOp::create(b, loc, VectorType::get({width}, elemType), ptr,
                                         width * naturalAlignment(elemType));
-    for (unsigned k = 0; k < width; ++k)
-      out.push_back(LLVM::ExtractElementOp::create(b, loc, vector, i32Const(b, loc, k)));
+    llvm::append_range(out, unpackVector(b, loc, vector));
   }
   return out;
 }

@@ -191,18 +191,13 @@ public:
                  ? LLVM::BitcastOp::create(b, loc, VectorType::get({4}, b.getI16Type()), v)
                  : v;
     };
-    Value sums = LLVM::PoisonOp::create(b, loc, acc);
-    for (auto [i, value] : llvm::enumerate(c))
-      sums = LLVM::InsertElementOp::create(b, loc, sums, value, i32Const(b, loc, i));
+    Value sums = packVector(b, loc, c);
     SmallVector<Value> args{operand(a.front()), operand(bRegs.front()), sums,
                             i32Const(b, loc, 0), i32Const(b, loc, 0), i32Const(b, loc, 0)};
     Value d = elemType.isBF16()
                   ? ROCDL::mfma_f32_16x16x16bf16_1k::create(b, loc, acc, args).getResult()
                   : ROCDL::mfma_f32_16x16x16f16::create(b, loc, acc, args).getResult();
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < 4; ++i)
-      out.push_back(LLVM::ExtractElementOp::create(b, loc, d, i32Const(b, loc, i)));
-    return out;
+    return unpackVector(b, loc, d);
   }
 };
 

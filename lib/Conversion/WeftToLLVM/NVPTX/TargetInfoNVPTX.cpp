@@ -369,12 +369,7 @@ SmallVector<Value> toRegs(OpBuilder &b, Location loc, Value value,
   if (regs.count == 1 && !isa<VectorType>(value.getType()))
     return {value};
   auto vecType = VectorType::get({regs.count}, regs.regType);
-  Value vec = LLVM::BitcastOp::create(b, loc, vecType, value);
-  SmallVector<Value> out;
-  for (unsigned i = 0; i < regs.count; ++i)
-    out.push_back(LLVM::ExtractElementOp::create(
-        b, loc, vec, i32Const(b, loc, i)));
-  return out;
+  return unpackVector(b, loc, LLVM::BitcastOp::create(b, loc, vecType, value));
 }
 
 /// Reassembles registers returned by inline asm into `type`.
