@@ -14,6 +14,7 @@ the same run. On the host backend (cache warming, scripts/gpu/warm_cache.sh)
 only Weft runs, timed on the host clock, at the sizes given.
 """
 import argparse
+import contextlib
 import csv
 import datetime
 import functools
@@ -21,6 +22,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -35,6 +37,10 @@ from weft.collectives import _kernels as K  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 DTYPES = {"bf16": wl.bfloat16, "f32": wl.float32}
+# The systems weft_<algorithm> force an algorithm of these ops ("weft" is
+# auto: what a caller gets).
+WEFT_ALGORITHMS = {"all_reduce": ("auto", "ll", "one_shot", "two_shot"),
+                   "all_gather": ("auto", "ll", "push")}
 # nccl-tests' bus bandwidth factors: busbw = algbw * factor(ranks).
 BUS_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
               "reduce_scatter": lambda n: (n - 1) / n, "all_to_all": lambda n: (n - 1) / n,
@@ -158,11 +164,11 @@ class Run:
         return a
 
     # -- systems --------------------------------------------------------
-    def weft_call(self, op, x, out, algorithm=None):
+    def weft_call(self, op, x, out, algorithm="auto"):
         if op == "all_reduce":
-            return lambda: C.all_reduce(x, out, algorithm=algorithm or "auto")
+            return lambda: C.all_reduce(x, out, algorithm=algorithm)
         if op == "all_gather":
-            return lambda: C.all_gather(x, out)
+            return lambda: C.all_gather(x, out, algorithm=algorithm)
         if op == "reduce_scatter":
             return lambda: C.reduce_scatter(x, out)
         if op == "all_to_all":
@@ -256,31 +262,37 @@ class Run:
                 continue
             if base == "cuda" and op not in ("all_reduce", "all_gather"):
                 continue
-            if base == "weft_one_shot" and op != "all_reduce":
+            algorithm = base[5:] if base.startswith("weft_") else "auto"
+            if algorithm not in WEFT_ALGORITHMS.get(op, ("auto",)):
                 continue
-            try:
-                if base in ("weft", "weft_one_shot", "cuda"):
-                    fn = (self.cuda_call(op, dtype, x, out, n) if base == "cuda" else
-                          self.weft_call(op, x, out, "one_shot" if base == "weft_one_shot" else None))
-                    reset()
-                    fn()
-                    ok = check(weft_out)
-                    median, best = self.time(fn, graph)
-                elif base == "nccl":
-                    fn, ok = self._nccl(op, dtype, n, out_n)
-                    median, best = self.time(fn, graph)
-                else:
-                    fn, ok = self._symm(base[5:], dtype, n)
-                    median, best = self.time(fn, graph)
-                error = ""
-            except Exception as e:  # noqa: BLE001 - reported in the CSV, the sweep goes on
-                median = best = float("nan")
-                ok, error = False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
-                if base in ("weft", "weft_one_shot", "cuda"):
-                    raise
+            if self.log.done(op=op, dtype=dname, bytes=nbytes, system=system):
+                continue  # --resume: measured (or timed out) in an earlier run
+            row = dict(self.env, op=op, dtype=dname, bytes=nbytes, system=system,
+                       median_us=float("nan"), min_us=float("nan"),
+                       busbw_GBps=float("nan"), correct=False, error="")
+            with self.watchdog.case(row):
+                try:
+                    if base.startswith("weft") or base == "cuda":
+                        fn = (self.cuda_call(op, dtype, x, out, n) if base == "cuda" else
+                              self.weft_call(op, x, out, algorithm))
+                        reset()
+                        fn()
+                        ok = check(weft_out)
+                        median, best = self.time(fn, graph)
+                    elif base == "nccl":
+                        fn, ok = self._nccl(op, dtype, n, out_n)
+                        median, best = self.time(fn, graph)
+                    else:
+                        fn, ok = self._symm(base[5:], dtype, n)
+                        median, best = self.time(fn, graph)
+                    error = ""
+                except Exception as e:  # noqa: BLE001 - reported in the CSV, the sweep goes on
+                    median = best = float("nan")
+                    ok, error = False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                    if base.startswith("weft") or base == "cuda":
+                        raise
             algbw = (out_n if op == "all_gather" else n) * esize / (median * 1e-6) / 1e9
-            results.append(dict(op=op, dtype=dname, bytes=nbytes, system=system,
-                                median_us=round(median, 3), min_us=round(best, 3),
+            results.append(dict(row, median_us=round(median, 3), min_us=round(best, 3),
                                 busbw_GBps=round(algbw * BUS_FACTOR[op](self.ranks), 2),
                                 correct=ok, error=error))
         weft.barrier()
@@ -347,6 +359,7 @@ def main():
                    "symm_two_shot,symm_two_shot_graph")
     p.add_argument("--port", type=int, default=29517)
     p.add_argument("--csv", default=None)
+    timeout_arguments(p)
     args = p.parse_args()
     args.systems = args.systems.split(",")
     max_size = parse_size(args.max_size)
@@ -355,13 +368,12 @@ def main():
 
     weft.init()
     run = Run(args)
-    env = environment()
-    log = CsvLog(args.csv, run.rank)
+    log = watch(run, args)
     for op in args.ops.split(","):
         for dname in args.dtypes.split(","):
             for nbytes in sizes:
                 for r in run.measure(op, dname, nbytes):
-                    log.add(dict(env, **r))
+                    log.add(r)
                     if run.rank == 0:
                         print(f"{op:15s} {dname:5s} {fmt_size(nbytes):>5s} {r['system']:20s} "
                               f"median {r['median_us']:10.2f} us  min {r['min_us']:10.2f} us  "
@@ -370,14 +382,41 @@ def main():
     finish(run, log)
 
 
+def timeout_arguments(p):
+    """--case-timeout and --resume (here and bench/fused.py)."""
+    p.add_argument("--case-timeout", type=float, default=300,
+                   help="seconds a case may take before it is a failed row (Watchdog)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the CSV's rows and measure only the cases it lacks")
+
+
+def watch(run, args):
+    """The run's CSV log; sets run.env (environment()), run.log and
+    run.watchdog."""
+    run.env = environment()
+    run.log = CsvLog(args.csv, run.rank, args.resume)
+    run.watchdog = Watchdog(args.case_timeout, run.log, run.rank)
+    return run.log
+
+
 class CsvLog:
     """A sweep's rows (here and bench/fused.py); rank 0 writes each to the
-    CSV as it comes, so that a run cut short keeps what it measured."""
+    CSV as it comes, so that a run cut short keeps what it measured. With
+    resume, the CSV's rows are kept (every rank reads them, so all skip
+    the same cases: done) and new rows are appended."""
 
-    def __init__(self, path, rank):
+    def __init__(self, path, rank, resume=False):
+        self.earlier = []
+        if resume and path and os.path.exists(path):
+            with open(path, newline="") as f:
+                self.earlier = list(csv.DictReader(f))
         self.path = path if rank == 0 else None
         self.rows = []
         self.file = self.writer = None
+
+    def done(self, **fields):
+        """Whether an earlier run's row has these fields."""
+        return any(all(r.get(k) == str(v) for k, v in fields.items()) for r in self.earlier)
 
     def add(self, row):
         self.rows.append(row)
@@ -385,22 +424,61 @@ class CsvLog:
             return
         if self.writer is None:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            self.file = open(self.path, "w", newline="")
+            self.file = open(self.path, "a" if self.earlier else "w", newline="")
             self.writer = csv.DictWriter(self.file, fieldnames=list(row))
-            self.writer.writeheader()
+            if not self.earlier:
+                self.writer.writeheader()
         self.writer.writerow(row)
         self.file.flush()
+
+    def wrong(self):
+        """Rows, of this run and the resumed ones, whose result was wrong
+        without an error to explain it."""
+        return [r for r in self.earlier + self.rows
+                if str(r["correct"]) == "False" and not r["error"]]
 
     def close(self):
         if self.file:
             self.file.close()
 
 
+class Watchdog:
+    """A case that runs past `seconds` (a kernel that never ends) becomes a
+    failed row instead of a lost run: rank 0 writes the row, then every
+    rank exits with status 3, so weft-run ends the job; run again with
+    --resume to go on after it (bench/run_collectives.sh and run_fused.sh
+    do). Weft's own waits give up sooner (WEFT_WAIT_TIMEOUT, set by
+    scripts/gpu/common.sh); this catches everyone else's."""
+
+    EXIT = 3
+
+    def __init__(self, seconds, log, rank):
+        self.seconds, self.log, self.rank = seconds, log, rank
+
+    @contextlib.contextmanager
+    def case(self, row):
+        # The other ranks wait longer, so rank 0 is the one that writes.
+        timer = threading.Timer(self.seconds + (0 if self.rank == 0 else 10), self._fire, (row,))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+    def _fire(self, row):
+        if self.rank == 0:
+            self.log.add(dict(row, correct=False,
+                              error=f"timeout: no result in {self.seconds:g} s"))
+            print(f"TIMEOUT after {self.seconds:g} s: {row}", flush=True)
+        os._exit(self.EXIT)
+
+
 def finish(run, log):
     """The end of a benchmark run (here and bench/fused.py): the CSV is
     closed, every rank leaves NCCL and weft, and a rank that saw a wrong
     result (one not explained by an error) exits 1."""
-    bad = [r for r in log.rows if not r["correct"] and not r["error"]]
+    bad = log.wrong()
     log.close()
     if run.gpu:
         run.dist.destroy_process_group()

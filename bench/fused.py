@@ -299,21 +299,26 @@ class Bench(CB.Run):
                 continue
             for graph in (False, True) if system.startswith("weft") and \
                     system + "_graph" in self.args.systems and self.gpu else (False,):
-                try:
-                    with self.on_stream():
-                        fn()
-                    self.sync()
-                    ok = checks[system]()
-                    median, best = self.time(fn, graph)
-                    error = ""
-                except Exception as e:  # noqa: BLE001 - in the CSV; Weft's own failures stop
-                    if system.startswith("weft"):
-                        raise
-                    median = best = float("nan")
-                    ok, error = False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
-                rows.append(dict(op=op, dtype="bf16", tokens=tokens, hidden=hidden,
-                                 system=system + ("_graph" if graph else ""),
-                                 median_us=round(median, 3), min_us=round(best, 3),
+                name = system + ("_graph" if graph else "")
+                if self.log.done(op=op, tokens=tokens, hidden=hidden, system=name):
+                    continue  # --resume: measured (or timed out) in an earlier run
+                row = dict(self.env, op=op, dtype="bf16", tokens=tokens, hidden=hidden,
+                           system=name, median_us=float("nan"), min_us=float("nan"),
+                           tflops="", correct=False, error="", speedup="")
+                with self.watchdog.case(row):
+                    try:
+                        with self.on_stream():
+                            fn()
+                        self.sync()
+                        ok = checks[system]()
+                        median, best = self.time(fn, graph)
+                        error = ""
+                    except Exception as e:  # noqa: BLE001 - in the CSV; Weft's own failures stop
+                        if system.startswith("weft"):
+                            raise
+                        median = best = float("nan")
+                        ok, error = False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                rows.append(dict(row, median_us=round(median, 3), min_us=round(best, 3),
                                  tflops=round(flops / (median * 1e-6) / 1e12, 2)
                                  if flops and median == median else "",
                                  correct=ok, error=error))
@@ -428,20 +433,20 @@ def main():
     p.add_argument("--systems", default="weft,weft_graph,weft_gather,weft_gather_graph,torch,symm")
     p.add_argument("--port", type=int, default=29519)
     p.add_argument("--csv", default=None)
+    CB.timeout_arguments(p)
     args = p.parse_args()
     args.systems = args.systems.split(",")
 
     weft.init()
     run = Bench(args)
-    env = CB.environment()
-    log = CB.CsvLog(args.csv, run.rank)
+    log = CB.watch(run, args)
     for op in args.ops.split(","):
         for tokens, hidden in shapes(args, op):
             if op in ("ag_gemm", "gemm_rs") and tokens % run.ranks:
                 continue
             t0 = time.perf_counter()
             for r in run.measure(op, tokens, hidden):
-                log.add(dict(env, **r))
+                log.add(r)
                 if run.rank == 0:
                     print(f"{op:10s} M={tokens:5d} H={hidden:5d} {r['system']:11s} "
                           f"median {r['median_us']:11.2f} us  min {r['min_us']:11.2f} us  "

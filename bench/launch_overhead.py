@@ -1,6 +1,9 @@
-"""Host time per call of the fused ops: what a caller's thread spends in
-one eager call of bench/fused.py's Weft system (its cases, the same
-buffers), split into the runtime's weft_launch and the rest (the Python
+"""Host time per eager call: of a bare launch of a cached kernel with six
+run-time arguments (Weft's `kernel[grid](...)` and, on a GPU, Triton's
+launcher for the same kernel), of the collectives at small sizes (Weft's
+and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
+ops (bench/fused.py's Weft system: its cases, the same buffers). Weft's
+calls are split into the runtime's weft_launch and the rest (the Python
 frontend: the op's checks and plan, finding the kernel, packing the
 arguments). The GPU is not waited for inside a batch, so on a GPU this is
 the cost that an eager call adds before its kernels start; on the host
@@ -22,17 +25,84 @@ import time
 import collectives as CB  # bench/collectives.py: the environment, the CSV
 import fused as F         # bench/fused.py: the cases
 import weft  # noqa: E402  (on sys.path through collectives)
+import weft.language as wl  # noqa: E402
 from weft import _runtime as rt  # noqa: E402
+
+SIX = 1024  # elements of the bare launch's vectors
+
+
+@weft.jit
+def axpby(x, y, out, n, alpha, beta, BLOCK: wl.constexpr):
+    """The bare launch: six run-time arguments, as Triton's anchor has."""
+    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    mask = offs < n
+    wl.store(out + offs, alpha * wl.load(x + offs, mask=mask) +
+             beta * wl.load(y + offs, mask=mask), mask=mask)
+
+
+def triton_axpby():
+    """The same kernel in Triton (the image has it), or None."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def kernel(x, y, out, n, alpha, beta, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out + offs, alpha * tl.load(x + offs, mask=mask) +
+                 beta * tl.load(y + offs, mask=mask), mask=mask)
+    return kernel
+
+
+def launch_cases(run):
+    """{(op, system): fn} of the bare launches and the small collectives."""
+    cases = {}
+    bufs = [weft.zeros((SIX,), wl.float32) for _ in range(3)]
+    x, y, out = bufs
+    cases[("launch", "weft")] = lambda: axpby[(1,)](x, y, out, SIX, 2.0, 3.0, BLOCK=SIX)
+    # The same launch's weft_launch alone, its arguments packed once: the
+    # runtime and the driver, under the Python frontend.
+    compiled = axpby[(1,)](x, y, out, SIX, 2.0, 3.0, BLOCK=SIX)
+    config = compiled._configs[((1,), rt.state.stream, False)]
+    cases[("launch_c", "weft")] = lambda: rt.launch_raw(compiled._handle, config,
+                                                        compiled._argv, compiled._count)
+    small = weft.zeros((2048,), wl.bfloat16)     # 4 KiB per rank
+    gathered = weft.zeros((2048 * run.ranks,), wl.bfloat16)
+    bufs += [small, gathered]
+    cases[("all_reduce_4K", "weft")] = lambda: weft.collectives.all_reduce(small)
+    cases[("all_gather_4K", "weft")] = lambda: weft.collectives.all_gather(small, gathered)
+    if run.gpu:
+        torch = run.torch
+        tx, ty, tout = (torch.zeros(SIX, device=run.device) for _ in range(3))
+        kernel = triton_axpby()
+        if kernel is not None:
+            cases[("launch", "triton")] = lambda: kernel[(1,)](tx, ty, tout, SIX, 2.0, 3.0,
+                                                              BLOCK=SIX)
+        t = torch.zeros(2048, dtype=torch.bfloat16, device=run.device)
+        tg = torch.zeros(2048 * run.ranks, dtype=torch.bfloat16, device=run.device)
+        cases[("all_reduce_4K", "nccl")] = lambda: run.dist.all_reduce(t)
+        cases[("all_gather_4K", "nccl")] = lambda: run.dist.all_gather_into_tensor(tg, t)
+        import torch.distributed._symmetric_memory as symm
+        ts = symm.empty(2048, dtype=torch.bfloat16, device=run.device)
+        symm.rendezvous(ts, run.dist.group.WORLD.group_name)
+        group = run.dist.group.WORLD.group_name
+        cases[("all_reduce_4K", "symm_one_shot")] = \
+            lambda: torch.ops.symm_mem.one_shot_all_reduce(ts, "sum", group)
+    return cases, bufs
 
 
 class LaunchClock:
-    """Wraps the runtime's weft_launch to count its calls and time them."""
+    """Wraps the runtime's weft_launch (the launch path's entry,
+    rt.launch_raw) to count its calls and time them."""
 
     def __init__(self):
-        self.lib = rt.lib()
-        self.real = self.lib.weft_launch
+        rt.lib()
+        self.real = rt.launch_raw
         self.seconds, self.calls = 0.0, 0
-        self.lib.weft_launch = self._timed
+        rt.launch_raw = self._timed
 
     def _timed(self, *args):
         start = time.perf_counter()
@@ -98,14 +168,39 @@ def main():
     clock = LaunchClock()
     env = CB.environment()
     log = CB.CsvLog(args.csv, run.rank)
-    for op in args.ops.split(","):
+    cases, bufs = launch_cases(run)
+    for (op, system), fn in cases.items():
+        fn()  # compiles and loads; makes the collectives' state
+        per_call, launch, launches, best = measure(run, clock, fn, args)
+        if system != "weft":
+            launch = launches = 0.0  # not Weft's launches
+        row = dict(op=op, tokens="", hidden="", system=system, host_us=round(per_call, 2),
+                   best_us=round(best, 2), launch_us=round(launch, 2),
+                   frontend_us=round(per_call - launch, 2), launches=round(launches, 2),
+                   correct="", error="")
+        log.add(dict(env, **row))
+        if run.rank == 0:
+            print(f"{op:14s} {system:14s} {per_call:8.2f} us a call (best batch {best:.2f})"
+                  + (f": frontend {per_call - launch:6.2f}, weft_launch {launch:6.2f}"
+                     if system == "weft" else ""), flush=True)
+        if args.profile and system == "weft":
+            with run.on_stream():
+                report = profile(fn, args.calls, args.profile)
+            run.sync()
+            if run.rank == 0:
+                print(report, flush=True)
+    weft.barrier()
+    for b in bufs:
+        b.free()
+    for op in (o for o in args.ops.split(",") if o):
         for tokens, hidden in F.shapes(args, op):
             if op in ("ag_gemm", "gemm_rs") and tokens % run.ranks:
                 continue
             systems, checks, bufs = run.case(op, tokens, hidden)
             per_call, launch, launches, best = measure(run, clock, systems["weft"], args)
             ok = checks["weft"]()
-            row = dict(op=op, tokens=tokens, hidden=hidden, host_us=round(per_call, 2),
+            row = dict(op=op, tokens=tokens, hidden=hidden, system="weft",
+                       host_us=round(per_call, 2),
                        best_us=round(best, 2),
                        launch_us=round(launch, 2), frontend_us=round(per_call - launch, 2),
                        launches=round(launches, 2), correct=ok, error="")

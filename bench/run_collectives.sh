@@ -12,7 +12,7 @@ python_run bench_collectives
 # largest size, with room to spare.
 export WEFT_HEAP_SIZE=${WEFT_HEAP_SIZE:-$(( (ngpus + 6) ))G}
 csv=${OUT:-bench/results}/collectives-$(date -u +%Y-%m-%d)-${ngpus}gpu.csv
-step bench "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
-  "$python" bench/collectives.py --csv "$csv" "$@"
+step bench bench_sweep "$csv" "$build/bin/weft-run" -n "$ngpus" --backend cuda \
+  --timeout 1800 -- "$python" bench/collectives.py "$@"
 report_misses
 finish bench_collectives

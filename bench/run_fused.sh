@@ -20,7 +20,12 @@ if [[ ${1:-} == --overhead ]]; then
   script=launch_overhead name=launch-overhead
 fi
 csv=${OUT:-bench/results}/$name-$(date -u +%Y-%m-%d)-${ngpus}gpu.csv
-step bench "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
-  "$python" bench/$script.py --csv "$csv" "$@"
+if [[ $script == fused ]]; then
+  step bench bench_sweep "$csv" "$build/bin/weft-run" -n "$ngpus" --backend cuda \
+    --timeout 1800 -- "$python" bench/fused.py "$@"
+else
+  step bench "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
+    "$python" bench/$script.py --csv "$csv" "$@"
+fi
 report_misses
 finish bench_fused

@@ -88,7 +88,7 @@ __device__ void one_shot_all_reduce(const T *x, T *out, int64_t *flags, int64_t 
       acc += to_f32(peer_addr(x, p, ctx)[i]);
     from_f32(acc, &out[i]);
   }
-  sync_phase(flags, 2, epoch, ctx);
+  sync_phase(flags, 1, epoch, ctx);  // phases 0 and 1: _kernels.NUM_PHASES
   if (threadIdx.x == 0)
     epochs[blockIdx.x] = epoch;
 }
@@ -117,7 +117,7 @@ __device__ void all_gather(const uint4 *x, uint4 *out, int64_t *flags, int64_t *
       }
     }
   }
-  sync_phase(flags, 2, epoch, ctx);
+  sync_phase(flags, 1, epoch, ctx);  // phases 0 and 1: _kernels.NUM_PHASES
   if (threadIdx.x == 0)
     epochs[blockIdx.x] = epoch;
 }

@@ -1,8 +1,11 @@
 """@weft.jit, weft.compile and kernel launches."""
 import json
 import ctypes as _c
+import functools
 import math
 import os
+import struct
+import sys
 
 import numpy as np
 
@@ -11,6 +14,7 @@ from . import _runtime as rt
 from . import language as wl
 from ._codegen import CodeGenerator
 from ._function import KernelFunction
+from ._launcher import make_launcher
 from ._errors import CompilationError, WeftError
 
 # Read once at import: the per-launch path must not consult the environment.
@@ -28,9 +32,9 @@ EARLY_START = os.environ.get("WEFT_EARLY_START", "1") not in ("", "0")
 
 # Keyed by numpy's dtype objects: looking one up costs less than its name.
 _NUMPY_DTYPES = {np.dtype(d.numpy): d for d in wl.DTYPES.values() if d.numpy}
-_CTYPE = {"i1": _c.c_bool, "i8": _c.c_int8, "i16": _c.c_int16, "i32": _c.c_int32,
-          "i64": _c.c_int64, "u8": _c.c_uint8, "u32": _c.c_uint32, "u64": _c.c_uint64,
-          "fp32": _c.c_float, "fp64": _c.c_double}
+# How _launch packs a scalar argument's value into its 8-byte slot.
+_PACKED = {"i1": "?7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x",
+           "u16": "H6x", "u32": "I4x", "u64": "Q", "fp32": "f4x", "fp64": "d"}
 _WARP = {"host": 1, "cuda": 32, "hip": 64}
 
 
@@ -42,11 +46,6 @@ def _shape_divisibility(n):
     return min(256, n & -n)
 
 
-def _divisibility(n):
-    """16 when n is a multiple of 16, else the largest power of two dividing
-    it (pointers: the analysis otherwise assumes 16)."""
-    n = int(n)
-    return 16 if n % 16 == 0 else n & -n
 
 
 class TensorDescriptor:
@@ -145,9 +144,9 @@ def _describe_desc(desc, strided):
 
 
 def _describe_buffer(buf, strided):
-    if buf.ptr is None:
+    if buf.spec is None:
         raise TypeError("a freed weft.Buffer cannot be passed to a kernel")
-    return ("*", buf.dtype.name, _divisibility(buf.ptr)), None, buf.ptr
+    return buf.spec, None, buf.ptr
 
 
 def _describe_numpy(arg, strided):
@@ -157,17 +156,23 @@ def _describe_numpy(arg, strided):
                         f"({'' if arg.flags.c_contiguous else 'not '}contiguous) "
                         "cannot be passed to a kernel")
     ptr = arg.ctypes.data
-    return ("*", dtype.name, _divisibility(ptr)), "host", ptr
+    return rt.pointer_spec(ptr, dtype), "host", ptr
 
 
 def _describe_bool(arg, strided):
     return ("", "i1", 0), None, bool(arg)
 
 
+# The specialisations of an int argument, by its type name and whether 16
+# divides it: every launch asks, so they are made once.
+_INT_SPECS = {(name, div): ("", name, 16 if div else 0)
+              for name in ("i32", "i64", "u64") for div in (False, True)}
+
+
 def _describe_int(arg, strided):
     arg = int(arg)
     name = "i32" if -2**31 <= arg < 2**31 else "i64" if arg < 2**63 else "u64"
-    return ("", name, 16 if arg % 16 == 0 else 0), None, arg
+    return _INT_SPECS[name, arg % 16 == 0], None, arg
 
 
 def _describe_float(arg, strided):
@@ -181,7 +186,7 @@ def _describe_tensor(arg, strided):
         raise TypeError("a tensor passed to a kernel must be contiguous")
     ptr = arg.data_ptr()
     device = getattr(getattr(arg, "device", None), "type", None)
-    return (("*", dtype.name, _divisibility(ptr)),
+    return (rt.pointer_spec(ptr, dtype),
             None if device is None else "host" if device == "cpu" else "device", ptr)
 
 
@@ -297,16 +302,25 @@ class CompiledKernel:
         self.arg_specs = arg_specs
         self._handle = None
         self._generation = -1
-        self._config = rt.LaunchConfig()
-        self._config.cluster[:] = cluster
+        self._cluster = cluster
+        self._threads = self._shared = 0
         self._flags = 0  # weft_launch_config.flags of every launch (_kernel)
-        # Descriptors' entries of _argv point at their encoded TensorDesc
-        # (_launch), the others at these.
-        self._slots = [None if s[0] == "desc" else _CTYPE[s[1]]() if not s[0]
-                       else _c.c_void_p() for s in arg_specs]
-        self._tensor_maps = {}  # argument index -> (map, swizzle) its bulk copies read
+        # Launch configurations by (grid, stream, flags): launches repeat them.
+        self._configs = {}
+        # The arguments' values, packed by one struct call into 8-byte
+        # slots that _argv points at; a descriptor's entry of _argv points
+        # at its encoded TensorDesc instead (_launch), its slot unused.
+        self._descs = [i for i, s in enumerate(arg_specs) if s[0] == "desc"]
+        self._pack = struct.Struct("<" + "".join(
+            "8x" if s[0] == "desc" else "Q" if s[0] else _PACKED[s[1]] for s in arg_specs)
+        ).pack_into
+        self._values = _c.create_string_buffer(8 * max(1, len(arg_specs)))
+        self._count = _c.c_size_t(len(arg_specs))
+        base = _c.addressof(self._values)
         self._argv = (_c.c_void_p * max(1, len(arg_specs)))(
-            *[None if s is None else _c.addressof(s) for s in self._slots])
+            *[base + 8 * i for i in range(len(arg_specs))])
+        self._encoded = {}  # descriptor position -> its TensorDesc, kept alive
+        self._tensor_maps = {}  # argument index -> (map, swizzle) its bulk copies read
 
     def _kernel(self):
         if self._generation != rt.state.generation:
@@ -318,10 +332,11 @@ class CompiledKernel:
                                 f"which the {backend} backend cannot load")
             module = rt.module_load(image)
             self._handle = rt.module_get_kernel(module, self.name)
-            self._config.num_threads = self.num_warps * _WARP[backend]
+            self._threads = self.num_warps * _WARP[backend]
             # Its pipelined operands' buffers (compiler.h, "kernels").
             settings = json.loads(self.asm.get("kernels", "{}")).get(self.name, {})
-            self._config.shared_bytes = settings.get("dynamic_shared_bytes", 0)
+            self._shared = settings.get("dynamic_shared_bytes", 0)
+            self._configs.clear()
             self._flags = rt.LAUNCH_EARLY_START \
                 if EARLY_START and settings.get("early_start") else 0
             self._tensor_maps = {int(i): (tuple(map(tuple, m["map"])), m["swizzle"])
@@ -340,23 +355,39 @@ class CompiledKernel:
         """launch with the arguments' _describe values."""
         if not all(grid):  # an empty grid (no work) launches nothing, as in Triton
             return
-        kernel = self._kernel()
-        self._config.stream = stream if stream is not None else rt.state.stream
-        self._config.flags = self._flags | (rt.LAUNCH_RESIDENT if resident else 0)
-        slots = self._slots
-        for i, value in enumerate(values):
-            if type(value) is tuple:  # (descriptor, its tensor's address)
+        kernel = self._handle if self._generation == rt.state.generation else self._kernel()
+        if stream is None:
+            stream = rt.state.stream
+        key = (grid, stream, resident)
+        config = self._configs.get(key)
+        if config is None:
+            config = self._config(grid, stream, resident)
+        if self._descs:
+            values = list(values)
+            for i in self._descs:  # (descriptor, its tensor's address)
                 tensor_map, swizzle = self._tensor_maps.get(i, (None, 0))
-                slots[i] = _encode(*value, tensor_map, swizzle)  # kept alive here
-                self._argv[i] = _c.addressof(slots[i])
-            else:
-                slots[i].value = value
-        g = self._config.grid
-        g[0] = grid[0]
-        g[1] = grid[1] if len(grid) > 1 else 1
-        g[2] = grid[2] if len(grid) > 2 else 1
-        status = rt.lib().weft_launch(kernel, _c.byref(self._config), self._argv, len(values))
-        rt.check(status, f"launch of {self.name}", rt.state.ctx)
+                self._encoded[i] = _encode(*values[i], tensor_map, swizzle)
+                self._argv[i] = _c.addressof(self._encoded[i])
+                values[i] = None
+            values = [v for v in values if v is not None]
+        self._pack(self._values, 0, *values)
+        status = rt.launch_raw(kernel, config, self._argv, self._count)
+        if status:
+            rt.check(status, f"launch of {self.name}", rt.state.ctx)
+
+    def _config(self, grid, stream, resident):
+        """The weft_launch_config of launches of `grid` on `stream`, kept, by
+        reference (what rt.launch_raw takes)."""
+        config = rt.LaunchConfig()
+        config.grid[:] = tuple(grid) + (1,) * (3 - len(grid))
+        config.num_threads, config.shared_bytes = self._threads, self._shared
+        config.stream = stream
+        config.flags = self._flags | (rt.LAUNCH_RESIDENT if resident else 0)
+        config.cluster[:] = self._cluster
+        if len(self._configs) >= 256:  # bounded whatever grids callers use
+            self._configs.clear()
+        self._configs[(grid, stream, resident)] = ref = _c.byref(config)  # keeps config
+        return ref
 
 
 def _grid(grid, name):
@@ -473,6 +504,7 @@ class JITFunction(KernelFunction):
         self._kernels = {}
         self._launches = {}  # run's key -> (CompiledKernel, resolved constexprs)
         self._forms = {}     # (positional count, keywords) -> _layout's
+        self._launcher = make_launcher(self, sys.modules[__name__])
 
     def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3,
                    cluster=(1, 1, 1), warp_mma=False):
@@ -509,7 +541,9 @@ class JITFunction(KernelFunction):
         return kernel
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        if self._launcher is None:
+            return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return functools.partial(self._launcher, grid)
 
     def run(self, grid, args, kwargs):
         num_warps = kwargs.pop("num_warps", 4)

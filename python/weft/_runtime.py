@@ -47,6 +47,9 @@ class TensorMapDim(_c.Structure):
 _lib = None
 
 
+launch_raw = None  # weft_launch without argtypes (lib())
+
+
 def lib():
     global _lib
     if _lib is None:
@@ -71,6 +74,12 @@ def lib():
         l.weft_module_load.argtypes = [vp, _c.c_char_p, _c.c_size_t, _c.c_int, pvp]
         l.weft_module_get_kernel.argtypes = [vp, _c.c_char_p, pvp]
         l.weft_launch.argtypes = [vp, _c.POINTER(LaunchConfig), pvp, _c.c_size_t]
+        # The launch path's own entry (_jit.CompiledKernel._launch), without
+        # argtypes: its caller passes ctypes objects only (the kernel's
+        # c_void_p, byref of its config, the argv array, a c_size_t), so
+        # nothing is converted per call (a conversion costs 0.3-0.5 us).
+        global launch_raw
+        launch_raw = l["weft_launch"]
         i64p = _c.POINTER(_c.c_int64)
         l.weft_tensor_desc_encode.argtypes = [vp, vp, _c.c_size_t, _c.c_int, i64p, i64p,
                                               _c.c_int, _c.POINTER(TensorMapDim),
@@ -248,6 +257,18 @@ _NUMPY_TYPESTR = {"i1": "|b1", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "
                   "fp32": "<f4", "fp64": "<f8"}
 
 
+def divisibility(n):
+    """16 when n is a multiple of 16, else the largest power of two dividing
+    it (pointers: the analysis otherwise assumes 16)."""
+    n = int(n)
+    return 16 if n % 16 == 0 else n & -n
+
+
+def pointer_spec(ptr, dtype):
+    """The specialisation of a pointer argument to dtype at ptr."""
+    return ("*", dtype.name, divisibility(ptr))
+
+
 class Buffer:
     """A symmetric allocation: the same offset on every rank, so kernels
     reach a peer's copy with peer=r; made collectively. local=True: this
@@ -255,7 +276,9 @@ class Buffer:
     rank alone, which peers cannot reach. Lives until free() or
     finalize()."""
 
-    __slots__ = ("ptr", "shape", "dtype", "nbytes", "local", "_generation")
+    # spec: the buffer as a kernel argument's specialisation (_jit._describe),
+    # fixed while it lives, so launches read it rather than work it out.
+    __slots__ = ("ptr", "shape", "dtype", "nbytes", "local", "_generation", "spec")
 
     def __init__(self, shape, dtype, local=False):
         shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
@@ -270,6 +293,7 @@ class Buffer:
         check(getattr(lib(), what)(ctx, self.nbytes, _c.byref(out)), what, ctx)
         self.ptr = out.value
         self._generation = state.generation
+        self.spec = pointer_spec(self.ptr, dtype)
 
     @classmethod
     def view(cls, ptr, shape, dtype, local=False):
@@ -279,6 +303,7 @@ class Buffer:
         v.ptr, v.shape, v.dtype, v.local = ptr, tuple(shape), dtype, local
         v.nbytes = max(1, math.prod(v.shape)) * max(1, dtype.bits // 8)
         v._generation = state.generation
+        v.spec = pointer_spec(ptr, dtype)
         return v
 
     @property
@@ -294,7 +319,7 @@ class Buffer:
         ctx = context()
         what = "weft_free_local" if self.local else "weft_free"
         check(getattr(lib(), what)(ctx, _c.c_void_p(self.ptr)), what, ctx)
-        self.ptr = None
+        self.ptr = self.spec = None
 
     def _interface(self):
         if self.ptr is None or self._generation != state.generation or state.ctx is None:

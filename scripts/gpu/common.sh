@@ -5,6 +5,8 @@
 # Multicast (NVLS) objects must never be created on the lent machines.
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 unset WEFT_ENABLE_MULTICAST
+# A device wait that never completes fails its launch rather than hanging.
+export WEFT_WAIT_TIMEOUT=${WEFT_WAIT_TIMEOUT:-120}
 
 build=build-gpu
 work=$build/gpu-test
@@ -87,6 +89,23 @@ python_run() {
   nvidia-smi -L
   build_runtime || exit 1
   python_env || exit 1
+}
+
+# bench_sweep CSV CMD...: a benchmark (bench/*.py with --csv, --resume and
+# a Watchdog) run by CMD. A case that hangs becomes a failed row and the
+# job exits with status 3; the sweep then goes on in a new job after it
+# (--resume), up to 8 times.
+bench_sweep() {
+  local csv=$1 attempt rc resume=()
+  shift
+  for attempt in 1 2 3 4 5 6 7 8; do
+    "$@" --csv "$csv" "${resume[@]}"
+    rc=$?
+    ((rc == 3)) || return $rc
+    echo "== a case timed out (its row is in $csv): going on after it"
+    resume=(--resume)
+  done
+  return 1
 }
 
 # report_misses: how many compile requests this run saved.

@@ -68,7 +68,7 @@ def buffer(values, dtype, shape=None):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("algorithm", ["auto", "one_shot", "two_shot", "multimem"])
+@pytest.mark.parametrize("algorithm", ["auto", "ll", "push", "one_shot", "two_shot", "multimem"])
 @pytest.mark.parametrize("n", SIZES)
 def test_all_reduce(n, algorithm, dtype):
     if algorithm == "multimem" and dtype is not wl.float32:
@@ -94,7 +94,7 @@ def test_all_reduce(n, algorithm, dtype):
 
 
 @pytest.mark.parametrize("num_programs", [1, 3, 7])
-@pytest.mark.parametrize("algorithm", ["one_shot", "two_shot", "multimem"])
+@pytest.mark.parametrize("algorithm", ["ll", "push", "one_shot", "two_shot", "multimem"])
 def test_all_reduce_num_programs(algorithm, num_programs):
     me, n = weft.rank(), 4099
     x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
@@ -107,7 +107,8 @@ def test_all_reduce_num_programs(algorithm, num_programs):
 
 def test_all_reduce_local_input_is_staged():
     me, n = weft.rank(), 1000
-    for seed, alg in ((6, "one_shot"), (7, "two_shot"), (8, "multimem")):
+    for seed, alg in ((6, "one_shot"), (7, "two_shot"), (8, "multimem"), (10, "ll"),
+                      (11, "push")):
         xs = inputs(n, seed)
         x = local(xs[me].astype(np.float32))      # not symmetric: staged
         out = local(np.zeros(n, np.float32))      # local output is fine
@@ -146,24 +147,45 @@ def test_reduce_scatter(n, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("algorithm", ["auto", "ll", "push"])
 @pytest.mark.parametrize("n", SIZES)
-def test_all_gather(n, dtype):
+def test_all_gather(n, algorithm, dtype):
     me, ranks = weft.rank(), weft.num_ranks()
     x = weft.empty((n,), dtype)
     out = weft.empty((ranks * n,), dtype)
-    for seed in (1, 2):
+    for seed in (1, 2, 3):
         xs = inputs(n, seed)
         x.copy_from(xs[me])
-        C.all_gather(x, out)
+        C.all_gather(x, out, algorithm=algorithm)
         np.testing.assert_array_equal(out.to_numpy(), np.concatenate(xs))
+    weft.barrier()  # freed below: nobody still reads them
+    x.free()
+    out.free()
 
 
-def test_all_gather_local_in_and_out():
+@pytest.mark.parametrize("algorithm", ["ll", "push"])
+def test_all_gather_local_in_and_out(algorithm):
     me, ranks, n = weft.rank(), weft.num_ranks(), 77
     xs = inputs(n, 3)
     out = local(np.zeros(ranks * n, np.float32))
-    C.all_gather(local(xs[me].astype(np.float32)), out, num_programs=2)
+    C.all_gather(local(xs[me].astype(np.float32)), out, num_programs=2, algorithm=algorithm)
     np.testing.assert_array_equal(host(out), np.concatenate(xs))
+
+
+def test_ll_buffer_is_renewed(monkeypatch):
+    """The LL buffer is made again (zeroed) every LL_RENEW_CALLS calls, so
+    no word outlives the 2^32 - 1 calls after which its flag repeats; the
+    calls on either side of a renewal are right."""
+    monkeypatch.setattr(C, "LL_RENEW_CALLS", 3)
+    me, n = weft.rank(), 300
+    x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
+    before = C._get_comm().scratch.get("ll")
+    for seed in range(40, 48):
+        xs = inputs(n, seed)
+        x.copy_from(xs[me])
+        C.all_reduce(x, out, algorithm="ll")
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+    assert C._get_comm().scratch["ll"] is not before
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -245,6 +267,10 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match=rf"all_gather: out has {10 * ranks + 1} elements; "
                                          rf"it needs num_ranks \* x.size = {10 * ranks}"):
         C.all_gather(x, weft.empty((10 * ranks + 1,), wl.float32))
+    with pytest.raises(ValueError, match="algorithm must be one of auto, ll, push"):
+        C.all_gather(x, weft.empty((10 * ranks,), wl.float32), algorithm="ring")
+    with pytest.raises(ValueError, match=f"num_programs must be in 1..{MAX_PROGRAMS}"):
+        C.all_gather(x, weft.empty((10 * ranks,), wl.float32), num_programs=0)
     with pytest.raises(ValueError, match=r"reduce_scatter: out has 1 elements; it needs ceil"):
         C.reduce_scatter(weft.zeros((4 * ranks + 1,), wl.float32), weft.empty((1,), wl.float32))
     if ranks > 1:
@@ -280,6 +306,10 @@ def test_mixed_sequence_without_host_barriers():
         C.all_reduce(x, out, algorithm="two_shot", num_programs=progs)
         np.testing.assert_array_equal(out.to_numpy(), sum(xs))
         C.all_reduce(x, out, algorithm="one_shot", num_programs=8 - progs)
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+        C.all_reduce(x, out, algorithm="ll", num_programs=progs + 1)
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+        C.all_reduce(x, out, algorithm="push", num_programs=progs)
         np.testing.assert_array_equal(out.to_numpy(), sum(xs))
         gathered = local(np.empty(ranks * n, np.float32))
         C.all_gather(x, gathered, num_programs=progs)
@@ -325,3 +355,26 @@ def test_large_message_grid(monkeypatch, dtype):
     for buf in (x, out, scattered, gathered, local_out):
         if isinstance(buf, weft.Buffer):
             buf.free()
+
+
+def test_cuda_graph_replays_collectives():
+    """weft.cuda_graph: LL collectives captured once and replayed read the
+    inputs of each replay (epochs and flags live on the device)."""
+    if BACKEND != "cuda":
+        with pytest.raises(weft.WeftError, match="needs the cuda backend"):
+            weft.cuda_graph(lambda: None)
+        return
+    import torch
+    me, ranks, n = weft.rank(), weft.num_ranks(), 3001
+    x, out = weft.empty((n,), wl.bfloat16), weft.empty((n,), wl.bfloat16)
+    gathered = weft.empty((ranks * n,), wl.bfloat16)
+    x.copy_from(inputs(n, 60)[me])
+    graph = weft.cuda_graph(lambda: (C.all_reduce(x, out), C.all_gather(x, gathered)))
+    for seed in range(61, 66):
+        xs = inputs(n, seed)
+        torch.cuda.synchronize()
+        x.copy_from(xs[me])
+        graph()
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+        np.testing.assert_array_equal(gathered.to_numpy(), np.concatenate(xs))

@@ -21,9 +21,17 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import _NUMPY_DTYPES, PerBackend, _torch_dtype
 from . import _kernels as K
+from . import _ll
 
 __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
-           "all_reduce_residual_rmsnorm", "multicast_enabled", "ONE_SHOT_MAX_BYTES"]
+           "all_reduce_residual_rmsnorm", "multicast_enabled", "ONE_SHOT_MAX_BYTES",
+           "LL_MAX_BYTES"]
+
+# all_reduce and all_gather use the LL protocol (_ll.py: one posted write
+# per word, no handshake) up to this many bytes per rank: below it a call
+# is latency-bound, above it LL's doubled bytes cost more than the
+# handshakes it saves (bench/README.md, "Latency").
+LL_MAX_BYTES = 256 * 1024
 
 # all_reduce uses one-shot when x has at most this many bytes per rank, else
 # two-shot (reduce-scatter + all-gather): two-shot already wins at 256 KiB
@@ -41,10 +49,17 @@ ONE_SHOT_MAX_BYTES = 128 * 1024
 BLOCK = PerBackend(host=64, cuda=1024, hip=1024)
 LARGE_BLOCK = PerBackend(host=64, cuda=8192, hip=8192)
 PROGRAMS = {"host": 4, "cuda": 128, "hip": 128}
+# LL blocks are 32-bit words (two 16-bit elements each): one block per
+# program while PROGRAMS programs cover the message, so each program has one
+# word pair per thread to send and to wait for.
+LL_BLOCK = PerBackend(host=64, cuda=256, hip=256)
 
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
-_ALGORITHMS = ("auto", "one_shot", "two_shot", "multimem")
+_ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem")
+# The LL buffer is made again after this many calls, so no word in it lives
+# the 2^32 - 1 calls of its program after which its flag repeats (_ll.py).
+LL_RENEW_CALLS = 1 << 31
 
 
 class _Comm:
@@ -62,6 +77,33 @@ class _Comm:
         rt.barrier()
         self.scratch = {}
         self.multicast = _read_multicast()
+        self.ranks, self.backend = ranks, rt.backend()
+        # The LL path's grid (_ll_launch): words per block, programs at most.
+        self.ll_block = LL_BLOCK[self.backend]
+        self.programs = PROGRAMS.get(self.backend, 4)
+        self.calls = 0       # collective calls in this context (_get_comm)
+        self.ll_made = 0     # self.calls when the LL buffer was made
+        self.ll = None       # (its halves as one view, words per half)
+
+    def ll_buffer(self, words):
+        """The LL buffer (_ll.py) for `words` uint64 per half, as
+        (buffer, words per half). Made zeroed, and then every rank's copy
+        is zero before any rank writes into it (a host barrier); made again
+        every LL_RENEW_CALLS calls. Small calls are this path's reason to
+        be, so the view is kept rather than made per call."""
+        if self.ll is not None and words <= self.ll[1] and \
+                self.calls - self.ll_made < LL_RENEW_CALLS:
+            return self.ll
+        if self.calls - self.ll_made >= LL_RENEW_CALLS:
+            rt.barrier()  # drained: nobody uses the old one
+            self.scratch.pop("ll", None)
+        if "ll" not in self.scratch or self.scratch["ll"].nbytes < 2 * words * 8:
+            self.ll_made = self.calls
+            self._grown("ll", 2 * words * 8, True)
+            self.scratch["ll"].copy_from(0)
+            rt.barrier()
+        self.ll = self.halves("ll", words, wl.uint64)
+        return self.ll
 
     def buffer(self, name, n, dtype, drain=False):
         """A symmetric scratch buffer of at least n elements of dtype, kept
@@ -107,6 +149,7 @@ def _get_comm():
     rt.context()
     if _comm is None or _comm.generation != rt.state.generation:
         _comm = _Comm()
+    _comm.calls += 1
     return _comm
 
 
@@ -211,6 +254,19 @@ def _programs(work, num_programs):
     return _Grid(_grid_of(num_programs)[0], block)
 
 
+def _ll_launch(kernel, comm, x, out, n, dtype, num_programs, **constexprs):
+    """Launches an LL kernel (_ll.py) for n elements of dtype."""
+    pack = 32 // dtype.bits
+    words = -(-n // pack)
+    if num_programs is None:
+        grid = (max(1, min(comm.programs, -(-words // comm.ll_block))),)
+    else:
+        grid = _grid_of(num_programs)
+    ll, half = comm.ll_buffer(comm.ranks * words)
+    kernel[grid](x, out, ll, half, words, n, comm.epochs, DTYPE=dtype, PACK=pack,
+                 BLOCK=LL_BLOCK, SPIN=_ll.SPIN, **constexprs)
+
+
 def _grid_of(num_programs):
     """The 1-D grid of num_programs programs, which the flag rows bound."""
     if not 1 <= int(num_programs) <= K.MAX_PROGRAMS:
@@ -242,10 +298,11 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
         if _size(out) != n:
             raise ValueError(f"out has {_size(out)} elements but x has {n}")
     comm = _get_comm()
-    ranks = rt.num_ranks()
     if algorithm == "auto":
         if comm.multicast and dtype is wl.float32 and op == "sum":
             algorithm = "multimem"
+        elif n * dtype.bits // 8 <= LL_MAX_BYTES:
+            algorithm = "ll"
         elif n * dtype.bits // 8 <= ONE_SHOT_MAX_BYTES:
             algorithm = "one_shot"
         else:
@@ -256,9 +313,17 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     if algorithm == "multimem" and op != "sum":
         raise ValueError(f"the multimem all_reduce only sums (multimem has no fp32 "
                          f"{op}), not op={op!r}")
-    chunk = math.ceil(n / ranks)
-    grid = _programs(n if algorithm == "one_shot" else chunk, num_programs)
     if n == 0:
+        return out
+    if algorithm == "ll":  # x and out stay where they are: peers read neither
+        _ll_launch(_ll.ll_all_reduce, comm, x, out, n, dtype, num_programs, OP=code)
+        return out
+    chunk = math.ceil(n / comm.ranks)
+    grid = _programs(n if algorithm in ("one_shot", "push") else chunk, num_programs)
+    if algorithm == "push":  # peers write only the receive buffer
+        recv, half = comm.halves("push", comm.ranks * n, dtype)
+        K.push_all_reduce[grid](x, out, recv, half, n, comm.flags, comm.epochs, OP=code,
+                                BLOCK=grid.block)
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
     # Staged x: peers read the stage, so x (even as out) is only written locally.
@@ -303,8 +368,10 @@ def reduce_scatter(x, out, op="sum", num_programs=None):
     return out
 
 
-def all_gather(x, out, num_programs=None):
-    """out[p*n:(p+1)*n] = rank p's x; out holds num_ranks * x.size elements."""
+def all_gather(x, out, num_programs=None, algorithm="auto"):
+    """out[p*n:(p+1)*n] = rank p's x; out holds num_ranks * x.size elements.
+    algorithm: "auto" (LL up to LL_MAX_BYTES per rank, else pushes into a
+    symmetric out), "ll" or "push" to force one."""
     dtype = _check_float(x)
     _same_dtype(x, out, "out")
     n, ranks = _size(x), rt.num_ranks()
@@ -313,10 +380,15 @@ def all_gather(x, out, num_programs=None):
                          f"num_ranks * x.size = {ranks * n}")
     if out is x and ranks > 1:
         raise ValueError("all_gather: out must not be x")
+    if algorithm not in ("auto", "ll", "push"):
+        raise ValueError(f"algorithm must be one of auto, ll, push, not {algorithm!r}")
     comm = _get_comm()
-    grid = _programs(n, num_programs)
     if n == 0:
         return out
+    if algorithm == "ll" or algorithm == "auto" and n * dtype.bits // 8 <= LL_MAX_BYTES:
+        _ll_launch(_ll.ll_all_gather, comm, x, out, n, dtype, num_programs)
+        return out
+    grid = _programs(n, num_programs)
     target = _symmetric_out(comm, out, ranks * n, dtype)
     K.all_gather_kernel[grid](x, target, comm.flags, n, comm.epochs, BLOCK=grid.block)
     _deliver(target, out, ranks * n, grid)

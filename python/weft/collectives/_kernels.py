@@ -132,6 +132,43 @@ def one_shot_all_reduce(x, out, tmp, flags, n, epochs, OP: wl.constexpr,
 
 
 @jit
+def push_all_reduce(x, out, recv, half, n, flags, epochs, OP: wl.constexpr,
+                    BLOCK: wl.constexpr):
+    """Every rank pushes its x into its slot of every peer's `recv` (two
+    halves of `half` elements, taken by the parity of the epoch: no entry
+    phase, by the argument of _ll.py), one phase says every push landed,
+    and each rank reduces its own x and the received copies from local
+    memory, in rank order. x and out are any memory of this rank; out may
+    be x (each block is read before its program writes it)."""
+    pid, me, ranks = wl.program_id(0), wl.rank(), wl.num_ranks()
+    step = wl.num_programs(0) * BLOCK
+    epoch = _begin(epochs)
+    buf = recv + (epoch % 2) * half
+    for start in range(pid * BLOCK, n, step):
+        offs = start + wl.arange(0, BLOCK)
+        mask = offs < n
+        v = wl.load(x + offs, mask=mask)
+        for i in range(1, ranks):
+            wl.store(buf + me * n + offs, v, mask=mask, peer=(me + i) % ranks)
+    _sync(flags, 0, epoch)                      # every rank's pushes landed
+    for start in range(pid * BLOCK, n, step):
+        offs = start + wl.arange(0, BLOCK)
+        mask = offs < n
+        acc = wl.zeros((BLOCK,), wl.float32)
+        for p in range(ranks):
+            if p == me:
+                v = wl.load(x + offs, mask=mask, other=0.0).to(wl.float32)
+            else:
+                v = wl.load(buf + p * n + offs, mask=mask, other=0.0).to(wl.float32)
+            if p == 0:
+                acc = v
+            else:
+                acc = _combine(acc, v, OP)
+        wl.store(out + offs, acc, mask=mask)
+    _end(epochs, epoch)
+
+
+@jit
 def two_shot_all_reduce(x, out, flags, n, chunk, epochs, OP: wl.constexpr,
                         BLOCK: wl.constexpr):
     """Reduce-scatter then all-gather in one pass. Rank r owns

@@ -479,10 +479,41 @@ private:
           setLayout(result, wishedOrDefault(result));
       return success();
     }
+    if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+      // A tile carried around the loop keeps its initial layout in both
+      // regions; the condition's forwarded values and the results take
+      // the layout of the carried tile in their place, or their own.
+      for (auto [init, arg] :
+           llvm::zip(whileOp.getInits(), whileOp.getBeforeArguments()))
+        if (isTile(init.getType()))
+          setLayout(arg, layoutOf(init));
+      for (auto [i, arg] : llvm::enumerate(whileOp.getAfterArguments())) {
+        if (!isTile(arg.getType()))
+          continue;
+        Value init = i < whileOp.getInits().size() ? whileOp.getInits()[i] : Value();
+        Attribute layout = init && withLayout(init.getType(), {}) == arg.getType()
+                               ? layoutOf(init)
+                               : wishedOrDefault(arg);
+        setLayout(arg, layout);
+        setLayout(whileOp.getResult(i), layout);
+      }
+      return success();
+    }
+    if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
+      auto loop = cast<scf::WhileOp>(op->getParentOp());
+      for (auto [i, operand] : llvm::enumerate(condition.getArgs()))
+        if (isTile(operand.getType()))
+          require(op, i + 1, layoutOf(loop.getAfterArguments()[i]));
+      return success();
+    }
     if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      // A while loop's body yields the next values of its carried tiles.
+      auto loop = dyn_cast<scf::WhileOp>(op->getParentOp());
       for (auto [i, operand] : llvm::enumerate(yield.getOperands()))
         if (isTile(operand.getType()))
-          require(op, i, layoutOf(op->getParentOp()->getResult(i)));
+          require(op, i,
+                  layoutOf(loop ? Value(loop.getBeforeArguments()[i])
+                                : op->getParentOp()->getResult(i)));
       return success();
     }
     if (!hasTiles(op) || isa<ReduceReturnOp>(op))

@@ -1,0 +1,81 @@
+"""The launch fast path: per kernel, a function generated from its own
+signature that does what JITFunction.run does for a launch that repeats
+one already made (the same backend, specialisations, constexprs and
+options), without run's generic work: Python binds the arguments by the
+kernel's parameters, each argument is described inline, and the kernel is
+found with one dictionary lookup. Anything else (options other than
+num_warps/num_stages, a first launch, an argument run would reject) goes to
+run, which has the one definition of what a launch means and of its
+errors; the fast path only finds what run stored (bench/launch_overhead.py
+measures both)."""
+import keyword
+
+from . import _runtime as rt
+
+# Parameter names the generated function uses itself.
+_RESERVED = {"num_warps", "num_stages"}
+_PREFIX = "_w_"
+
+
+def make_launcher(fn, jit_module):
+    """fn's fast launch function `(grid, *args, **kwargs)`, or None where
+    its parameter names cannot be a generated function's."""
+    names = fn.arg_names
+    if any(n.startswith(_PREFIX) or n in _RESERVED or keyword.iskeyword(n) for n in names):
+        return None
+    params = [f"{n}=_w_defaults[{n!r}]" if n in fn.defaults else n for n in names]
+    runtime = [names[i] for i in fn.runtime_index]
+    constexprs = [names[i] for i in fn.constexpr_index]
+
+    def tuple_of(items):
+        return "(" + "".join(f"{item}, " for item in items) + ")"
+
+    slow = ("return _w_fn.run(_w_grid, _w_args, "
+            "dict(_w_options, num_warps=num_warps, num_stages=num_stages))")
+    lines = [f"def _w_launch(_w_grid, {''.join(p + ', ' for p in params)}*, "
+             "num_warps=4, num_stages=3, **_w_options):",
+             f"    _w_args = {tuple_of(names)}",
+             "    _w_backend = _w_state.backend",
+             "    if _w_options or _w_state.ctx is None:",
+             f"        {slow}",
+             "    try:"]
+    for j, n in enumerate(runtime):
+        # Buffers and 32-bit ints, the common arguments, inline: what
+        # _describe would return for them.
+        lines += [f"        _w_t = type({n})",
+                  f"        if _w_t is _w_Buffer and {n}.spec is not None:",
+                  f"            _w_s{j}, _w_m{j}, _w_v{j} = {n}.spec, None, {n}.ptr",
+                  f"        elif _w_t is int and -0x80000000 <= {n} <= 0x7fffffff:",
+                  f"            _w_s{j}, _w_m{j}, _w_v{j} = _w_i32[{n} & 15 == 0], None, {n}",
+                  "        else:",
+                  f"            _w_s{j}, _w_m{j}, _w_v{j} = "
+                  f"(_w_handlers.get(_w_t) or _w_describe)({n}, False)"]
+    lines += ["    except TypeError:", f"        {slow}",
+              "    _w_memory = _w_memories[_w_backend]"]
+    for j in range(len(runtime)):
+        lines += [f"    if _w_m{j} is not None and _w_m{j} != _w_memory:", f"        {slow}"]
+    for j in fn.unspecialized:
+        lines.append(f"    _w_s{j} = _w_s{j}[:2] + (0,)")
+    specs = tuple_of(f"_w_s{j}" for j in range(len(runtime)))
+    types = tuple_of(f"type({n})" for n in constexprs)
+    lines += [f"    _w_found = _w_launches.get((_w_backend, {specs}, {tuple_of(constexprs)}, "
+              f"{types}, num_warps, num_stages, (1, 1, 1), False, _w_jit.DEBUG))",
+              "    if _w_found is None:",
+              f"        {slow}",
+              "    _w_kernel, _w_resolved = _w_found",
+              "    if callable(_w_grid):",
+              "        _w_grid = _w_grid(dict(_w_resolved, num_warps=num_warps))",
+              "    if type(_w_grid) is not tuple or len(_w_grid) != 1 or "
+              "type(_w_grid[0]) is not int or _w_grid[0] < 0:",
+              "        _w_grid = _w_jit._grid(_w_grid, _w_fn.__name__)",
+              f"    _w_kernel._launch(_w_grid, {tuple_of(f'_w_v{j}' for j in range(len(runtime)))}, "
+              "None, False)",
+              "    return _w_kernel"]
+    namespace = {"_w_fn": fn, "_w_defaults": fn.defaults, "_w_state": rt.state,
+                 "_w_handlers": jit_module._DESCRIBE, "_w_describe": jit_module._describe,
+                 "_w_memories": jit_module._MEMORY, "_w_launches": fn._launches,
+                 "_w_jit": jit_module, "_w_Buffer": rt.Buffer,
+                 "_w_i32": (jit_module._INT_SPECS["i32", False],
+                            jit_module._INT_SPECS["i32", True])}
+    exec(compile("\n".join(lines), f"<weft launcher of {fn.__name__}>", "exec"), namespace)
+    return namespace["_w_launch"]
