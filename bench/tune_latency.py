@@ -46,10 +46,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="64K,256K,1M", help="bytes per rank (bf16)")
     # LL blocks of 2048 words need more shared memory for their layout
-    # conversions than a program has (a CompilationError).
+    # conversions than a program has (a CompilationError). Push blocks are
+    # four times --blocks elements.
     p.add_argument("--blocks", type=ints, default=[256, 512, 1024])
     p.add_argument("--programs", type=ints, default=[32, 64, 128, 256])
     p.add_argument("--warps", type=ints, default=[4, 8])
+    p.add_argument("--kinds", default="ll,push")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--csv")
@@ -70,7 +72,7 @@ def main():
         ll, half = comm.ll_buffer(ranks * words)
         recv, rhalf = comm.halves("push", ranks * n, wl.bfloat16)
         for kind, block, warps, programs in itertools.product(
-                ("ll", "push"), args.blocks, args.warps, args.programs):
+                args.kinds.split(","), args.blocks, args.warps, args.programs):
             width = block if kind == "ll" else 4 * block  # push blocks: elements
             if programs > -(-(words if kind == "ll" else n) // width):
                 continue  # more programs than blocks of work

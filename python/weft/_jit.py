@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from . import _cache, _capi
+from . import _cache, _capi, _plans
 from . import _runtime as rt
 from . import language as wl
 from ._codegen import CodeGenerator
@@ -355,11 +355,12 @@ class CompiledKernel:
         """launch with the arguments' _describe values."""
         if not all(grid):  # an empty grid (no work) launches nothing, as in Triton
             return
+        if _plans.recording is not None:
+            _plans.recording.append((self, grid, tuple(values), stream, resident))
         kernel = self._handle if self._generation == rt.state.generation else self._kernel()
         if stream is None:
             stream = rt.state.stream
-        key = (grid, stream, resident)
-        config = self._configs.get(key)
+        config = self._configs.get((grid, stream, resident))
         if config is None:
             config = self._config(grid, stream, resident)
         if self._descs:

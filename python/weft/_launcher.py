@@ -1,19 +1,21 @@
 """The launch fast path: per kernel, a function generated from its own
 signature that does what JITFunction.run does for a launch that repeats
 one already made (the same backend, specialisations, constexprs and
-options), without run's generic work: Python binds the arguments by the
-kernel's parameters, each argument is described inline, and the kernel is
-found with one dictionary lookup. Anything else (options other than
-num_warps/num_stages, a first launch, an argument run would reject) goes to
-run, which has the one definition of what a launch means and of its
+options), without run's generic work: Python binds the arguments and the
+launch options by the kernel's parameters, each argument is described
+inline, and the kernel is found with one dictionary lookup. Anything else
+(a first launch, an argument run would reject, an unknown keyword) goes
+to run, which has the one definition of what a launch means and of its
 errors; the fast path only finds what run stored (bench/launch_overhead.py
 measures both)."""
 import keyword
 
 from . import _runtime as rt
 
-# Parameter names the generated function uses itself.
-_RESERVED = {"num_warps", "num_stages"}
+# The launch options (JITFunction.run's), which the generated function
+# takes as keywords with run's defaults.
+_OPTIONS = {"num_warps": 4, "num_stages": 3, "cluster": None, "warp_mma": False,
+            "stream": None, "resident": False, "debug": None}
 _PREFIX = "_w_"
 
 
@@ -21,7 +23,7 @@ def make_launcher(fn, jit_module):
     """fn's fast launch function `(grid, *args, **kwargs)`, or None where
     its parameter names cannot be a generated function's."""
     names = fn.arg_names
-    if any(n.startswith(_PREFIX) or n in _RESERVED or keyword.iskeyword(n) for n in names):
+    if any(n.startswith(_PREFIX) or n in _OPTIONS or keyword.iskeyword(n) for n in names):
         return None
     params = [f"{n}=_w_defaults[{n!r}]" if n in fn.defaults else n for n in names]
     runtime = [names[i] for i in fn.runtime_index]
@@ -30,14 +32,18 @@ def make_launcher(fn, jit_module):
     def tuple_of(items):
         return "(" + "".join(f"{item}, " for item in items) + ")"
 
-    slow = ("return _w_fn.run(_w_grid, _w_args, "
-            "dict(_w_options, num_warps=num_warps, num_stages=num_stages))")
+    options = "".join(f"{k}={v!r}, " for k, v in _OPTIONS.items())
+    slow = (f"return _w_fn.run(_w_grid, {tuple_of(names)}, dict(_w_options, " +
+            ", ".join(f"{k}={k}" for k in _OPTIONS) + "))")
     lines = [f"def _w_launch(_w_grid, {''.join(p + ', ' for p in params)}*, "
-             "num_warps=4, num_stages=3, **_w_options):",
-             f"    _w_args = {tuple_of(names)}",
+             f"{options}**_w_options):",
              "    _w_backend = _w_state.backend",
              "    if _w_options or _w_state.ctx is None:",
              f"        {slow}",
+             # run's reading of the options, for the ones given.
+             "    _w_cluster = (1, 1, 1) if cluster is None else _w_jit._cluster_shape(cluster)",
+             "    _w_stream = None if stream is None else _w_rt.stream_handle(stream)",
+             "    _w_debug = _w_jit.DEBUG if debug is None else bool(debug)",
              "    try:"]
     for j, n in enumerate(runtime):
         # Buffers and 32-bit ints, the common arguments, inline: what
@@ -59,7 +65,7 @@ def make_launcher(fn, jit_module):
     specs = tuple_of(f"_w_s{j}" for j in range(len(runtime)))
     types = tuple_of(f"type({n})" for n in constexprs)
     lines += [f"    _w_found = _w_launches.get((_w_backend, {specs}, {tuple_of(constexprs)}, "
-              f"{types}, num_warps, num_stages, (1, 1, 1), False, _w_jit.DEBUG))",
+              f"{types}, num_warps, num_stages, _w_cluster, bool(warp_mma), _w_debug))",
               "    if _w_found is None:",
               f"        {slow}",
               "    _w_kernel, _w_resolved = _w_found",
@@ -69,12 +75,12 @@ def make_launcher(fn, jit_module):
               "type(_w_grid[0]) is not int or _w_grid[0] < 0:",
               "        _w_grid = _w_jit._grid(_w_grid, _w_fn.__name__)",
               f"    _w_kernel._launch(_w_grid, {tuple_of(f'_w_v{j}' for j in range(len(runtime)))}, "
-              "None, False)",
+              "_w_stream, bool(resident))",
               "    return _w_kernel"]
     namespace = {"_w_fn": fn, "_w_defaults": fn.defaults, "_w_state": rt.state,
                  "_w_handlers": jit_module._DESCRIBE, "_w_describe": jit_module._describe,
                  "_w_memories": jit_module._MEMORY, "_w_launches": fn._launches,
-                 "_w_jit": jit_module, "_w_Buffer": rt.Buffer,
+                 "_w_jit": jit_module, "_w_Buffer": rt.Buffer, "_w_rt": rt,
                  "_w_i32": (jit_module._INT_SPECS["i32", False],
                             jit_module._INT_SPECS["i32", True])}
     exec(compile("\n".join(lines), f"<weft launcher of {fn.__name__}>", "exec"), namespace)

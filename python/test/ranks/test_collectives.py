@@ -120,7 +120,8 @@ def test_all_reduce_local_input_is_staged():
 
 def test_all_reduce_threshold_picks_two_shot(monkeypatch):
     me, n = weft.rank(), 300
-    monkeypatch.setattr(C, "ONE_SHOT_MAX_BYTES", 16)
+    monkeypatch.setattr(C, "LL_MAX_BYTES", 16)
+    monkeypatch.setattr(C, "PUSH_MAX_BYTES", 16)
     x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
     xs = inputs(n, 9)
     x.copy_from(xs[me])
@@ -378,3 +379,37 @@ def test_cuda_graph_replays_collectives():
         torch.cuda.synchronize()
         np.testing.assert_array_equal(out.to_numpy(), sum(xs))
         np.testing.assert_array_equal(gathered.to_numpy(), np.concatenate(xs))
+
+
+def test_kept_calls_follow_their_buffers():
+    """A repeated call makes the launches kept from its first time
+    (weft/_plans.py): new data in the same buffers is read, and a scratch
+    buffer made in between (the LL buffer growing) makes the next repeat
+    run and keep the call again."""
+    from weft import _plans
+    me, n = weft.rank(), 500
+    x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
+    comm = C._get_comm()
+    for seed in (70, 71):
+        xs = inputs(n, seed)
+        x.copy_from(xs[me])
+        C.all_reduce(x, out)
+        np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+    key = _plans.key("all_reduce", (x, out), ("sum", "auto", None))
+    assert comm.kept[key][0] == comm.version
+    # More LL words than the LL buffer holds, whatever ran before.
+    big = weft.zeros((comm.scratch["ll"].nbytes // (16 * weft.num_ranks()) + 1,), wl.float32)
+    version = comm.version
+    C.all_reduce(big, algorithm="ll")
+    assert comm.version > version
+    xs = inputs(n, 72)
+    x.copy_from(xs[me])
+    C.all_reduce(x, out)
+    np.testing.assert_array_equal(out.to_numpy(), sum(xs))
+    assert comm.kept[key][0] == comm.version
+    if BACKEND == "host":  # a numpy array is not kept
+        assert _plans.key("all_reduce", (local(np.zeros(4, np.float32)), None), ()) is None
+    weft.barrier()
+    for b in (x, out, big):
+        b.free()
+    assert _plans.key("all_reduce", (x, out), ("sum", "auto", None)) is None  # freed

@@ -19,24 +19,24 @@ import numpy as np
 
 from .. import _runtime as rt
 from .. import language as wl
+from .. import _plans
 from .._jit import _NUMPY_DTYPES, PerBackend, _torch_dtype
 from . import _kernels as K
 from . import _ll
 
 __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
-           "all_reduce_residual_rmsnorm", "multicast_enabled", "ONE_SHOT_MAX_BYTES",
-           "LL_MAX_BYTES"]
+           "all_reduce_residual_rmsnorm", "multicast_enabled", "LL_MAX_BYTES",
+           "PUSH_MAX_BYTES"]
 
 # all_reduce and all_gather use the LL protocol (_ll.py: one posted write
 # per word, no handshake) up to this many bytes per rank: below it a call
 # is latency-bound, above it LL's doubled bytes cost more than the
 # handshakes it saves (bench/README.md, "Latency").
 LL_MAX_BYTES = 256 * 1024
+# all_reduce pushes (one phase, double-buffered receive halves) up to this
+# many bytes per rank; two-shot's halved traffic wins beyond.
+PUSH_MAX_BYTES = 1024 * 1024
 
-# all_reduce uses one-shot when x has at most this many bytes per rank, else
-# two-shot (reduce-scatter + all-gather): two-shot already wins at 256 KiB
-# on two H200s (bench/README.md).
-ONE_SHOT_MAX_BYTES = 128 * 1024
 # The grid: elements per block (the BLOCK constexpr, resolved for the
 # target each kernel is compiled for) and programs per launch, unless a call
 # passes num_programs. Host tiles are vectors of one thread, and LLVM's time
@@ -49,10 +49,17 @@ ONE_SHOT_MAX_BYTES = 128 * 1024
 BLOCK = PerBackend(host=64, cuda=1024, hip=1024)
 LARGE_BLOCK = PerBackend(host=64, cuda=8192, hip=8192)
 PROGRAMS = {"host": 4, "cuda": 128, "hip": 128}
-# LL blocks are 32-bit words (two 16-bit elements each): one block per
-# program while PROGRAMS programs cover the message, so each program has one
-# word pair per thread to send and to wait for.
+# LL blocks are 32-bit words (two 16-bit elements each), 256 per program
+# (two per thread), on up to LL_PROGRAMS programs: at 256 KiB per rank 256
+# programs beat 128 (5.3 against 5.7 us in a graph on two H200s), and wider
+# blocks or 8 warps did not help (bench/tune_latency.py, bench/README.md,
+# "Latency").
 LL_BLOCK = PerBackend(host=64, cuda=256, hip=256)
+LL_PROGRAMS = {"host": 4, "cuda": 256, "hip": 256}
+# The push all-reduce's blocks (elements), on up to PROGRAMS programs: 4096
+# on 128 took 8.7 us at 1 MiB where 1024-2048 or 64 programs took 9.7-15.8
+# (the same sweep).
+PUSH_BLOCK = PerBackend(host=64, cuda=4096, hip=4096)
 
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
@@ -80,10 +87,16 @@ class _Comm:
         self.ranks, self.backend = ranks, rt.backend()
         # The LL path's grid (_ll_launch): words per block, programs at most.
         self.ll_block = LL_BLOCK[self.backend]
-        self.programs = PROGRAMS.get(self.backend, 4)
+        self.ll_programs = LL_PROGRAMS.get(self.backend, 4)
         self.calls = 0       # collective calls in this context (_get_comm)
         self.ll_made = 0     # self.calls when the LL buffer was made
         self.ll = None       # (its halves as one view, words per half)
+        self.kept = {}       # kept calls (_plans)
+        self.version = 0     # bumped when a scratch buffer is made (_plans)
+
+    def renewal_due(self):
+        """Whether the LL buffer is due to be made again (ll_buffer)."""
+        return self.calls - self.ll_made >= LL_RENEW_CALLS
 
     def ll_buffer(self, words):
         """The LL buffer (_ll.py) for `words` uint64 per half, as
@@ -91,10 +104,9 @@ class _Comm:
         is zero before any rank writes into it (a host barrier); made again
         every LL_RENEW_CALLS calls. Small calls are this path's reason to
         be, so the view is kept rather than made per call."""
-        if self.ll is not None and words <= self.ll[1] and \
-                self.calls - self.ll_made < LL_RENEW_CALLS:
+        if self.ll is not None and words <= self.ll[1] and not self.renewal_due():
             return self.ll
-        if self.calls - self.ll_made >= LL_RENEW_CALLS:
+        if self.renewal_due():
             rt.barrier()  # drained: nobody uses the old one
             self.scratch.pop("ll", None)
         if "ll" not in self.scratch or self.scratch["ll"].nbytes < 2 * words * 8:
@@ -133,6 +145,7 @@ class _Comm:
                 rt.barrier()
             buf = rt.Buffer((scratch_bytes(nbytes),), wl.uint8)
             self.scratch[name] = buf
+            self.version += 1
         return buf
 
 
@@ -241,14 +254,15 @@ class _Grid(tuple):
         return grid
 
 
-def _programs(work, num_programs):
-    """The grid for `work` elements split between programs: narrow blocks
-    while PROGRAMS programs cover the work with one each, else wide ones;
-    as many programs as blocks, at most PROGRAMS, unless num_programs is
-    given."""
+def _programs(work, num_programs, block=None):
+    """The grid for `work` elements split between programs: blocks of
+    `block`, else narrow blocks while PROGRAMS programs cover the work with
+    one each and wide ones beyond; as many programs as blocks, at most
+    PROGRAMS, unless num_programs is given."""
     backend = rt.backend()
     cap = PROGRAMS.get(backend, 4)
-    block = BLOCK if work <= cap * BLOCK[backend] else LARGE_BLOCK
+    if block is None:
+        block = BLOCK if work <= cap * BLOCK[backend] else LARGE_BLOCK
     if num_programs is None:
         num_programs = max(1, min(cap, math.ceil(work / block[backend])))
     return _Grid(_grid_of(num_programs)[0], block)
@@ -259,12 +273,13 @@ def _ll_launch(kernel, comm, x, out, n, dtype, num_programs, **constexprs):
     pack = 32 // dtype.bits
     words = -(-n // pack)
     if num_programs is None:
-        grid = (max(1, min(comm.programs, -(-words // comm.ll_block))),)
+        grid = (max(1, min(comm.ll_programs, -(-words // comm.ll_block))),)
     else:
         grid = _grid_of(num_programs)
     ll, half = comm.ll_buffer(comm.ranks * words)
     kernel[grid](x, out, ll, half, words, n, comm.epochs, DTYPE=dtype, PACK=pack,
                  BLOCK=LL_BLOCK, SPIN=_ll.SPIN, **constexprs)
+
 
 
 def _grid_of(num_programs):
@@ -283,9 +298,26 @@ def _op(op):
 def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     """out = reduction (sum, max, min) of x over ranks; out=None: in place
     (x is overwritten). Returns out. x: symmetric weft.Buffer (else staged).
-    algorithm: "auto" (multimem when multicast is enabled, x is fp32 and op is sum,
-    else one-shot up to ONE_SHOT_MAX_BYTES per rank, else two-shot), or one
-    of "one_shot", "two_shot", "multimem" to force it."""
+    algorithm: "auto" (multimem when multicast is enabled, x is fp32 and op is
+    sum; else LL up to LL_MAX_BYTES per rank, push up to PUSH_MAX_BYTES, else
+    two-shot), or one of "ll", "push", "one_shot", "two_shot", "multimem" to
+    force it."""
+    _kept("all_reduce", (x, out), (op, algorithm, num_programs), _all_reduce, x, out, op,
+          algorithm, num_programs)
+    return x if out is None else out
+
+
+def _kept(name, buffers, options, fn, *args):
+    """fn(*args) as a kept call (weft/_plans.py): its launches made again
+    where the same call was kept, else it runs and they are kept. fn's
+    effects must be launches and scratch buffers only."""
+    key = _plans.key(name, buffers, options)
+    if not _plans.replay(_comm, key):
+        with _plans.record(_get_comm, key):
+            fn(*args)
+
+
+def _all_reduce(x, out, op, algorithm, num_programs):
     dtype = _check_float(x)
     code = _op(op)
     if algorithm not in _ALGORITHMS:
@@ -303,8 +335,8 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
             algorithm = "multimem"
         elif n * dtype.bits // 8 <= LL_MAX_BYTES:
             algorithm = "ll"
-        elif n * dtype.bits // 8 <= ONE_SHOT_MAX_BYTES:
-            algorithm = "one_shot"
+        elif n * dtype.bits // 8 <= PUSH_MAX_BYTES:
+            algorithm = "push"
         else:
             algorithm = "two_shot"
     if algorithm == "multimem" and dtype is not wl.float32:
@@ -318,13 +350,14 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     if algorithm == "ll":  # x and out stay where they are: peers read neither
         _ll_launch(_ll.ll_all_reduce, comm, x, out, n, dtype, num_programs, OP=code)
         return out
-    chunk = math.ceil(n / comm.ranks)
-    grid = _programs(n if algorithm in ("one_shot", "push") else chunk, num_programs)
     if algorithm == "push":  # peers write only the receive buffer
+        grid = _programs(n, num_programs, PUSH_BLOCK)
         recv, half = comm.halves("push", comm.ranks * n, dtype)
         K.push_all_reduce[grid](x, out, recv, half, n, comm.flags, comm.epochs, OP=code,
                                 BLOCK=grid.block)
         return out
+    chunk = math.ceil(n / comm.ranks)
+    grid = _programs(n if algorithm == "one_shot" else chunk, num_programs)
     xs = _symmetric(comm, x, n, dtype, grid)
     # Staged x: peers read the stage, so x (even as out) is only written locally.
     if algorithm == "one_shot":
@@ -348,6 +381,11 @@ def reduce_scatter(x, out, op="sum", num_programs=None):
     """out (ceil(n / num_ranks) elements) on rank r = reduction over ranks
     of x[r*c:(r+1)*c], c = ceil(n / num_ranks), x read as zero past its end
     (so the last ranks' out ends in zeros when num_ranks does not divide n)."""
+    _kept("reduce_scatter", (x, out), (op, num_programs), _reduce_scatter, x, out, op, num_programs)
+    return out
+
+
+def _reduce_scatter(x, out, op, num_programs):
     dtype = _check_float(x)
     code = _op(op)
     _same_dtype(x, out, "out")
@@ -372,6 +410,12 @@ def all_gather(x, out, num_programs=None, algorithm="auto"):
     """out[p*n:(p+1)*n] = rank p's x; out holds num_ranks * x.size elements.
     algorithm: "auto" (LL up to LL_MAX_BYTES per rank, else pushes into a
     symmetric out), "ll" or "push" to force one."""
+    _kept("all_gather", (x, out), (algorithm, num_programs), _all_gather, x, out,
+          num_programs, algorithm)
+    return out
+
+
+def _all_gather(x, out, num_programs, algorithm):
     dtype = _check_float(x)
     _same_dtype(x, out, "out")
     n, ranks = _size(x), rt.num_ranks()
@@ -398,6 +442,11 @@ def all_gather(x, out, num_programs=None, algorithm="auto"):
 def all_to_all(x, out, num_programs=None):
     """out[p*m:(p+1)*m] = rank p's x[r*m:(r+1)*m] on rank r, m = x.size /
     num_ranks (x.size must be a multiple of num_ranks)."""
+    _kept("all_to_all", (x, out), (num_programs,), _all_to_all, x, out, num_programs)
+    return out
+
+
+def _all_to_all(x, out, num_programs):
     dtype = _check_float(x)
     _same_dtype(x, out, "out")
     n, ranks = _size(x), rt.num_ranks()
@@ -421,6 +470,11 @@ def all_to_all(x, out, num_programs=None):
 def broadcast(x, root=0, num_programs=None):
     """x on every rank = x of rank root (in place); returns x. x must be a
     symmetric weft.Buffer (it is also the output)."""
+    _kept("broadcast", (x,), (root, num_programs), _broadcast, x, root, num_programs)
+    return x
+
+
+def _broadcast(x, root, num_programs):
     dtype = _check_float(x)
     if not isinstance(x, rt.Buffer):
         raise ValueError("broadcast: x must be a symmetric weft.Buffer (it is written in place)")
@@ -441,6 +495,11 @@ def all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs=None
     h = all_reduce(x) + residual (f32): residual <- h (in place, rounded to
     its dtype), out <- residual * rsqrt(mean(h*h) + eps) * weight, where
     mean(h*h) uses the unrounded f32 h. x itself is not modified."""
+    _kept("all_reduce_residual_rmsnorm", (x, residual, weight, out), (eps, num_programs), _all_reduce_residual_rmsnorm, x, residual, weight, eps, out, num_programs)
+    return out
+
+
+def _all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs):
     dtype = _check_float(x)
     shape = tuple(getattr(x, "shape", ()))
     if len(shape) != 2:

@@ -73,6 +73,17 @@ def _combine(a, b, OP: wl.constexpr):
 
 
 @jit
+def _fold(acc, v, p, OP: wl.constexpr):
+    """The running reduction over ranks 0..p-1 (acc) with rank p's v: v
+    itself for rank 0, so every rank combines in one order."""
+    if p == 0:
+        r = v
+    else:
+        r = _combine(acc, v, OP)
+    return r
+
+
+@jit
 def _reduce_block(x, offs, mask, OP: wl.constexpr):
     """Combines the block `offs` of every rank's x in rank order (so every
     rank computes bit-identical results), accumulating in f32."""
@@ -160,10 +171,7 @@ def push_all_reduce(x, out, recv, half, n, flags, epochs, OP: wl.constexpr,
                 v = wl.load(x + offs, mask=mask, other=0.0).to(wl.float32)
             else:
                 v = wl.load(buf + p * n + offs, mask=mask, other=0.0).to(wl.float32)
-            if p == 0:
-                acc = v
-            else:
-                acc = _combine(acc, v, OP)
+            acc = _fold(acc, v, p, OP)
         wl.store(out + offs, acc, mask=mask)
     _end(epochs, epoch)
 

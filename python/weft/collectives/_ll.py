@@ -23,7 +23,7 @@ Words are loaded and stored whole; a 16-bit element pair shares a word
 """
 from .. import language as wl
 from .._jit import PerBackend, jit
-from ._kernels import _begin, _combine, _end
+from ._kernels import _begin, _end, _fold
 
 FOLD = (1 << 32) - 1
 # Polls of a block before a receiver waits in wl.wait between them, which
@@ -140,11 +140,7 @@ def ll_all_reduce(x, out, ll, half, W, n, epochs, OP: wl.constexpr, DTYPE: wl.co
                 d = _words(x, start, n, PACK, BLOCK).to(wl.uint32)
             else:
                 d = _receive(buf, p, start, W, flag, BLOCK, SPIN)
-            v = _values(d, DTYPE, PACK).to(wl.float32)
-            if p == 0:
-                acc = v
-            else:
-                acc = _combine(acc, v, OP)
+            acc = _fold(acc, _values(d, DTYPE, PACK).to(wl.float32), p, OP)
         wl.store(out + e, acc, mask=mask)
     _end(epochs, epoch)
 

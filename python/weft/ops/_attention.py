@@ -10,7 +10,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _size
+from ..collectives import _dtype_of, _get_comm, _kept, _size
 from ._gemm import _output, _programs
 
 NEG_INF = float("-inf")
@@ -73,6 +73,14 @@ def flash_decode_combine(o, lse, out=None, lse_out=None, num_programs=None):
     allocated as fp32 when None) = sum_r exp(lse_r - L) o_r / sum_r exp(lse_r
     - L), L = max_r lse_r, on every rank (bit-identical); lse_out (rows fp32,
     optional) = L + log(sum_r exp(lse_r - L)). Returns out."""
+    if out is None:  # every call allocates its out: not kept (weft/_plans.py)
+        return _flash_decode_combine(o, lse, out, lse_out, num_programs)
+    _kept("flash_decode_combine", (o, lse, out, lse_out), (num_programs,),
+          _flash_decode_combine, o, lse, out, lse_out, num_programs)
+    return out
+
+
+def _flash_decode_combine(o, lse, out, lse_out, num_programs):
     op = "flash_decode_combine"
     for name, x in (("o", o), ("lse", lse)):
         if not isinstance(x, rt.Buffer):

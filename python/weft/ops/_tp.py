@@ -36,7 +36,7 @@ from .._jit import compile as compile_kernel, jit
 from .._jit import PerBackend, TensorDescriptor
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
                                     _begin, _end, _push, _sync)
-from ..collectives import _dtype_of, _get_comm, all_gather
+from ..collectives import _dtype_of, _get_comm, _kept, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
                     blocks_of, even_blocks, matmul, matmul_signature, plan_memo,
@@ -257,6 +257,14 @@ def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
     default: all that fit the GPU at once), the all-gather's ("gather"),
     or those of the two phase launches around the GEMM ("pull", default 1:
     one program meeting every rank is a full barrier)."""
+    if out is None:  # every call allocates its out: not kept (weft/_plans.py)
+        return _all_gather_matmul(a, b, out, num_programs, algorithm)
+    _kept("all_gather_matmul", (a, b, out), (num_programs, algorithm), _all_gather_matmul, a,
+          b, out, num_programs, algorithm)
+    return out
+
+
+def _all_gather_matmul(a, b, out, num_programs, algorithm):
     if algorithm not in ("auto", "overlap", "gather", "pull"):
         raise ValueError(f"all_gather_matmul: algorithm must be 'auto', 'overlap', 'gather' "
                          f"or 'pull', not {algorithm!r}")
@@ -555,7 +563,7 @@ def matmul_reduce_scatter(a, b, out=None, num_programs=None):
     (r+1)*M/R) of the sum over ranks of a @ b, summed in one order (the
     same bits on every run). num_programs: at most that many programs
     (default: all that run at once). Returns out."""
-    return _matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True)
+    return _kept_matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True)
 
 
 def matmul_all_reduce(a, b, out=None, num_programs=None):
@@ -565,4 +573,14 @@ def matmul_all_reduce(a, b, out=None, num_programs=None):
     Each partial block is pushed to every rank (one-shot): 2 x num_ranks x
     pieces x M x N f32 of scratch per rank, so it suits small M. Returns
     out."""
-    return _matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False)
+    return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False)
+
+
+def _kept_matmul_reduce(op, a, b, out, num_programs, scatter):
+    """_matmul_reduce, as a kept call (weft/_plans.py) where out is given
+    (otherwise every call allocates its out)."""
+    if out is None:
+        return _matmul_reduce(op, a, b, out, num_programs, scatter)
+    _kept(op, (a, b, out), (num_programs,), _matmul_reduce, op, a, b, out, num_programs,
+          scatter)
+    return out

@@ -1,0 +1,89 @@
+"""Kept launches: a call's launches recorded once and launched again when
+the same call comes back.
+
+A latency-bound call's Python (checking its arguments, choosing an
+algorithm and a grid, describing every kernel argument) costs as much as
+its launches, and an application repeats the same calls on the same
+buffers. The collectives and fused ops keep, under what a call depends on,
+the launches it made (each kernel with its grid, argument values, stream
+option and residency), and a repeat makes those launches only.
+
+What a call depends on: its name, its options, the identities of its
+buffers (a live weft.Buffer by address, dtype and shape; a tensor by
+address, dtype, shape and strides; anything else, or a freed buffer, means
+the call is not kept) and weft._jit.DEBUG. A kept call is valid while the
+context's scratch buffers stay where they were (Comm.version, bumped when
+one is made or grows) and its LL buffer is not due for renewal. Only calls
+whose effects are launches and scratch buffers may be kept: a call that
+reads data back, allocates its result or decides by values it reads is not.
+"""
+import contextlib
+import sys
+
+from . import _jit
+from . import _runtime as rt
+
+recording = None  # the launches of the call being recorded (CompiledKernel._launch)
+
+
+def identity(a):
+    """What a kept call depends on of a buffer argument, or None."""
+    if type(a) is rt.Buffer:
+        return a.spec and (a.ptr, a.dtype, a.shape)
+    torch = sys.modules.get("torch")
+    if torch is not None and type(a) is torch.Tensor:
+        return (a.data_ptr(), a.dtype, a.shape, a.stride())
+    return None
+
+
+def key(name, buffers, options):
+    """The key of a call (None: not kept): buffers may hold None (an
+    argument left out), options should be hashable (else not kept)."""
+    ids = []
+    for b in buffers:
+        i = None if b is None else identity(b)
+        if i is None and b is not None:
+            return None
+        ids.append(i)
+    return (name, tuple(ids), options, _jit.DEBUG)
+
+
+def replay(comm, k):
+    """Makes the launches kept under k, where still valid; whether it did."""
+    if k is None or comm is None or comm.generation != rt.state.generation:
+        return False
+    try:
+        plan = comm.kept.get(k)
+    except TypeError:  # an unhashable option: the call checks and says what it is
+        return False
+    if plan is None or plan[0] != comm.version or comm.renewal_due():
+        return False
+    comm.calls += len(plan[1])  # at least the epochs the launches count (ll_buffer)
+    for launch in plan[1]:
+        launch[0]._launch(*launch[1:])
+    return True
+
+
+@contextlib.contextmanager
+def record(comm_of, k):
+    """Keeps under k the launches made in the block (none kept if it
+    raises, or if k is None); comm_of() is the context's Comm afterwards."""
+    global recording
+    if k is None:
+        yield
+        return
+    outer, recording = recording, []
+    try:
+        yield
+        launches = tuple(recording)
+    finally:
+        recording = outer
+    if outer is not None:  # a kept call inside another: the outer keeps them
+        outer.extend(launches)
+    comm = comm_of()
+    if len(comm.kept) >= 1024:  # bounded whatever callers pass
+        comm.kept.clear()
+    try:
+        comm.kept[k] = (comm.version, launches)
+    except TypeError:  # an unhashable option
+        pass
