@@ -1,5 +1,5 @@
 """weft.cuda_graph: launches captured once into a CUDA graph and replayed
-at the cost of one launch (docs/python.md, "CUDA graphs")."""
+at the cost of one launch (docs/python.md, "Host API")."""
 from . import _runtime as rt
 from ._errors import WeftError
 
@@ -24,7 +24,6 @@ class CUDAGraph:
         if not isinstance(warmup, int) or warmup < 1:
             raise ValueError(f"warmup must be a positive int (a capture cannot load "
                              f"modules or allocate), got {warmup!r}")
-        self._torch = torch
         # Warm up on a side stream, as torch.cuda.graph's own callers do:
         # the capture stream must not be the legacy default stream.
         side = torch.cuda.Stream()

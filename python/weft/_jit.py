@@ -46,8 +46,6 @@ def _shape_divisibility(n):
     return min(256, n & -n)
 
 
-
-
 class TensorDescriptor:
     """A kernel argument naming a strided tensor that the kernel moves in
     blocks of `block_shape` elements (`desc.load([i, j])`,
@@ -305,7 +303,7 @@ class CompiledKernel:
         self._cluster = cluster
         self._threads = self._shared = 0
         self._flags = 0  # weft_launch_config.flags of every launch (_kernel)
-        # Launch configurations by (grid, stream, flags): launches repeat them.
+        # Launch configurations by (grid, stream, resident): launches repeat them.
         self._configs = {}
         # The arguments' values, packed by one struct call into 8-byte
         # slots that _argv points at; a descriptor's entry of _argv points

@@ -58,7 +58,8 @@ def replay(comm, k):
         return False
     if plan is None or plan[0] != comm.version or comm.renewal_due():
         return False
-    comm.calls += len(plan[1])  # at least the epochs the launches count (ll_buffer)
+    if recording is None:
+        comm.calls += 1
     for launch in plan[1]:
         launch[0]._launch(*launch[1:])
     return True
@@ -66,21 +67,24 @@ def replay(comm, k):
 
 @contextlib.contextmanager
 def record(comm_of, k):
-    """Keeps under k the launches made in the block (none kept if it
-    raises, or if k is None); comm_of() is the context's Comm afterwards."""
+    """Keeps under k (unless None) the launches made in the block, unless
+    it raises; comm_of() is the context's Comm afterwards. The outermost
+    call counts one call (Comm.calls) whether it runs or is replayed, so
+    every rank counts alike."""
     global recording
-    if k is None:
-        yield
-        return
     outer, recording = recording, []
     try:
         yield
         launches = tuple(recording)
     finally:
         recording = outer
-    if outer is not None:  # a kept call inside another: the outer keeps them
-        outer.extend(launches)
     comm = comm_of()
+    if outer is None:
+        comm.calls += 1
+    else:  # a call inside another: the outer one keeps its launches
+        outer.extend(launches)
+    if k is None:
+        return
     if len(comm.kept) >= 1024:  # bounded whatever callers pass
         comm.kept.clear()
     try:

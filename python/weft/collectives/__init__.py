@@ -65,8 +65,9 @@ _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
 _ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem")
 # The LL buffer is made again after this many calls, so no word in it lives
-# the 2^32 - 1 calls of its program after which its flag repeats (_ll.py).
-LL_RENEW_CALLS = 1 << 31
+# the 2^32 - 1 calls of its program after which its flag repeats (_ll.py):
+# a call (_kept counts them) makes at most 16 launches that count epochs.
+LL_RENEW_CALLS = 1 << 28
 
 
 class _Comm:
@@ -88,7 +89,7 @@ class _Comm:
         # The LL path's grid (_ll_launch): words per block, programs at most.
         self.ll_block = LL_BLOCK[self.backend]
         self.ll_programs = LL_PROGRAMS.get(self.backend, 4)
-        self.calls = 0       # collective calls in this context (_get_comm)
+        self.calls = 0       # collective and fused calls in this context (_kept)
         self.ll_made = 0     # self.calls when the LL buffer was made
         self.ll = None       # (its halves as one view, words per half)
         self.kept = {}       # kept calls (_plans)
@@ -162,7 +163,6 @@ def _get_comm():
     rt.context()
     if _comm is None or _comm.generation != rt.state.generation:
         _comm = _Comm()
-    _comm.calls += 1
     return _comm
 
 
@@ -309,12 +309,15 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
 
 def _kept(name, buffers, options, fn, *args):
     """fn(*args) as a kept call (weft/_plans.py): its launches made again
-    where the same call was kept, else it runs and they are kept. fn's
-    effects must be launches and scratch buffers only."""
-    key = _plans.key(name, buffers, options)
+    where the same call was kept (returning None), else fn runs, they are
+    kept, and its result returned. fn's effects must be launches and
+    scratch buffers only; name None: never kept (the call is only counted).
+    Every collective and fused op that counts epochs goes through here."""
+    key = None if name is None else _plans.key(name, buffers, options)
     if not _plans.replay(_comm, key):
         with _plans.record(_get_comm, key):
-            fn(*args)
+            return fn(*args)
+    return None
 
 
 def _all_reduce(x, out, op, algorithm, num_programs):

@@ -42,7 +42,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import MAX_PROGRAMS, _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _grid_of, _size
+from ..collectives import _dtype_of, _get_comm, _grid_of, _kept, _size
 from ._gemm import DEFAULT_PROGRAMS, _output
 
 # Rows x elements moved per step (GPUs: 8K elements over 4 warps), and
@@ -273,6 +273,12 @@ def moe_dispatch(x, topk_ids, num_experts, capacity=None, handle=None, num_progr
     from an earlier call, whose buffers are reused (its last combine must
     be done); otherwise new ones are allocated (collective). Returns the
     MoeDispatch: recv, counts and sources hold this rank's received rows."""
+    # Counted as a call (it counts epochs), never kept: it may allocate.
+    return _kept(None, (), (), _moe_dispatch, x, topk_ids, num_experts, capacity, handle,
+                 num_programs)
+
+
+def _moe_dispatch(x, topk_ids, num_experts, capacity, handle, num_programs):
     op = "moe_dispatch"
     t, h = _check_2d(op, "x", x, None, _FLOATS)
     _, k = _check_2d(op, "topk_ids", topk_ids, t, (wl.int32,))
