@@ -158,7 +158,7 @@ def test_early_started_launches_see_the_previous_kernels_writes(device):
         return kernel
 
     with weft.stream(torch.cuda.current_stream()):
-        assert chain()._config.flags == weft._runtime.LAUNCH_EARLY_START
+        assert chain()._flags == weft._runtime.LAUNCH_EARLY_START
     torch.cuda.synchronize(device)
     assert bool((bufs[0] == steps).all()), int((bufs[0] != steps).sum())
     graph = torch.cuda.CUDAGraph()
