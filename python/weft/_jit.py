@@ -83,6 +83,16 @@ class TensorDescriptor:
         return (f"TensorDescriptor({self.dtype.name}, shape={self.shape}, "
                 f"strides={self.strides}, block_shape={self.block_shape})")
 
+    def detached(self):
+        """This descriptor without its tensor (what a launch encodes is the
+        address beside it): kept launches (_plans) must not keep tensors
+        alive."""
+        d = object.__new__(TensorDescriptor)
+        for name in self.__slots__:
+            setattr(d, name, getattr(self, name))
+        d.tensor = None
+        return d
+
 
 def _strides_of(tensor):
     """A tensor's strides in elements: row-major for weft buffers, the
@@ -354,7 +364,9 @@ class CompiledKernel:
         if not all(grid):  # an empty grid (no work) launches nothing, as in Triton
             return
         if _plans.recording is not None:
-            _plans.recording.append((self, grid, tuple(values), stream, resident))
+            _plans.recording.append((self, grid, tuple(
+                (v[0].detached(), v[1]) if type(v) is tuple else v for v in values),
+                stream, resident))
         kernel = self._handle if self._generation == rt.state.generation else self._kernel()
         if stream is None:
             stream = rt.state.stream

@@ -16,6 +16,9 @@ context's scratch buffers stay where they were (Comm.version, bumped when
 one is made or grows) and its LL buffer is not due for renewal. Only calls
 whose effects are launches and scratch buffers may be kept: a call that
 reads data back, allocates its result or decides by values it reads is not.
+A kept launch holds addresses, not buffers or tensors (tensor descriptors
+are kept detached), so keeping a call keeps no memory alive. Like
+weft.stream, recording assumes one thread launches at a time.
 """
 import contextlib
 import sys

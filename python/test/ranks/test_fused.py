@@ -473,3 +473,38 @@ def test_moe_errors():
     weft.barrier()
     d.free()
     x.free()
+
+
+def test_kept_fused_calls_read_their_own_inputs():
+    """Fused calls with `out` given are kept (weft/_plans.py): repeats make
+    the first call's launches, which read the inputs of their own time;
+    a kept launch holds no tensor (its descriptors are detached)."""
+    from weft import _plans
+    from weft.collectives import _get_comm
+    me, ranks = weft.rank(), weft.num_ranks()
+    rows, k, n = 2, 64, 48
+    a = weft.empty((ranks * rows, k), wl.float32)
+    b = weft.empty((k, n), wl.float32)
+    scattered = weft.empty((rows, n), wl.float32)
+    gathered = weft.empty((ranks * rows, n), wl.float32)
+    for step in range(3):
+        xs, ws = _second_layer(ranks * rows, k, n, 60 + step)
+        a.copy_from(xs[me])
+        b.copy_from(ws[me])
+        ops.matmul_reduce_scatter(a, b, scattered)
+        full = sum(x @ w for x, w in zip(xs, ws))
+        np.testing.assert_array_equal(scattered.to_numpy(), full[me * rows:(me + 1) * rows])
+        mine = weft.Buffer.view(a.ptr, (rows, k), wl.float32)  # this rank's first rows
+        ops.all_gather_matmul(mine, b, gathered)
+        np.testing.assert_array_equal(
+            gathered.to_numpy(), np.concatenate([x[:rows] for x in xs]) @ ws[me])
+    comm = _get_comm()
+    for key in (_plans.key("matmul_reduce_scatter", (a, b, scattered), (None,)),
+                _plans.key("all_gather_matmul", (mine, b, gathered), (None, "auto"))):
+        launches = comm.kept[key][1]
+        assert launches
+        assert all(v[0].tensor is None for launch in launches for v in launch[2]
+                   if type(v) is tuple)
+    weft.barrier()
+    for buf in (a, b, scattered, gathered):
+        buf.free()
