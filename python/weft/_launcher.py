@@ -33,9 +33,12 @@ def make_launcher(fn, jit_module):
         return "(" + "".join(f"{item}, " for item in items) + ")"
 
     options = "".join(f"{k}={v!r}, " for k, v in _OPTIONS.items())
-    slow = (f"return _w_fn.run(_w_grid, {tuple_of(names)}, dict(_w_options, " +
+    slow = (f"return _w_fn.run(_w_grid, {tuple_of(names)}, _w_dict(_w_options, " +
             ", ".join(f"{k}={k}" for k in _OPTIONS) + "))")
-    lines = [f"def _w_launch(_w_grid, {''.join(p + ', ' for p in params)}*, "
+    # Named after the kernel: Python's own binding errors name it.
+    name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(fn.__name__) \
+        and not fn.__name__.startswith(_PREFIX) else "_w_launch"
+    lines = [f"def {name}(_w_grid, {''.join(p + ', ' for p in params)}*, "
              f"{options}**_w_options):",
              "    _w_backend = _w_state.backend",
              "    if _w_options or _w_state.ctx is None:",
@@ -43,15 +46,15 @@ def make_launcher(fn, jit_module):
              # run's reading of the options, for the ones given.
              "    _w_cluster = (1, 1, 1) if cluster is None else _w_jit._cluster_shape(cluster)",
              "    _w_stream = None if stream is None else _w_rt.stream_handle(stream)",
-             "    _w_debug = _w_jit.DEBUG if debug is None else bool(debug)",
+             "    _w_debug = _w_jit.DEBUG if debug is None else _w_bool(debug)",
              "    try:"]
     for j, n in enumerate(runtime):
         # Buffers and 32-bit ints, the common arguments, inline: what
         # _describe would return for them.
-        lines += [f"        _w_t = type({n})",
+        lines += [f"        _w_t = _w_type({n})",
                   f"        if _w_t is _w_Buffer and {n}.spec is not None:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = {n}.spec, None, {n}.ptr",
-                  f"        elif _w_t is int and -0x80000000 <= {n} <= 0x7fffffff:",
+                  f"        elif _w_t is _w_int and -0x80000000 <= {n} <= 0x7fffffff:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = _w_i32[{n} & 15 == 0], None, {n}",
                   "        else:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = "
@@ -63,19 +66,19 @@ def make_launcher(fn, jit_module):
     for j in fn.unspecialized:
         lines.append(f"    _w_s{j} = _w_s{j}[:2] + (0,)")
     specs = tuple_of(f"_w_s{j}" for j in range(len(runtime)))
-    types = tuple_of(f"type({n})" for n in constexprs)
+    types = tuple_of(f"_w_type({n})" for n in constexprs)
     lines += [f"    _w_found = _w_launches.get((_w_backend, {specs}, {tuple_of(constexprs)}, "
-              f"{types}, num_warps, num_stages, _w_cluster, bool(warp_mma), _w_debug))",
+              f"{types}, num_warps, num_stages, _w_cluster, _w_bool(warp_mma), _w_debug))",
               "    if _w_found is None:",
               f"        {slow}",
               "    _w_kernel, _w_resolved = _w_found",
-              "    if callable(_w_grid):",
-              "        _w_grid = _w_grid(dict(_w_resolved, num_warps=num_warps))",
-              "    if type(_w_grid) is not tuple or len(_w_grid) != 1 or "
-              "type(_w_grid[0]) is not int or _w_grid[0] < 0:",
+              "    if _w_callable(_w_grid):",
+              "        _w_grid = _w_grid(_w_dict(_w_resolved, num_warps=num_warps))",
+              "    if _w_type(_w_grid) is not _w_tuple or _w_len(_w_grid) != 1 or "
+              "_w_type(_w_grid[0]) is not _w_int or _w_grid[0] < 0:",
               "        _w_grid = _w_jit._grid(_w_grid, _w_fn.__name__)",
               f"    _w_kernel._launch(_w_grid, {tuple_of(f'_w_v{j}' for j in range(len(runtime)))}, "
-              "_w_stream, bool(resident))",
+              "_w_stream, _w_bool(resident))",
               "    return _w_kernel"]
     namespace = {"_w_fn": fn, "_w_defaults": fn.defaults, "_w_state": rt.state,
                  "_w_handlers": jit_module._DESCRIBE, "_w_describe": jit_module._describe,
@@ -83,5 +86,8 @@ def make_launcher(fn, jit_module):
                  "_w_jit": jit_module, "_w_Buffer": rt.Buffer, "_w_rt": rt,
                  "_w_i32": (jit_module._INT_SPECS["i32", False],
                             jit_module._INT_SPECS["i32", True])}
+    # Builtins by names no parameter can take (a kernel may call one `len`).
+    namespace.update({f"_w_{f.__name__}": f for f in (type, callable, len, bool, dict, int,
+                                                      tuple)})
     exec(compile("\n".join(lines), f"<weft launcher of {fn.__name__}>", "exec"), namespace)
-    return namespace["_w_launch"]
+    return namespace[name]
