@@ -28,7 +28,6 @@ MMA, and the --configs kernels take it too (names ending _mma_graph).
 a graph of the reads alone, per call (eager systems too).
 """
 import argparse
-import csv
 import os
 import sys
 import time
@@ -38,6 +37,7 @@ import numpy as np
 # The checkout's package, unless weft is installed.
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
+import collectives as CB  # noqa: E402  (bench/collectives.py: the CSV, the watchdog)
 import weft.language as wl  # noqa: E402
 from weft.ops._gemm import compile_matmul, matmul_plan  # noqa: E402
 
@@ -216,77 +216,88 @@ def run_gpu(args):
     import torch
     device = torch.device("cuda", weft.local_rank())
     torch.cuda.set_device(device)
-    rows = []
+    log = CB.CsvLog(args.csv, 0, args.resume)
+    watchdog = CB.Watchdog(args.case_timeout, log, 0)
     scrub = None
     if args.cold:
         l2 = torch.cuda.get_device_properties(device).L2_cache_size
         scrub = torch.zeros(4 * l2, dtype=torch.uint8, device=device)
     for m, n, k in parse_shapes(args.shapes):
-        a = weft.empty((m, k), wl.bfloat16)
-        b = weft.empty((k, n), wl.bfloat16)
-        ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
-        ta.copy_(torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16))
-        tb.copy_(torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16))
-        # bf16 out, as cuBLAS writes, where the product is one piece of K;
-        # split-K adds its pieces into f32.
-        outs = {1: torch.empty(m, n, dtype=torch.bfloat16, device=device),
-                0: torch.empty(m, n, dtype=torch.float32, device=device)}
-        td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
-
-        def weft_system(pieces=None, config=None, descriptors=None, warp_mma=False):
-            plan = matmul_plan(m, n, k, "cuda", pieces, config, warp_mma=warp_mma)
-            c = outs[plan[0][2] == 1]
-            return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config,
-                                              descriptors=descriptors, warp_mma=warp_mma)
-
-        systems = {"weft": weft_system(), "torch": (td, lambda: torch.matmul(ta, tb, out=td))}
-        if args.warp_mma:
-            systems["weft_mma_graph"] = weft_system(warp_mma=True)
-        for config in parse_configs(args.configs):
-            kernel, pieces = config_args(config)
-            systems[config_name(config, args.warp_mma)] = weft_system(
-                pieces, kernel, warp_mma=args.warp_mma)
-        for pieces in parse_list(args.split_k):
-            systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
-        if args.pointers:
-            systems["weft_pointers_graph"] = weft_system(descriptors=False)
-        if args.graphs:
-            systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
-        expect = ta.float() @ tb.float()  # exact: small integers
-        correct = {}
-        with weft.stream(torch.cuda.current_stream()):
-            for name, (tc, fn) in systems.items():
-                if not name.startswith("torch"):  # every Weft variant writes its out
-                    tc.zero_()
-                    fn()
-                    torch.cuda.synchronize()
-                    correct[name] = bool(torch.equal(tc, expect.to(tc.dtype)))
-            times = time_systems(torch, {name: fn for name, (_, fn) in systems.items()},
-                                 args, scrub)
-            for name, (tc, fn) in systems.items():
-                if args.trace and name.endswith("_graph"):
-                    trace_calls(torch, fn, args)
-                median = float(np.median(times[name]))
-                row = dict(m=m, n=n, k=k, system=name, out=str(tc.dtype)[6:],
-                           median_ms=round(median, 4),
-                           min_ms=round(times[name][0], 4),
-                           tflops=round(2 * m * n * k / (median * 1e-3) / 1e12, 2),
-                           correct=correct.get(name, True),
-                           l2="cold" if args.cold else "warm", turns=args.turns,
-                           gpu=torch.cuda.get_device_name(), torch=torch.__version__)
-                rows.append(row)
-                print(f"{m:5d}x{n:5d}x{k:5d} {name:11s} median {median:9.4f} ms "
-                      f"{row['tflops']:7.2f} TFLOP/s {'ok' if row['correct'] else 'WRONG'}",
-                      flush=True)
-        for buf in (a, b):
-            buf.free()
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-    if not all(r["correct"] for r in rows):
+        if log.done(m=m, n=n, k=k):
+            continue  # --resume: measured (or timed out) in an earlier run
+        # A shape's systems are one case: a hang in any is the shape's row.
+        hung = dict(m=m, n=n, k=k, system="(all)", out="", median_ms=float("nan"),
+                    min_ms=float("nan"), tflops=float("nan"), correct=False,
+                    l2="cold" if args.cold else "warm", turns=args.turns,
+                    gpu=torch.cuda.get_device_name(), torch=torch.__version__, error="")
+        with watchdog.case(hung):
+            measure_shape(torch, device, args, scrub, log, m, n, k)
+    log.close()
+    if log.wrong():
         sys.exit(1)
+
+
+def measure_shape(torch, device, args, scrub, log, m, n, k):
+    """Every system at one shape; its rows into log."""
+    a = weft.empty((m, k), wl.bfloat16)
+    b = weft.empty((k, n), wl.bfloat16)
+    ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
+    ta.copy_(torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16))
+    tb.copy_(torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16))
+    # bf16 out, as cuBLAS writes, where the product is one piece of K;
+    # split-K adds its pieces into f32.
+    outs = {1: torch.empty(m, n, dtype=torch.bfloat16, device=device),
+            0: torch.empty(m, n, dtype=torch.float32, device=device)}
+    td = torch.empty(m, n, dtype=torch.bfloat16, device=device)  # outside the timing
+
+    def weft_system(pieces=None, config=None, descriptors=None, warp_mma=False):
+        plan = matmul_plan(m, n, k, "cuda", pieces, config, warp_mma=warp_mma)
+        c = outs[plan[0][2] == 1]
+        return c, lambda: weft.ops.matmul(a, b, c, split_k=pieces, config=config,
+                                          descriptors=descriptors, warp_mma=warp_mma)
+
+    systems = {"weft": weft_system(), "torch": (td, lambda: torch.matmul(ta, tb, out=td))}
+    if args.warp_mma:
+        systems["weft_mma_graph"] = weft_system(warp_mma=True)
+    for config in parse_configs(args.configs):
+        kernel, pieces = config_args(config)
+        systems[config_name(config, args.warp_mma)] = weft_system(
+            pieces, kernel, warp_mma=args.warp_mma)
+    for pieces in parse_list(args.split_k):
+        systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
+    if args.pointers:
+        systems["weft_pointers_graph"] = weft_system(descriptors=False)
+    if args.graphs:
+        systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
+    expect = ta.float() @ tb.float()  # exact: small integers
+    correct = {}
+    with weft.stream(torch.cuda.current_stream()):
+        for name, (tc, fn) in systems.items():
+            if not name.startswith("torch"):  # every Weft variant writes its out
+                tc.zero_()
+                fn()
+                torch.cuda.synchronize()
+                correct[name] = bool(torch.equal(tc, expect.to(tc.dtype)))
+        times = time_systems(torch, {name: fn for name, (_, fn) in systems.items()},
+                             args, scrub)
+        for name, (tc, fn) in systems.items():
+            if args.trace and name.endswith("_graph"):
+                trace_calls(torch, fn, args)
+            median = float(np.median(times[name]))
+            row = dict(m=m, n=n, k=k, system=name, out=str(tc.dtype)[6:],
+                       median_ms=round(median, 4),
+                       min_ms=round(times[name][0], 4),
+                       tflops=round(2 * m * n * k / (median * 1e-3) / 1e12, 2),
+                       correct=correct.get(name, True),
+                       l2="cold" if args.cold else "warm", turns=args.turns,
+                       gpu=torch.cuda.get_device_name(), torch=torch.__version__,
+                       error="")
+            log.add(row)
+            print(f"{m:5d}x{n:5d}x{k:5d} {name:11s} median {median:9.4f} ms "
+                  f"{row['tflops']:7.2f} TFLOP/s {'ok' if row['correct'] else 'WRONG'}",
+                  flush=True)
+    for buf in (a, b):
+        buf.free()
 
 
 def main():
@@ -319,6 +330,7 @@ def main():
                    help="the graph systems' replays take turns (round robin) instead of "
                         "running one system after the other")
     p.add_argument("--csv", default=None)
+    CB.timeout_arguments(p)
     args = p.parse_args()
     weft.init()
     if weft.backend() == "host":

@@ -150,6 +150,14 @@ def measure(run, clock, fn, args):
             batches[0][0] / args.calls * 1e6)
 
 
+def _failed(env, op, tokens, hidden, system):
+    """The row of a case that never finished (CB.Watchdog)."""
+    nan = float("nan")
+    return dict(env, op=op, tokens=tokens, hidden=hidden, system=system, host_us=nan,
+                best_us=nan, launch_us=nan, frontend_us=nan, launches=nan, correct=False,
+                error="")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     F.case_arguments(p, "16,256", "4096")
@@ -160,18 +168,22 @@ def main():
     p.add_argument("--csv", default=None)
     p.add_argument("--profile", type=int, default=0,
                    help="also print the N functions with the most own time (cProfile)")
+    CB.timeout_arguments(p)
     args = p.parse_args()
     args.systems = ["weft"]
 
     weft.init()
     run = F.Bench(args)
     clock = LaunchClock()
-    env = CB.environment()
-    log = CB.CsvLog(args.csv, run.rank)
+    log = CB.watch(run, args)
+    env = run.env
     cases, bufs = launch_cases(run)
     for (op, system), fn in cases.items():
-        fn()  # compiles and loads; makes the collectives' state
-        per_call, launch, launches, best = measure(run, clock, fn, args)
+        if log.done(op=op, system=system):
+            continue  # --resume
+        with run.watchdog.case(_failed(env, op, "", "", system)):
+            fn()  # compiles and loads; makes the collectives' state
+            per_call, launch, launches, best = measure(run, clock, fn, args)
         if system != "weft":
             launch = launches = 0.0  # not Weft's launches
         row = dict(op=op, tokens="", hidden="", system=system, host_us=round(per_call, 2),
@@ -196,9 +208,12 @@ def main():
         for tokens, hidden in F.shapes(args, op):
             if op in ("ag_gemm", "gemm_rs") and tokens % run.ranks:
                 continue
-            systems, checks, bufs = run.case(op, tokens, hidden)
-            per_call, launch, launches, best = measure(run, clock, systems["weft"], args)
-            ok = checks["weft"]()
+            if log.done(op=op, tokens=tokens, hidden=hidden):
+                continue  # --resume
+            with run.watchdog.case(_failed(env, op, tokens, hidden, "weft")):
+                systems, checks, bufs = run.case(op, tokens, hidden)
+                per_call, launch, launches, best = measure(run, clock, systems["weft"], args)
+                ok = checks["weft"]()
             row = dict(op=op, tokens=tokens, hidden=hidden, system="weft",
                        host_us=round(per_call, 2),
                        best_us=round(best, 2),

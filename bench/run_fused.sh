@@ -20,12 +20,7 @@ if [[ ${1:-} == --overhead ]]; then
   script=launch_overhead name=launch-overhead
 fi
 csv=${OUT:-bench/results}/$name-$(date -u +%Y-%m-%d)-${ngpus}gpu.csv
-if [[ $script == fused ]]; then
-  step bench bench_sweep "$csv" "$build/bin/weft-run" -n "$ngpus" --backend cuda \
-    --timeout 1800 -- "$python" bench/fused.py "$@"
-else
-  step bench "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
-    "$python" bench/$script.py --csv "$csv" "$@"
-fi
+step bench bench_sweep "$csv" "$build/bin/weft-run" -n "$ngpus" --backend cuda \
+  --timeout 1800 -- "$python" bench/$script.py "$@"
 report_misses
 finish bench_fused

@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu/common.sh
 python_run bench_gemm
-step gemm "$build/bin/weft-run" -n 1 --backend cuda --timeout 1200 -- \
-  "$python" bench/gemm.py --csv "${OUT:-bench/results}/gemm-$(date -u +%Y-%m-%d).csv" "$@"
+step gemm bench_sweep "${OUT:-bench/results}/gemm-$(date -u +%Y-%m-%d).csv" \
+  "$build/bin/weft-run" -n 1 --backend cuda --timeout 1200 -- "$python" bench/gemm.py "$@"
 report_misses
 finish bench_gemm

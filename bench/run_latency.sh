@@ -24,8 +24,8 @@ step collectives bench_sweep "$dir/latency-$day-${ngpus}gpu.csv" \
 # The floor under any eager launch here: the CUDA runtime's own launch.
 step floor bash -c "/usr/local/cuda/bin/nvcc -O2 -I include -o $build/launch_floor \
   bench/cuda/launch_floor.cu && $build/launch_floor"
-step overhead "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 900 -- \
-  "$python" bench/launch_overhead.py --tokens 16 --hidden 4096 \
-  --csv "$dir/launch-overhead-$day-${ngpus}gpu.csv"
+step overhead bench_sweep "$dir/launch-overhead-$day-${ngpus}gpu.csv" \
+  "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 900 -- \
+  "$python" bench/launch_overhead.py --tokens 16 --hidden 4096
 report_misses
 finish bench_latency
