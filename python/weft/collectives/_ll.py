@@ -75,6 +75,19 @@ def _send(ll, x, start, n, W, flag, PACK: wl.constexpr, BLOCK: wl.constexpr):
 
 
 @jit
+def _send_all(ll, x, half, W, n, epochs, PACK: wl.constexpr, BLOCK: wl.constexpr):
+    """A call's start: its epoch, flag and half of the LL buffer, with all
+    of this program's blocks sent (every one in flight before any is
+    waited for)."""
+    epoch = _begin(epochs)
+    flag = _flag(epoch)
+    buf = ll + (epoch % 2) * half
+    for start in range(wl.program_id(0) * BLOCK, W, wl.num_programs(0) * BLOCK):
+        _send(buf, x, start, n, W, flag, PACK, BLOCK)
+    return epoch, flag, buf
+
+
+@jit
 def _stale(v, flag):
     """Whether any of the words v lacks `flag`."""
     return wl.max(((v >> 32) != flag).to(wl.int32), axis=0)
@@ -125,13 +138,8 @@ def ll_all_reduce(x, out, ll, half, W, n, epochs, OP: wl.constexpr, DTYPE: wl.co
     every rank); x and out any memory of this rank (peers read neither),
     out may be x. ll: the LL buffer, `half` words per half."""
     pid, me = wl.program_id(0), wl.rank()
-    step = wl.num_programs(0) * BLOCK
-    epoch = _begin(epochs)
-    flag = _flag(epoch)
-    buf = ll + (epoch % 2) * half
-    for start in range(pid * BLOCK, W, step):   # every block in flight first
-        _send(buf, x, start, n, W, flag, PACK, BLOCK)
-    for start in range(pid * BLOCK, W, step):
+    epoch, flag, buf = _send_all(ll, x, half, W, n, epochs, PACK, BLOCK)
+    for start in range(pid * BLOCK, W, wl.num_programs(0) * BLOCK):
         e = _elements(start, PACK, BLOCK)
         mask = e < n
         acc = wl.zeros(e.shape, wl.float32)
@@ -150,13 +158,8 @@ def ll_all_gather(x, out, ll, half, W, n, epochs, DTYPE: wl.constexpr, PACK: wl.
                   BLOCK: wl.constexpr, SPIN: wl.constexpr):
     """out[p*n:(p+1)*n] = rank p's x; x and out any memory of this rank."""
     pid, me = wl.program_id(0), wl.rank()
-    step = wl.num_programs(0) * BLOCK
-    epoch = _begin(epochs)
-    flag = _flag(epoch)
-    buf = ll + (epoch % 2) * half
-    for start in range(pid * BLOCK, W, step):
-        _send(buf, x, start, n, W, flag, PACK, BLOCK)
-    for start in range(pid * BLOCK, W, step):
+    epoch, flag, buf = _send_all(ll, x, half, W, n, epochs, PACK, BLOCK)
+    for start in range(pid * BLOCK, W, wl.num_programs(0) * BLOCK):
         e = _elements(start, PACK, BLOCK)
         mask = e < n
         for p in range(wl.num_ranks()):
