@@ -203,14 +203,6 @@ func.func @dot_rank(%a: tensor<16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16x
 
 // -----
 
-func.func @dot_half_shared(%a: !weft.shared<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{a and b must both be tiles or both shared-memory buffers}}
-  %d = weft.dot %a, %b, %c : !weft.shared<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32> -> tensor<16x16xf32>
-  return
-}
-
-// -----
-
 func.func @async_copy_shape(%p: tensor<16x32x!weft.ptr<bf16>>, %buf: !weft.shared<32x16xbf16>) {
   // expected-error @+1 {{copies a tile of '!weft.ptr<bf16>' into '!weft.shared<32x16xbf16>': shapes and element types must match}}
   weft.async_copy %p, %buf : tensor<16x32x!weft.ptr<bf16>>, !weft.shared<32x16xbf16>

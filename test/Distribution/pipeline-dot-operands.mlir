@@ -126,9 +126,20 @@ func.func @k_loop(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>,
 }
 
 // A store in the loop (here of each partial sum) keeps its loads in place,
-// as does a load whose masked-off lanes are not zero.
+// as does a load whose masked-off lanes are not zero; the dot's other
+// operand still becomes a ring, read beside the tile (a dot may mix them,
+// as attention's P V does: P is computed in the loop).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:   weft.async_copy
+// CHECK:       weft.store
+// CHECK:       weft.alloc_shared : !weft.shared<16x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>
+// CHECK:       weft.async_copy
+// CHECK:       scf.for
+// CHECK:         weft.async_wait 1
+// CHECK:         weft.async_copy
+// CHECK:         %[[X:.+]] = weft.load {{.*}}, mask {{.*}}, other
+// CHECK:         weft.dot %[[X]], %{{.*}}, %{{.*}} : tensor<16x16xbf16>, !weft.shared<16x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>, tensor<16x16xf32>
+// CHECK:       weft.async_wait 0
 // CHECK:       return
 func.func @left_alone(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32)
     attributes {weft.kernel} {

@@ -5,7 +5,9 @@
 // on GPUs, the stack on the host) and the program joins. Operands already
 // in shared memory (`!weft.shared` buffers, which weft-pipeline-dot-operands
 // fills with cp.async a few K steps ahead) are read in place: no store, no
-// joins. Then, by what the target has:
+// joins. A dot may mix the two (one operand computed in the K loop, as
+// attention's P in P V): the tile is stored, the buffer read in place.
+// Then, by what the target has:
 //  - warpgroup MMA (wgmma on sm_90), for #weft.swizzled buffers with c in
 //    warpgroupAccumulatorLayout: NVPTX/WarpgroupDotToLLVM.cpp's pattern;
 //  - a warp-level matrix instruction (mma.sync m16n8k16 for f16/bf16),
@@ -36,7 +38,6 @@ namespace {
 
 ShapedType typeOfA(DotOp op) { return cast<ShapedType>(op.getA().getType()); }
 ShapedType typeOfB(DotOp op) { return cast<ShapedType>(op.getB().getType()); }
-bool inSharedMemory(DotOp op) { return isa<SharedType>(op.getA().getType()); }
 
 struct DotOpLowering : TileResultPattern<DotOp> {
   using TileResultPattern::TileResultPattern;
@@ -59,26 +60,37 @@ struct DotOpLowering : TileResultPattern<DotOp> {
         return mmaProduct(rewriter, loc, op, *shape, in, aBase, bBase, scratch, acc);
       return loopProduct(rewriter, loc, op, in, aBase, bBase, acc);
     };
-    if (inSharedMemory(op)) {
+    bool aShared = isa<SharedType>(op.getA().getType());
+    bool bShared = isa<SharedType>(op.getB().getType());
+    if (aShared && bShared) {
       if ((inRegisters && shape) || !shape)
         return product(adaptor.getA(), adaptor.getB(), Value());
       return tiles.exchange(rewriter, loc, op, [](Value) {}, [&](Value buffer) {
         return product(adaptor.getA(), adaptor.getB(), buffer);
       });
     }
-    auto aType = cast<RankedTensorType>(op.getA().getType());
-    auto bType = cast<RankedTensorType>(op.getB().getType());
-    SmallVector<Value> aIn = unpackTile(rewriter, loc, adaptor.getA());
-    SmallVector<Value> bIn = unpackTile(rewriter, loc, adaptor.getB());
+    // The tile operands go to the scratch area (a first), the buffers are
+    // read where they are.
+    SmallVector<Value> aIn, bIn;
+    if (!aShared)
+      aIn = unpackTile(rewriter, loc, adaptor.getA());
+    if (!bShared)
+      bIn = unpackTile(rewriter, loc, adaptor.getB());
     auto bRegion = [&](Value buffer) {
-      return byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, sharedTileBytes(aType)));
+      return aShared ? buffer
+                     : byteOffset(rewriter, loc, buffer,
+                                  i64Const(rewriter, loc, sharedTileBytes(typeOfA(op))));
     };
     auto write = [&](Value buffer) {
-      tiles.storeRowMajor(rewriter, loc, buffer, in, aType, aIn, sharedRowPitch(aType));
-      tiles.storeRowMajor(rewriter, loc, bRegion(buffer), in, bType, bIn, sharedRowPitch(bType));
+      if (!aShared)
+        tiles.storeRowMajor(rewriter, loc, buffer, in, cast<RankedTensorType>(typeOfA(op)), aIn,
+                            sharedRowPitch(typeOfA(op)));
+      if (!bShared)
+        tiles.storeRowMajor(rewriter, loc, bRegion(buffer), in,
+                            cast<RankedTensorType>(typeOfB(op)), bIn, sharedRowPitch(typeOfB(op)));
     };
     return tiles.exchange(rewriter, loc, op, write, [&](Value buffer) {
-      return product(buffer, bRegion(buffer),
+      return product(aShared ? adaptor.getA() : buffer, bShared ? adaptor.getB() : bRegion(buffer),
                      byteOffset(rewriter, loc, buffer, i64Const(rewriter, loc, dotOperandBytes(op))));
     });
   }

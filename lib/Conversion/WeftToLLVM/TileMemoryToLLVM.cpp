@@ -538,10 +538,26 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
                  rowsAligned;
     Value zero = LLVM::ZeroOp::create(rewriter, loc, elemType);
     auto coords = emitCoordinates(rewriter, loc, layout, tiles.target);
+    auto at = [&](unsigned i) {
+      return byteOffset(rewriter, loc, adaptor.getDst(),
+                        sharedElementOffset(rewriter, loc, dstType, coords[i][0], coords[i][1]));
+    };
+    // A thread's consecutive elements run along the layout's order[0]; in
+    // the row-major buffer they are consecutive only along its rows. A
+    // column of them (a transposed operand, k^T in attention) is copied
+    // element by element, each to its own place.
+    if (layout.getBlocked().getOrder()[0] != 1) {
+      for (unsigned i = 0; i < ptrs.size(); ++i) {
+        auto one = [&] { return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])}; };
+        Value value = masks.empty() ? one().front()
+                                    : emitIf(rewriter, loc, masks[i], elemType, one, zero).front();
+        LLVM::StoreOp::create(rewriter, loc, value, at(i));
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (unsigned first = 0; first < ptrs.size(); first += access.width) {
-      Value dst = byteOffset(rewriter, loc, adaptor.getDst(),
-                             sharedElementOffset(rewriter, loc, dstType, coords[first][0],
-                                                 coords[first][1]));
+      Value dst = at(first);
       auto storeAll = [&](ArrayRef<Value> values) {
         for (auto [k, value] : llvm::enumerate(values))
           LLVM::StoreOp::create(rewriter, loc, value,

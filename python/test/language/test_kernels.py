@@ -73,6 +73,37 @@ def test_layernorm():
 
 
 @weft.jit
+def transposed_k_loop_kernel(out, a, b, n, K: wl.constexpr, BM: wl.constexpr,
+                             BN: wl.constexpr, BK: wl.constexpr):
+    """out = a @ b^T (a BM x n, b BN x n, row-major), b's blocks read
+    transposed through pointers (a tile whose threads hold columns) and
+    a's loaded at every step: both become pipelined rings
+    (weft-pipeline-dot-operands), b^T's copied element by element
+    (test/Conversion/WeftToLLVM/async-copy-columns.mlir)."""
+    rm = wl.arange(0, BM)
+    rn = wl.arange(0, BN)
+    acc = wl.zeros((BM, BN), wl.float32)
+    for k0 in range(0, n, BK):
+        rk = k0 + wl.arange(0, BK)
+        x = wl.load(a + rm[:, None] * n + rk[None, :], mask=rk[None, :] < n, other=0.0)
+        y = wl.load(b + rn[None, :] * n + rk[:, None], mask=rk[:, None] < n, other=0.0)
+        acc = wl.dot(x, y, acc)
+    wl.store(out + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("dtype,n", [(np.float16, 40), (np.float32, 16)])
+def test_transposed_k_loop(dtype, n):
+    rng = np.random.default_rng(19)
+    a = rng.integers(-3, 4, (16, n)).astype(dtype)
+    b = rng.integers(-3, 4, (32, n)).astype(dtype)
+    out = local(np.zeros((16, 32), np.float32))
+    transposed_k_loop_kernel[(1,)](out, local(a), local(b), n, K=n, BM=16, BN=32, BK=16)
+    weft.synchronize()
+    np.testing.assert_array_equal(host(out), a.astype(np.float64) @ b.astype(np.float64).T)
+    CASES[BACKEND] += 1
+
+
+@weft.jit
 def attention_kernel(out, q, k, v, seq, scale, D: wl.constexpr, BLOCK_M: wl.constexpr,
                      BLOCK_N: wl.constexpr):
     """One head: out = softmax(q k^T * scale) v, keys in blocks with the

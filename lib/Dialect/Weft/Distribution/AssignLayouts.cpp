@@ -250,6 +250,20 @@ private:
       }
   }
 
+  /// wishThroughLoop for a dot's c and, where c is computed elementwise
+  /// from tiles of its type (the online softmax's rescaled accumulator, c
+  /// = acc * alpha[:, None]), for those tiles too: else the loop would
+  /// carry the sums in another layout and convert them twice a step.
+  void wishAccumulator(Value c, Attribute layout) {
+    wishThroughLoop(c, layout);
+    Operation *def = c.getDefiningOp();
+    if (!def || def->getNumResults() != 1 || !OpTrait::hasElementwiseMappableTraits(def))
+      return;
+    for (Value operand : def->getOperands())
+      if (operand.getType() == c.getType() && !wished(operand))
+        wishAccumulator(operand, layout);
+  }
+
   void anchor() {
     // A dot whose accumulator can stay in registers (warpgroup or warp
     // MMA fragments) wants that layout for its result and c (and a loop's
@@ -257,7 +271,7 @@ private:
     func.walk([&](DotOp dot) {
       if (BlockedEncodingAttr layout = dotAccumulatorLayout(dot, target)) {
         wish(dot.getResult(), layout);
-        wishThroughLoop(dot.getC(), layout);
+        wishAccumulator(dot.getC(), layout);
       }
     });
     // A wait for a dot's sums keeps their layout.

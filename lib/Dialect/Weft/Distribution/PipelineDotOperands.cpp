@@ -182,10 +182,8 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
   };
   if (!empties)
     waitForStage();
-  for (auto [i, dot] : llvm::enumerate(plan.dots)) {
-    dot->setOperand(0, ring[(2 * i) * ringSize]);
-    dot->setOperand(1, ring[(2 * i + 1) * ringSize]);
-  }
+  for (auto [i, operand] : llvm::enumerate(operands))
+    operand.dot->setOperand(operand.index, ring[i * ringSize]);
   Operation *yield = pipelined.getBody()->getTerminator();
   for (auto [dot, position] : plan.overlapped) {
     rewriter.setInsertionPointAfter(dot);
@@ -258,10 +256,11 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
 }
 
 /// Pipelines `loop` within `budget` bytes of shared memory (none: no
-/// limit); returns the bytes its rings take (0: left alone).
+/// limit; withScratch: shared with the scratch area); returns the bytes
+/// its rings take (0: left alone).
 int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget,
-                 bool unrollRings, const CompileTarget &target) {
-  std::optional<PipelinePlan> plan = planPipeline(loop, numStages, budget, target);
+                 bool withScratch, bool unrollRings, const CompileTarget &target) {
+  std::optional<PipelinePlan> plan = planPipeline(loop, numStages, budget, target, withScratch);
   return plan ? emitPipeline(loop, *plan, unrollRings, target) : 0;
 }
 
@@ -307,7 +306,7 @@ struct WeftPipelineDotOperands
         if (numStages < 2)
           continue;
         Region *region = loop->getParentRegion();
-        if (int64_t bytes = pipeline(loop, numStages, budget, unrollRings, *target))
+        if (int64_t bytes = pipeline(loop, numStages, budget, !inDynamic, unrollRings, *target))
           rings.push_back({region, bytes});
       }
     }

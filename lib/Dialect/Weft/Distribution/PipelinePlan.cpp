@@ -301,30 +301,49 @@ bool exclusive(Region *a, Region *b) {
 
 std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,
-                                         const CompileTarget &target) {
+                                         const CompileTarget &target, bool withScratch) {
   if (!onlyReads(loop))
     return std::nullopt;
   PipelinePlan plan;
-  SmallVector<DotOp> &dots = plan.dots;
   SmallVector<Operand> &operands = plan.operands;
   auto &overlapped = plan.overlapped;
   bool &threadReads = plan.threadReads;
   for (auto dot : loop.getBody()->getOps<DotOp>()) {
     auto a = pipelinable(loop, dot.getA()), b = pipelinable(loop, dot.getB());
-    if (!a || !b)
+    // One ring beside a tile pays only where copies are asynchronous;
+    // elsewhere it would only grow the code (the host unrolls every
+    // element of its copies).
+    if ((!a && !b) || (!(a && b) && !target.spec.hasAsyncCopy()))
       continue;
-    // The layouts that warpgroup MMA reads in place, else those that
-    // warp-level MMA's loads read without bank conflicts.
-    if (useLayouts(*a, *b, target, &warpgroupOperandLayout)) {
-      if (auto position = carriedOnly(loop, dot))
-        overlapped.push_back({dot, *position});
+    if (a && b) {
+      // The layouts that warpgroup MMA reads in place, else those that
+      // warp-level MMA's loads read without bank conflicts.
+      if (useLayouts(*a, *b, target, &warpgroupOperandLayout)) {
+        if (auto position = carriedOnly(loop, dot))
+          overlapped.push_back({dot, *position});
+      } else {
+        threadReads = true;
+        useLayouts(*a, *b, target, &mmaOperandLayout);
+      }
     } else {
+      // One ring, read by warp-level MMA beside the other operand's rows.
       threadReads = true;
-      useLayouts(*a, *b, target, &mmaOperandLayout);
+      Operand &ring = a ? *a : *b;
+      auto layout = mmaOperandLayout(target, loop.getContext(), ring.buffer.getElementType(),
+                                     dotShape(dot), a ? 0 : 1);
+      if (layout)
+        ring.buffer = SharedType::get(loop.getContext(), ring.buffer.getShape(),
+                                      ring.buffer.getElementType(), layout);
     }
-    dots.push_back(dot);
-    operands.push_back(std::move(*a));
-    operands.push_back(std::move(*b));
+    // Its tile operand (and products) then take the scratch area.
+    if (withScratch && budget && !(a && b))
+      *budget -= dotScratchBytes(dot, target) - sharedTileBytes((a ? *a : *b).buffer);
+    for (auto [index, operand] : llvm::enumerate(std::array{&a, &b}))
+      if (*operand) {
+        (*operand)->dot = dot;
+        (*operand)->index = index;
+        operands.push_back(std::move(**operand));
+      }
   }
   if (operands.empty())
     return std::nullopt;
@@ -360,7 +379,7 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
         expanded = true;
       }
     if (expanded)
-      return planPipeline(loop, numStages, budget, target);
+      return planPipeline(loop, numStages, budget, target, withScratch);
   }
   bool bulk = plan.bulk();
   // Copies shared across the cluster refill a buffer in every program, so

@@ -30,12 +30,16 @@ struct Operand {
   llvm::SmallVector<mlir::Operation *> slice;
   SharedType buffer;
   bool multicast = false;
+  /// The dot it feeds, and as which operand (0: a, 1: b).
+  DotOp dot = nullptr;
+  unsigned index = 0;
 };
 
 /// How a loop is pipelined.
 struct PipelinePlan {
-  llvm::SmallVector<DotOp> dots;
-  /// a and b of each dot, in order, with their buffers' layouts.
+  /// The dots' operands that become rings, with their buffers' layouts: a
+  /// and b of a dot, or one of them where the other is computed in the
+  /// loop (then stored by the dot itself, weft.dot's lowering).
   llvm::SmallVector<Operand> operands;
   /// Yield positions of warpgroup dots whose products overlap the next
   /// step's (weft.dot_wait 1 after each, 0 after the loop).
@@ -61,9 +65,11 @@ struct PipelinePlan {
 /// limit) and `numStages` at most, or none: the loop is left alone. Blocks
 /// of descriptors that cannot all be bulk copies are expanded into tile
 /// loads on the way.
+/// withScratch: the rings share `budget` with the scratch area, which a
+/// dot left with one tile operand still needs in the loop.
 std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,
-                                         const CompileTarget &target);
+                                         const CompileTarget &target, bool withScratch);
 
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,

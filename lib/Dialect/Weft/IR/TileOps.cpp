@@ -129,8 +129,6 @@ LogicalResult DotOp::verify() {
   RankedTensorType c = getC().getType(), result = getResult().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("multiplies 2-D tiles");
-  if (isa<SharedType>(a) != isa<SharedType>(b))
-    return emitOpError("a and b must both be tiles or both shared-memory buffers");
   if (a.getDimSize(1) != b.getDimSize(0))
     return emitOpError() << "a is " << a.getDimSize(0) << "x" << a.getDimSize(1)
                          << " but b is " << b.getDimSize(0) << "x"

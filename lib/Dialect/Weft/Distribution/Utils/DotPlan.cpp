@@ -47,16 +47,23 @@ bool operandsIn(DotOp op, const CompileTarget &target, OperandLayoutFn layoutOf)
   auto b = dyn_cast<SharedType>(op.getB().getType());
   MLIRContext *ctx = op.getContext();
   Type in = typeOfA(op).getElementType();
-  return a && a.getLayout() && a.getLayout() == layoutOf(target, ctx, in, shapeOf(op), 0) &&
+  return a && b && a.getLayout() && a.getLayout() == layoutOf(target, ctx, in, shapeOf(op), 0) &&
          b.getLayout() == layoutOf(target, ctx, in, shapeOf(op), 1);
 }
 
 /// Operands in a #weft.swizzled layout that warp-level MMA does not read
-/// (only descriptors, or the portable path's element loads, do).
+/// (only descriptors, or the portable path's element loads, do). One
+/// operand may be a tile (a pipelined dot whose other operand is computed
+/// in the loop): it is stored in padded rows, which MMA reads.
 bool swizzledOperands(DotOp op, const CompileTarget &target) {
-  auto a = dyn_cast<SharedType>(op.getA().getType());
-  auto b = dyn_cast<SharedType>(op.getB().getType());
-  return a && (a.getLayout() || b.getLayout()) && !operandsIn(op, target, &mmaOperandLayout);
+  auto swizzled = [&](Value operand, unsigned index) {
+    auto buffer = dyn_cast<SharedType>(operand.getType());
+    if (!buffer || !buffer.getLayout())
+      return false;
+    return buffer.getLayout() != mmaOperandLayout(target, op.getContext(),
+                                                  buffer.getElementType(), shapeOf(op), index);
+  };
+  return swizzled(op.getA(), 0) || swizzled(op.getB(), 1);
 }
 
 } // namespace
@@ -68,10 +75,11 @@ std::array<int64_t, 3> dotShape(DotOp dot) {
 }
 
 int64_t dotOperandBytes(DotOp dot) {
-  if (isa<SharedType>(dot.getA().getType()))
-    return 0;
-  return sharedTileBytes(cast<ShapedType>(dot.getA().getType())) +
-         sharedTileBytes(cast<ShapedType>(dot.getB().getType()));
+  int64_t bytes = 0;
+  for (Value operand : {dot.getA(), dot.getB()})
+    if (auto tile = dyn_cast<RankedTensorType>(operand.getType()))
+      bytes += sharedTileBytes(tile);
+  return bytes;
 }
 
 std::optional<std::array<int64_t, 3>> mmaShape(const TargetSpec &target, Type elemType) {
