@@ -78,14 +78,14 @@ def main():
                 continue  # more programs than blocks of work
             if kind == "ll":
                 def call():
-                    _ll.ll_all_reduce[(programs,)](x, out, ll, half, words, n, comm.epochs,
+                    _ll.ll_all_reduce[(programs,)](x, out, ll, half, words, n, comm.half_calls,
                                                    OP=0, DTYPE=wl.bfloat16, PACK=2,
                                                    BLOCK=block, SPIN=_ll.SPIN,
                                                    num_warps=warps)
             else:
                 def call():
                     K.push_all_reduce[(programs,)](x, out, recv, rhalf, n, comm.flags,
-                                                   comm.epochs, OP=0, BLOCK=width,
+                                                   comm.epochs, comm.half_calls, OP=0, BLOCK=width,
                                                    num_warps=warps)
             us = graph_us(torch, call, args.iters, args.reps)
             row = dict(kind=kind, bytes=nbytes, block=width, programs=programs, warps=warps,

@@ -226,6 +226,15 @@ _TORCH = {"torch.float32": "fp32", "torch.float16": "fp16", "torch.bfloat16": "b
 _TORCH_DTYPES = {}  # torch's dtype objects -> weft dtypes, as they are met
 
 
+def torch_dtype_of(dtype):
+    """The torch dtype of a weft dtype (`_TORCH` read backwards)."""
+    import torch
+    for name, weft_name in _TORCH.items():
+        if weft_name == dtype.name:
+            return getattr(torch, name.split(".")[1])
+    raise TypeError(f"weft dtype {dtype.name} has no torch dtype")
+
+
 def _torch_dtype(dtype):
     """The weft dtype of a torch dtype (TypeError where there is none)."""
     found = _TORCH_DTYPES.get(dtype)

@@ -2,8 +2,9 @@
 # compute-sanitizer (memcheck, racecheck) on every GPU of this machine over
 # the rank suite's collective tests at 1000 elements (each collective and
 # all-reduce algorithm, f32/f16/bf16), its wl.dot tests (the mma paths),
-# the tensor-descriptor kernels (bulk tensor copies on mbarriers) and the
-# fused all_gather_matmul, from the carried kernel cache. Logs in
+# the tensor-descriptor kernels (bulk tensor copies on mbarriers), the
+# fused all_gather_matmul and the attention ops, from the carried kernel
+# cache. Logs in
 # $OUT/sanitize.log; non-zero if a tool reports an error or a test fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -16,9 +17,10 @@ sanitizer=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 for tool in memcheck racecheck; do
   step "$tool" "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1800 -- \
     "$sanitizer" --tool "$tool" --error-exitcode 9 --print-limit 20 \
-    "$python" -m pytest -q -p no:cacheprovider -x -k "1000 or dot or matmul" \
+    "$python" -m pytest -q -p no:cacheprovider -x -k "1000 or dot or matmul or attention" \
     python/test/ranks/test_collectives.py python/test/ranks/test_ops.py \
-    python/test/ranks/test_fused.py python/test/ranks/test_desc_kernels.py
+    python/test/ranks/test_fused.py python/test/ranks/test_desc_kernels.py \
+    python/test/ranks/test_attention.py
 done
 report_misses
 finish sanitize

@@ -542,17 +542,19 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
       return byteOffset(rewriter, loc, adaptor.getDst(),
                         sharedElementOffset(rewriter, loc, dstType, coords[i][0], coords[i][1]));
     };
+    // Element i, zero where its mask bit is off.
+    auto element = [&](unsigned i) {
+      auto one = [&] { return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])}; };
+      return masks.empty() ? one().front()
+                           : emitIf(rewriter, loc, masks[i], elemType, one, zero).front();
+    };
     // A thread's consecutive elements run along the layout's order[0]; in
     // the row-major buffer they are consecutive only along its rows. A
     // column of them (a transposed operand, k^T in attention) is copied
     // element by element, each to its own place.
     if (layout.getBlocked().getOrder()[0] != 1) {
-      for (unsigned i = 0; i < ptrs.size(); ++i) {
-        auto one = [&] { return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])}; };
-        Value value = masks.empty() ? one().front()
-                                    : emitIf(rewriter, loc, masks[i], elemType, one, zero).front();
-        LLVM::StoreOp::create(rewriter, loc, value, at(i));
-      }
+      for (unsigned i = 0; i < ptrs.size(); ++i)
+        LLVM::StoreOp::create(rewriter, loc, element(i), at(i));
       rewriter.eraseOp(op);
       return success();
     }
@@ -582,10 +584,7 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
       auto each = [&] {
         SmallVector<Value> values;
         for (unsigned i = first; i < first + access.width; ++i)
-          values.push_back(emitIf(rewriter, loc, masks[i], elemType,
-                                  [&] { return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])}; },
-                                  zero)
-                               .front());
+          values.push_back(element(i));
         return storeAll(values);
       };
       if (masks.empty())

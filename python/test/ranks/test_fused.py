@@ -309,6 +309,8 @@ def test_flash_decode_combine_local_out_and_errors():
                                rtol=2e-3, atol=2e-3)
     with pytest.raises(ValueError, match="o must be a symmetric weft.Buffer"):
         ops.flash_decode_combine(os_[me], lse)
+    with pytest.raises(ValueError, match="lse must be a symmetric weft.Buffer"):
+        ops.flash_decode_combine(o, weft.zeros((9,), wl.float32, local=True))
     with pytest.raises(ValueError, match=r"lse must hold 9 fp32 elements \(one per row of o\), "
                                          "not 8 fp32"):
         ops.flash_decode_combine(o, weft.zeros((8,), wl.float32))

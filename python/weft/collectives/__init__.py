@@ -65,8 +65,8 @@ _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
 _ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem")
 # The LL buffer is made again after this many calls, so no word in it lives
-# the 2^32 - 1 calls of its program after which its flag repeats (_ll.py):
-# a call (_kept counts them) makes at most 16 launches that count epochs.
+# the 2^32 - 1 LL calls after which its flag repeats (_ll.py): a call
+# (_kept counts them) makes at most 16 launches.
 LL_RENEW_CALLS = 1 << 28
 
 
@@ -78,6 +78,8 @@ class _Comm:
         ranks = rt.num_ranks()
         self.flags = rt.zeros((K.NUM_PHASES * K.MAX_PROGRAMS * ranks,), wl.int64)
         self.epochs = rt.zeros((K.MAX_PROGRAMS,), wl.int64)
+        # The count of calls that alternate halves (_kernels.py), per program.
+        self.half_calls = rt.zeros((K.MAX_PROGRAMS,), wl.int64)
         # weft.ops' fused GEMMs' calls, counters and flags (_kernels.py).
         self.fused_sync = rt.zeros((K.FUSED_DONE + ranks,), wl.int64)
         # The only host barrier: every rank's flags are zero before any
@@ -223,10 +225,15 @@ def _same_dtype(a, b, what):
         raise ValueError(f"{what} has dtype {db.name} but x has {da.name}")
 
 
+def _is_symmetric(x):
+    """Whether x is a symmetric weft.Buffer (peers may reach it)."""
+    return isinstance(x, rt.Buffer) and not x.local
+
+
 def _symmetric(comm, x, n, dtype, grid):
     """x itself when it is a symmetric weft.Buffer; else a copy of it in a
     symmetric staging buffer (one local copy of n elements)."""
-    if isinstance(x, rt.Buffer):
+    if _is_symmetric(x):
         return x
     stage = comm.buffer("stage", n, dtype)
     K.copy_kernel[grid](x, stage, n, BLOCK=grid.block)
@@ -237,7 +244,7 @@ def _symmetric_out(comm, out, n, dtype):
     """Where peers push a result meant for out: out itself when it is a
     symmetric weft.Buffer, else a symmetric scratch buffer that _deliver
     copies into out."""
-    return out if isinstance(out, rt.Buffer) else comm.buffer("out", n, dtype)
+    return out if _is_symmetric(out) else comm.buffer("out", n, dtype)
 
 
 def _deliver(target, out, n, grid):
@@ -277,7 +284,7 @@ def _ll_launch(kernel, comm, x, out, n, dtype, num_programs, **constexprs):
     else:
         grid = _grid_of(num_programs)
     ll, half = comm.ll_buffer(comm.ranks * words)
-    kernel[grid](x, out, ll, half, words, n, comm.epochs, DTYPE=dtype, PACK=pack,
+    kernel[grid](x, out, ll, half, words, n, comm.half_calls, DTYPE=dtype, PACK=pack,
                  BLOCK=LL_BLOCK, SPIN=_ll.SPIN, **constexprs)
 
 
@@ -356,8 +363,8 @@ def _all_reduce(x, out, op, algorithm, num_programs):
     if algorithm == "push":  # peers write only the receive buffer
         grid = _programs(n, num_programs, PUSH_BLOCK)
         recv, half = comm.halves("push", comm.ranks * n, dtype)
-        K.push_all_reduce[grid](x, out, recv, half, n, comm.flags, comm.epochs, OP=code,
-                                BLOCK=grid.block)
+        K.push_all_reduce[grid](x, out, recv, half, n, comm.flags, comm.epochs, comm.half_calls,
+                                OP=code, BLOCK=grid.block)
         return out
     chunk = math.ceil(n / comm.ranks)
     grid = _programs(n if algorithm == "one_shot" else chunk, num_programs)
@@ -479,7 +486,7 @@ def broadcast(x, root=0, num_programs=None):
 
 def _broadcast(x, root, num_programs):
     dtype = _check_float(x)
-    if not isinstance(x, rt.Buffer):
+    if not _is_symmetric(x):
         raise ValueError("broadcast: x must be a symmetric weft.Buffer (it is written in place)")
     ranks = rt.num_ranks()
     if not isinstance(root, (int, np.integer)) or not 0 <= root < ranks:

@@ -7,23 +7,26 @@ fence, no separate signal, no round trip (NCCL's LL protocol). The cost is
 bandwidth (half of every word is flag), which is why LL is for small
 messages (collectives/__init__.py, LL_MAX_BYTES).
 
-The flag is the program's epoch (_kernels._begin) folded into 1 .. 2^32-1
-(0 is a zeroed buffer's). The buffer has two halves, taken by the parity of
-the epoch, each with a slot of W words per source rank: rank s writes slot
-s of every peer's half. No entry handshake is needed: program i of a rank
-writes half h in call e only after finishing call e-1, which needed every
-peer's program i's data of e-1, which that peer sent only after finishing
-e-2, the last call that read half h (every kernel counting epochs makes
-program i of each rank wait for program i of every other). A word is
-stale only if written 2^32-1 calls of its program ago; the host re-zeroes
-the buffer long before (_Comm.ll_buffer).
+The flag is the call's number (_kernels.py: every call that alternates
+halves counts, whichever kernel and size) folded into 1 .. 2^32-1 (0 is a
+zeroed buffer's). A call's size sets its grid and the slot W of each
+source rank, so a word that another program wrote in an earlier call of
+another size sits where this call reads; only a flag no other call used
+tells them apart (per-program epochs would not: they drift apart, and one
+program's old flag is another's current one).
+
+The buffer has two halves, taken by the call's parity (no entry handshake,
+by the argument in _kernels.py), each with a slot of W words per source
+rank: rank s writes slot s of every peer's half. A word is stale only if
+written 2^32-1 calls ago; the host re-zeroes the buffer long before
+(_Comm.ll_buffer).
 
 Words are loaded and stored whole; a 16-bit element pair shares a word
 (PACK=2), so any n works: the last word's second half is padding.
 """
 from .. import language as wl
 from .._jit import PerBackend, jit
-from ._kernels import _begin, _end, _fold
+from ._kernels import _call_done, _call_number, _fold
 
 FOLD = (1 << 32) - 1
 # Polls of a block before a receiver waits in wl.wait between them, which
@@ -34,8 +37,8 @@ SPIN = PerBackend(host=0, default=256)
 
 
 @jit
-def _flag(epoch):
-    return (epoch % FOLD + 1).to(wl.uint64)
+def _flag(call):
+    return (call % FOLD + 1).to(wl.uint64)
 
 
 @jit
@@ -75,16 +78,16 @@ def _send(ll, x, start, n, W, flag, PACK: wl.constexpr, BLOCK: wl.constexpr):
 
 
 @jit
-def _send_all(ll, x, half, W, n, epochs, PACK: wl.constexpr, BLOCK: wl.constexpr):
-    """A call's start: its epoch, flag and half of the LL buffer, with all
+def _send_all(ll, x, half, W, n, calls, PACK: wl.constexpr, BLOCK: wl.constexpr):
+    """A call's start: its number, flag and half of the LL buffer, with all
     of this program's blocks sent (every one in flight before any is
     waited for)."""
-    epoch = _begin(epochs)
-    flag = _flag(epoch)
-    buf = ll + (epoch % 2) * half
+    call = _call_number(calls)
+    flag = _flag(call)
+    buf = ll + (call % 2) * half
     for start in range(wl.program_id(0) * BLOCK, W, wl.num_programs(0) * BLOCK):
         _send(buf, x, start, n, W, flag, PACK, BLOCK)
-    return epoch, flag, buf
+    return call, flag, buf
 
 
 @jit
@@ -132,13 +135,13 @@ def _values(d, DTYPE: wl.constexpr, PACK: wl.constexpr):
 
 
 @jit
-def ll_all_reduce(x, out, ll, half, W, n, epochs, OP: wl.constexpr, DTYPE: wl.constexpr,
+def ll_all_reduce(x, out, ll, half, W, n, calls, OP: wl.constexpr, DTYPE: wl.constexpr,
                   PACK: wl.constexpr, BLOCK: wl.constexpr, SPIN: wl.constexpr):
     """out = x reduced over ranks, in rank order in f32 (bit-identical on
     every rank); x and out any memory of this rank (peers read neither),
     out may be x. ll: the LL buffer, `half` words per half."""
     pid, me = wl.program_id(0), wl.rank()
-    epoch, flag, buf = _send_all(ll, x, half, W, n, epochs, PACK, BLOCK)
+    call, flag, buf = _send_all(ll, x, half, W, n, calls, PACK, BLOCK)
     for start in range(pid * BLOCK, W, wl.num_programs(0) * BLOCK):
         e = _elements(start, PACK, BLOCK)
         mask = e < n
@@ -150,15 +153,15 @@ def ll_all_reduce(x, out, ll, half, W, n, epochs, OP: wl.constexpr, DTYPE: wl.co
                 d = _receive(buf, p, start, W, flag, BLOCK, SPIN)
             acc = _fold(acc, _values(d, DTYPE, PACK).to(wl.float32), p, OP)
         wl.store(out + e, acc, mask=mask)
-    _end(epochs, epoch)
+    _call_done(calls, call)
 
 
 @jit
-def ll_all_gather(x, out, ll, half, W, n, epochs, DTYPE: wl.constexpr, PACK: wl.constexpr,
+def ll_all_gather(x, out, ll, half, W, n, calls, DTYPE: wl.constexpr, PACK: wl.constexpr,
                   BLOCK: wl.constexpr, SPIN: wl.constexpr):
     """out[p*n:(p+1)*n] = rank p's x; x and out any memory of this rank."""
     pid, me = wl.program_id(0), wl.rank()
-    epoch, flag, buf = _send_all(ll, x, half, W, n, epochs, PACK, BLOCK)
+    call, flag, buf = _send_all(ll, x, half, W, n, calls, PACK, BLOCK)
     for start in range(pid * BLOCK, W, wl.num_programs(0) * BLOCK):
         e = _elements(start, PACK, BLOCK)
         mask = e < n
@@ -169,4 +172,4 @@ def ll_all_gather(x, out, ll, half, W, n, epochs, DTYPE: wl.constexpr, PACK: wl.
                 d = _receive(buf, p, start, W, flag, BLOCK, SPIN)
             v = _values(d, DTYPE, PACK)
             wl.store(out + p * n + e, v, mask=mask)
-    _end(epochs, epoch)
+    _call_done(calls, call)

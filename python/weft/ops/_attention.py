@@ -10,7 +10,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _kept, _size
+from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _size
 from ._gemm import _output, _programs
 
 NEG_INF = float("-inf")
@@ -83,7 +83,7 @@ def flash_decode_combine(o, lse, out=None, lse_out=None, num_programs=None):
 def _flash_decode_combine(o, lse, out, lse_out, num_programs):
     op = "flash_decode_combine"
     for name, x in (("o", o), ("lse", lse)):
-        if not isinstance(x, rt.Buffer):
+        if not _is_symmetric(x):
             raise ValueError(f"{op}: {name} must be a symmetric weft.Buffer (peers read it)")
     if _dtype_of(o, "o") not in _FLOATS:
         raise ValueError(f"{op}: o has dtype {o.dtype.name}; it takes fp32, fp16 or bf16")

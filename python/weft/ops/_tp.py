@@ -35,8 +35,9 @@ from .. import language as wl
 from .._jit import compile as compile_kernel, jit
 from .._jit import PerBackend, TensorDescriptor
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
-                                    _begin, _end, _push, _sync)
-from ..collectives import _dtype_of, _get_comm, _kept, all_gather
+                                    _begin, _end, _fused_call_done, _last_to_finish,
+                                    _push, _sync)
+from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
                     blocks_of, even_blocks, matmul, matmul_signature, plan_memo,
@@ -173,12 +174,7 @@ def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K,
             rn = n0 + wl.arange(0, BN)
             mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
             wl.store(c + (src * rows + rm[:, None]) * N + rn[None, :], acc, mask=mask)
-    if wl.atomic_add(sync + 1, 1) == wl.num_programs(0) - 1:   # the last program
-        wl.store(sync + 1, 0)
-        wl.store(sync + 2, epoch)
-        wl.store(sync, epoch)
-        for p in range(ranks):                # every program has read g
-            wl.signal(done + me, epoch, peer=p)
+    _fused_call_done(sync, epoch)             # every program has read g
 
 
 def _fused_plan(m, rows, n, k, sources, backend, dtype, descriptors):
@@ -271,7 +267,7 @@ def _all_gather_matmul(a, b, out, num_programs, algorithm):
     if len(getattr(a, "shape", ())) != 2:
         raise ValueError("all_gather_matmul: a must be 2-D (a weft.Buffer, or an array "
                          "kernels take)")
-    if algorithm == "pull" and not (isinstance(a, rt.Buffer) and not a.local):
+    if algorithm == "pull" and not _is_symmetric(a):
         raise ValueError("all_gather_matmul: algorithm 'pull' needs a symmetric weft.Buffer "
                          "a (peers read it)")
     if num_programs is not None and int(num_programs) < 1:
@@ -443,8 +439,7 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
             block_n = block_n * CLUSTER_N + block % CLUSTER_N
             _sum_partials(None, base, c, counters, block, block_m * BM, block_n * BN, rows, N,
                           size, own, count, SCATTER, BM, BN, EVEN, SC)
-    if wl.atomic_add(sync + 1, 1) == wl.num_programs(0) - 1:   # the last program
-        wl.store(sync + 1, 0)
+    if _last_to_finish(sync + 1):
         wl.store(sync, calls + 1)
 
 

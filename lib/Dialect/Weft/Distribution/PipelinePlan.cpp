@@ -233,20 +233,25 @@ int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int
   return std::min<int64_t>(wanted, (*budget - (alignment - 16)) / perStage - spare);
 }
 
-/// The layout that `layoutOf` (DotPlan.h's, for a dot of operand type,
-/// shape {M, N, K} and operand index) gives each of a dot's operand
-/// buffers, where it gives one to both; returns whether it did.
-bool useLayouts(Operand &a, Operand &b, const CompileTarget &target, OperandLayoutFn layoutOf) {
-  std::array<int64_t, 3> mnk = {a.buffer.getDimSize(0), b.buffer.getDimSize(1),
-                                a.buffer.getDimSize(1)};
-  MLIRContext *ctx = a.buffer.getContext();
-  Type in = a.buffer.getElementType();
-  SwizzledSharedAttr aLayout = layoutOf(target, ctx, in, mnk, 0);
-  SwizzledSharedAttr bLayout = layoutOf(target, ctx, in, mnk, 1);
-  if (!aLayout || !bLayout)
-    return false;
-  a.buffer = SharedType::get(ctx, a.buffer.getShape(), in, aLayout);
-  b.buffer = SharedType::get(ctx, b.buffer.getShape(), in, bLayout);
+/// The layout that `layoutOf` (DotPlan.h's, for `dot`'s operand type,
+/// shape {M, N, K} and operand index) gives each of the dot's operand
+/// rings (a or b may be absent: that operand is a tile), where it gives
+/// one to every ring; returns whether it did.
+bool useLayouts(DotOp dot, std::optional<Operand> &a, std::optional<Operand> &b,
+                const CompileTarget &target, OperandLayoutFn layoutOf) {
+  MLIRContext *ctx = dot.getContext();
+  Type in = (a ? a : b)->buffer.getElementType();
+  std::array<int64_t, 3> mnk = dotShape(dot);
+  SmallVector<std::pair<Operand *, SwizzledSharedAttr>, 2> layouts;
+  for (auto [index, operand] : llvm::enumerate(std::array{&a, &b}))
+    if (*operand) {
+      SwizzledSharedAttr layout = layoutOf(target, ctx, in, mnk, index);
+      if (!layout)
+        return false;
+      layouts.push_back({&**operand, layout});
+    }
+  for (auto [operand, layout] : layouts)
+    operand->buffer = SharedType::get(ctx, operand->buffer.getShape(), in, layout);
   return true;
 }
 
@@ -315,25 +320,15 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
     // element of its copies).
     if ((!a && !b) || (!(a && b) && !target.spec.hasAsyncCopy()))
       continue;
-    if (a && b) {
-      // The layouts that warpgroup MMA reads in place, else those that
-      // warp-level MMA's loads read without bank conflicts.
-      if (useLayouts(*a, *b, target, &warpgroupOperandLayout)) {
-        if (auto position = carriedOnly(loop, dot))
-          overlapped.push_back({dot, *position});
-      } else {
-        threadReads = true;
-        useLayouts(*a, *b, target, &mmaOperandLayout);
-      }
+    // The layouts that warpgroup MMA reads in place, else those that
+    // warp-level MMA's loads read without bank conflicts (one ring: beside
+    // the other operand's rows).
+    if (a && b && useLayouts(dot, a, b, target, &warpgroupOperandLayout)) {
+      if (auto position = carriedOnly(loop, dot))
+        overlapped.push_back({dot, *position});
     } else {
-      // One ring, read by warp-level MMA beside the other operand's rows.
       threadReads = true;
-      Operand &ring = a ? *a : *b;
-      auto layout = mmaOperandLayout(target, loop.getContext(), ring.buffer.getElementType(),
-                                     dotShape(dot), a ? 0 : 1);
-      if (layout)
-        ring.buffer = SharedType::get(loop.getContext(), ring.buffer.getShape(),
-                                      ring.buffer.getElementType(), layout);
+      useLayouts(dot, a, b, target, &mmaOperandLayout);
     }
     // Its tile operand (and products) then take the scratch area.
     if (withScratch && budget && !(a && b))

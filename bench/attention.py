@@ -1,0 +1,225 @@
+"""Attention benchmark: weft.ops.flash_attention against torch's
+scaled_dot_product_attention (flash backend) on one GPU, and
+weft.ops.ring_attention / ulysses_attention against the unfused torch
+baselines on every rank, in one process per rank and one run.
+
+    build-gpu/bin/weft-run -n 2 --backend cuda -- python3 bench/attention.py \
+        --csv bench/results/attention.csv
+    /usr/bin/python3 bench/attention.py --plot CSV   # PNGs next to it, here
+
+Cases (bf16, [batch, heads, seq, head_dim], causal and not):
+
+| op | Weft | torch | limit rows |
+|---|---|---|---|
+| flash | flash_attention, seq --seqs | sdpa (flash backend) | - |
+| ring | ring_attention, global seq --seqs, seq/R per rank | all_gather_into_tensor of k and v (NCCL) + sdpa | local: sdpa of the same work on gathered k, v; comm: the all-gathers |
+| ulysses | ulysses_attention | all_to_all_single of q, k, v + sdpa + all_to_all_single of out | local: sdpa of heads/R heads over the whole seq; comm: the four all-to-alls |
+
+Causal baselines mask by global position: torch's lower-right causal bias
+(queries at the end of the keys), the keys cut after this rank's last
+query. Each measurement: --warmup calls, then --iters calls each between
+two CUDA events (bench/collectives.py's timing). Every system's output
+is compared with torch's sdpa in float32 on the same inputs (bf16
+tolerance 2e-2); `speedup` is the torch baseline's median over the
+system's, `of_limit` the limit's (max(local, comm)) over it. TFLOP/s
+count 4 * seq_q * seq_k * head_dim per head (halved when causal).
+"""
+import argparse
+import sys
+
+import collectives as CB  # bench/collectives.py: timing, environment, CSV, watchdog
+import weft  # noqa: E402  (on sys.path through collectives)
+from weft import ops  # noqa: E402
+
+OPS = ("flash", "ring", "ulysses")
+
+
+class Bench(CB.Run):
+    def inputs(self, b, h, s, d, seed):
+        torch = self.torch
+        gen = torch.Generator(device="cpu").manual_seed(seed)
+        return [torch.randn((b, h, s, d), generator=gen).to(self.device, torch.bfloat16)
+                for _ in range(3)]
+
+    def sdpa(self, q, k, v, causal):
+        """torch's SDPA; causal by global position: the queries are the last
+        of the keys (lower-right), the flash backend where it applies."""
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        from torch.nn.attention.bias import causal_lower_right
+        if not causal:
+            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                return F.scaled_dot_product_attention(q, k, v)
+        if q.shape[2] == k.shape[2]:
+            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        bias = causal_lower_right(q.shape[2], k.shape[2])
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+
+    def case(self, op, seq, causal):
+        """{system: fn}, the reference output, the flops of one call."""
+        torch, dist, R, r = self.torch, self.dist, self.ranks, self.rank
+        a = self.args
+        b, h, d = a.batch, a.heads, a.head_dim
+        if op == "flash":
+            q, k, v = self.inputs(b, h, seq, d, 1)
+            out = torch.empty_like(q)
+            want = self.sdpa(q, k, v, causal)
+            return ({"weft": lambda: ops.flash_attention(q, k, v, causal=causal, out=out),
+                     "torch": lambda: self.sdpa(q, k, v, causal)},
+                    {"weft": out}, want, 4 * b * h * seq * seq * d / (2 if causal else 1))
+        s = seq // R
+        q, k, v = self.inputs(b, h, s, d, 2 + r)
+        kv = [self.inputs(b, h, s, d, 2 + p)[1:] for p in range(R)]
+        keys = (r + 1) * s if causal else seq   # keys this rank's queries see
+        gk = torch.cat([x[0] for x in kv], dim=2)[:, :, :keys].contiguous()
+        gv = torch.cat([x[1] for x in kv], dim=2)[:, :, :keys].contiguous()
+        want = self.sdpa(q, gk, gv, causal)
+        out = torch.empty_like(q)
+        full_k = torch.empty((R, b, h, s, d), dtype=q.dtype, device=self.device)
+        full_v = torch.empty_like(full_k)
+        flops = 4 * b * h * s * seq * d / (2 if causal else 1)
+        if op == "ring":
+            def nccl():
+                dist.all_gather_into_tensor(full_k, k)
+                dist.all_gather_into_tensor(full_v, v)
+                fk = full_k.permute(1, 2, 0, 3, 4).reshape(b, h, seq, d)[:, :, :keys]
+                fv = full_v.permute(1, 2, 0, 3, 4).reshape(b, h, seq, d)[:, :, :keys]
+                return self.sdpa(q, fk, fv, causal)
+
+            def comm():
+                dist.all_gather_into_tensor(full_k, k)
+                dist.all_gather_into_tensor(full_v, v)
+            return ({"weft": lambda: ops.ring_attention(q, k, v, causal=causal, out=out),
+                     "torch": nccl, "limit_local": lambda: self.sdpa(q, gk, gv, causal),
+                     "limit_comm": comm}, {"weft": out}, want, flops)
+        hg = h // R
+        bufs = [torch.empty((R, b, hg, s, d), dtype=q.dtype, device=self.device)
+                for _ in range(4)]
+        local = [torch.randn((b, hg, seq, d), device=self.device).to(q.dtype) for _ in range(3)]
+
+        def to_heads(x, buf):       # [b, h, s, d] by sequence -> [b, h/R, seq, d] by heads
+            dist.all_to_all_single(buf, x.view(b, R, hg, s, d).transpose(0, 1).contiguous())
+            return buf.permute(1, 2, 0, 3, 4).reshape(b, hg, seq, d)
+
+        def baseline():
+            o = self.sdpa(*(to_heads(x, t) for x, t in zip((q, k, v), bufs)), causal)
+            dist.all_to_all_single(bufs[3], o.view(b, hg, R, s, d).permute(2, 0, 1, 3, 4)
+                                   .contiguous())
+            return bufs[3].transpose(0, 1).reshape(b, h, s, d)
+
+        tmp = torch.empty_like(bufs[0])
+
+        def comm():
+            for t in bufs:
+                dist.all_to_all_single(tmp, t)
+        return ({"weft": lambda: ops.ulysses_attention(q, k, v, causal=causal, out=out),
+                 "torch": baseline, "limit_local": lambda: self.sdpa(*local, causal),
+                 "limit_comm": comm}, {"weft": out}, want, flops)
+
+    def measure(self, op, seq, causal):
+        systems, outs, want, flops = self.case(op, seq, causal)
+        rows, torch = [], self.torch
+        for name, fn in systems.items():
+            row = dict(self.env, op=op, seq=seq, causal=causal, batch=self.args.batch,
+                       heads=self.args.heads, head_dim=self.args.head_dim, system=name,
+                       median_us=float("nan"), min_us=float("nan"), tflops="",
+                       correct="", error="", speedup="", of_limit="")
+            if self.log.done(op=op, seq=seq, causal=causal, system=name):
+                continue
+            with self.watchdog.case(row):
+                with weft.stream(torch.cuda.current_stream()):
+                    got = fn()
+                    torch.cuda.synchronize()
+                    if not name.startswith("limit"):
+                        got = outs.get(name, got)
+                        row["correct"] = bool(torch.allclose(got.float(), want.float(),
+                                                             atol=2e-2, rtol=2e-2))
+                    median, best = self.time(fn, False)
+            rows.append(dict(row, median_us=round(median, 1), min_us=round(best, 1),
+                             tflops=round(flops / median / 1e6, 1)
+                             if not name.startswith("limit") else ""))
+        by = {r["system"]: r["median_us"] for r in rows}
+        limit = max(by.get("limit_local", 0), by.get("limit_comm", 0))
+        for r in rows:
+            r["speedup"] = round(by["torch"] / r["median_us"], 3) if "torch" in by else ""
+            r["of_limit"] = round(limit / r["median_us"], 3) if limit else ""
+        return rows
+
+
+def plot(path):
+    """TFLOP/s against sequence length, a PNG per op next to the CSV: a
+    line per system, dashed where causal."""
+    import csv
+    import os
+    import matplotlib
+    matplotlib.use("Agg")  # files only
+    import matplotlib.pyplot as plt
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if r["tflops"] and r["correct"] == "True"]
+    for op in sorted({r["op"] for r in rows}):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for system in ("weft", "torch"):
+            for causal in ("False", "True"):
+                pts = sorted((int(r["seq"]), float(r["tflops"])) for r in rows
+                             if r["op"] == op and r["system"] == system and r["causal"] == causal)
+                if pts:
+                    ax.plot(*zip(*pts), "--" if causal == "True" else "-", marker="o",
+                            label=f"{system}{' causal' if causal == 'True' else ''}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("sequence length (global)")
+        ax.set_ylabel("TFLOP/s per GPU")
+        ax.set_title(f"{op}, {rows[0]['gpu']} x {rows[0]['ranks']}, {rows[0]['date'][:10]}")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(os.path.dirname(os.path.abspath(path)),
+                                 f"{os.path.splitext(os.path.basename(path))[0]}-{op}.png"))
+        plt.close(fig)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--plot":
+        plot(sys.argv[2])
+        return
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--seqs", default="1024,4096,16384",
+                   help="sequence lengths (ring, ulysses: global, over all ranks)")
+    p.add_argument("--causal", default="0,1")
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--head-dim", type=int, default=128)
+    p.add_argument("--iters", type=int, default=5)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--reps", type=int, default=1)
+    p.add_argument("--systems", default="")
+    p.add_argument("--port", type=int, default=29521)
+    p.add_argument("--csv", default=None)
+    CB.timeout_arguments(p)
+    args = p.parse_args()
+    args.systems = []
+
+    weft.init()
+    if weft.backend() == "host":
+        sys.exit("bench/attention.py runs on GPUs (torch's SDPA is its baseline)")
+    run = Bench(args)
+    log = CB.watch(run, args)
+    for op in args.ops.split(","):
+        if op != "flash" and run.ranks == 1:
+            continue
+        for seq in map(int, args.seqs.split(",")):
+            for causal in (c == "1" for c in args.causal.split(",")):
+                for r in run.measure(op, seq, causal):
+                    log.add(r)
+                    if run.rank == 0:
+                        print(f"{op:8s} seq={seq:6d} causal={causal:d} {r['system']:12s} "
+                              f"median {r['median_us']:10.1f} us  {r['tflops'] or '':>7} "
+                              f"TFLOP/s  speedup {r['speedup'] or '-':>6}  "
+                              f"of_limit {r['of_limit'] or '-':>6}  "
+                              f"{'' if r['correct'] == '' else 'ok' if r['correct'] else 'WRONG'}",
+                              flush=True)
+    CB.finish(run, log)
+
+
+if __name__ == "__main__":
+    main()

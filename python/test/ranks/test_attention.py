@@ -1,0 +1,170 @@
+"""Attention (weft.ops.flash_attention, ring_attention, ulysses_attention)
+on 1-4 ranks against a float64 numpy reference; on GPUs also against
+torch's scaled_dot_product_attention."""
+import numpy as np
+import pytest
+
+import weft
+import weft.language as wl
+from devices import BACKEND, host, rounded
+from weft import ops
+from weft._jit import torch_dtype_of
+
+# bf16 inputs, f32 softmax, bf16 out: the output's rounding (2^-8
+# relative) dominates; errors are relative to the values' scale (~1).
+TOL = dict(atol=2e-2, rtol=2e-2)
+
+
+def _attention(q, k, v, causal, scale, q_pos=None, k_pos=None):
+    """softmax(q k^T scale) v in float64, (out, lse); causal: key position
+    <= query position (positions default to the row indices)."""
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:
+        q_pos = np.arange(q.shape[-2]) if q_pos is None else q_pos
+        k_pos = np.arange(k.shape[-2]) if k_pos is None else k_pos
+        s = np.where(k_pos[None, :] <= q_pos[:, None], s, -np.inf)
+    top = s.max(-1, keepdims=True, initial=-np.inf)
+    top = np.where(np.isinf(top), 0.0, top)
+    p = np.exp(s - top)
+    total = p.sum(-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(total > 0, (p @ v) / total, 0.0)
+        return out, (np.log(total) + top)[..., 0]
+
+
+def _tensors(shape, dtype, count, seed):
+    """count arrays of shape, normal values rounded to dtype (float64)."""
+    rng = np.random.default_rng(seed)
+    return [rounded(rng.standard_normal(shape), dtype) for _ in range(count)]
+
+
+def _local(values, dtype):
+    """values as a local tensor of dtype on this backend: a weft.Buffer
+    on the host (numpy has no bf16), a torch tensor on GPUs."""
+    if BACKEND == "host":
+        buf = weft.empty(values.shape, dtype, local=True)
+        buf.copy_from(values)
+        return buf
+    import torch
+    return torch.from_numpy(values.astype(np.float32)).to(
+        device=f"{BACKEND}:{weft.local_rank()}", dtype=torch_dtype_of(dtype))
+
+
+def _host(x):
+    """A float64 numpy copy of a local tensor (bf16 tensors through f32)."""
+    return host(x if isinstance(x, (weft.Buffer, np.ndarray)) else x.float()).astype(np.float64)
+
+
+# (batch, heads, seq_q, seq_k, head_dim, causal, dtype): odd lengths, one
+# row, no keys, both GPU head dims; each (head_dim, causal) a kernel.
+@pytest.mark.parametrize("b,h,sq,sk,d,causal,dtype", [
+    (1, 2, 37, 37, 64, True, wl.bfloat16), (2, 1, 5, 40, 128, False, wl.float16),
+    (1, 1, 1, 1, 16, False, wl.bfloat16), (1, 3, 20, 9, 16, True, wl.float16),
+    (1, 1, 3, 0, 16, False, wl.bfloat16)])
+def test_flash_attention(b, h, sq, sk, d, causal, dtype):
+    q, = _tensors((b, h, sq, d), dtype, 1, 1)
+    k, v = _tensors((b, h, sk, d), dtype, 2, 2)
+    scale = 0.3 if d == 16 else None
+    out, lse = ops.flash_attention(_local(q, dtype), _local(k, dtype), _local(v, dtype),
+                                   causal=causal, sm_scale=scale, return_lse=True)
+    want, want_lse = _attention(q, k, v, causal, scale or d ** -0.5)
+    np.testing.assert_allclose(_host(out), want, **TOL)
+    np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
+
+
+def _positions(rank, seq, layout):
+    ranks = weft.num_ranks()
+    if layout == "contiguous":
+        return rank * seq + np.arange(seq)
+    half = seq // 2
+    return np.concatenate([rank * half + np.arange(half),
+                           (2 * ranks - 1 - rank) * half + np.arange(seq - half)])
+
+
+def _sequence_parallel(fn, b, h, seq, d, causal, dtype, layout="contiguous", **kwargs):
+    me, ranks = weft.rank(), weft.num_ranks()
+    q = _tensors((ranks, b, h, seq, d), dtype, 1, 3)[0]
+    k, v = _tensors((ranks, b, h, seq, d), dtype, 2, 4)
+    for call in range(2):      # again: the flags' epochs and the halves move on
+        out = fn(_local(q[me], dtype), _local(k[me], dtype), _local(v[me], dtype),
+                 causal=causal, **kwargs, **({} if fn is ops.ulysses_attention else
+                                             dict(layout=layout)))
+        k_pos = np.concatenate([_positions(r, seq, layout) for r in range(ranks)])
+        want, _ = _attention(q[me], np.concatenate(list(k), axis=2),
+                             np.concatenate(list(v), axis=2), causal, d ** -0.5,
+                             _positions(me, seq, layout), k_pos)
+        np.testing.assert_allclose(_host(out), want, **TOL)
+
+
+# Causal: even shards split in balanced halves (queries read from their
+# owners), odd ones each rank's own, zigzag shards their own halves.
+@pytest.mark.parametrize("b,h,seq,d,causal,layout", [
+    (1, 2, 7, 64, False, "contiguous"), (1, 2, 10, 128, True, "contiguous"),
+    (2, 1, 7, 16, True, "contiguous"), (1, 2, 12, 16, True, "zigzag")])
+def test_ring_attention(b, h, seq, d, causal, layout):
+    _sequence_parallel(ops.ring_attention, b, h, seq, d, causal, wl.bfloat16, layout)
+
+
+@pytest.mark.parametrize("b,heads_per_rank,seq,d,causal", [
+    (1, 2, 9, 64, True), (2, 1, 5, 16, False)])
+def test_ulysses_attention(b, heads_per_rank, seq, d, causal):
+    _sequence_parallel(ops.ulysses_attention, b, heads_per_rank * weft.num_ranks(), seq, d,
+                       causal, wl.float16)
+
+
+def test_attention_interleaved_with_fused_gemms_and_few_programs():
+    """The attention kernels share the fused GEMMs' flags and epochs: calls
+    of each in turn, and the fewest programs (one copier, one product)."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    a = weft.empty((4, 8), wl.float32)
+    a.copy_from(np.full((4, 8), me + 1.0, np.float32))
+    b = np.ones((8, 3), np.float32)
+    for _ in range(2):
+        _sequence_parallel(ops.ring_attention, 1, 1, 7, 16, True, wl.bfloat16, num_programs=2)
+        out = ops.all_gather_matmul(a, _local(b, wl.float32))
+        want = np.concatenate([np.full((4, 3), 8.0 * (r + 1)) for r in range(ranks)])
+        np.testing.assert_array_equal(host(out), want)
+    weft.barrier()
+    a.free()
+
+
+def test_attention_errors():
+    ranks = weft.num_ranks()
+    q = _local(np.zeros((1, 2, 4, 16)), wl.bfloat16)
+    with pytest.raises(ValueError, match="fp16 or bf16"):
+        ops.flash_attention(_local(np.zeros((1, 1, 4, 16)), wl.float32), q, q)
+    with pytest.raises(ValueError, match="head_dim 48"):
+        x = _local(np.zeros((1, 1, 4, 48)), wl.bfloat16)
+        ops.flash_attention(x, x, x)
+    with pytest.raises(ValueError, match="need q's batch"):
+        ops.flash_attention(q, _local(np.zeros((1, 1, 4, 16)), wl.bfloat16), q)
+    with pytest.raises(ValueError, match=r"\[batch, heads, seq, head_dim\]"):
+        x = _local(np.zeros((2, 4, 16)), wl.bfloat16)
+        ops.flash_attention(x, x, x)
+    with pytest.raises(ValueError, match="out must be bf16"):
+        ops.flash_attention(q, q, q, out=_local(np.zeros((1, 2, 4, 16)), wl.float16))
+    with pytest.raises(ValueError, match="even shard"):
+        x = _local(np.zeros((1, 2, 5, 16)), wl.bfloat16)
+        ops.ring_attention(x, x, x, layout="zigzag")
+    with pytest.raises(ValueError, match="layout must be"):
+        ops.ring_attention(q, q, q, layout="striped")
+    with pytest.raises(ValueError, match="num_programs must be at least 2"):
+        ops.ring_attention(q, q, q, num_programs=1)
+    if ranks > 2:
+        with pytest.raises(ValueError, match="2 heads do not split over"):
+            ops.ulysses_attention(q, q, q)
+    weft.barrier()
+
+
+@pytest.mark.skipif(BACKEND == "host", reason="torch's SDPA runs on GPUs")
+@pytest.mark.parametrize("causal", [False, True])
+def test_flash_attention_against_torch_sdpa(causal):
+    import torch
+    import torch.nn.functional as F
+    gen = torch.Generator(device="cpu").manual_seed(5)
+    dev = f"{BACKEND}:{weft.local_rank()}"
+    q, k, v = (torch.randn((2, 4, 1000, 128), generator=gen).to(dev, torch.bfloat16)
+               for _ in range(3))
+    want = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    out = ops.flash_attention(q, k, v, causal=causal)
+    torch.testing.assert_close(out.float(), want, atol=2e-2, rtol=2e-2)

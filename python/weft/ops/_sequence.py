@@ -1,0 +1,303 @@
+"""Sequence-parallel attention: weft.ops.ring_attention and
+weft.ops.ulysses_attention, one resident launch each (sp_attention_kernel).
+
+Each rank holds the shard `seq` of q, k and v ([batch, heads, seq,
+head_dim]); rank r's rows are global positions r * seq .. (r + 1) * seq - 1
+(layout "contiguous"), or under layout "zigzag" (ring only) the halves
+r and 2R - 1 - r of the sequence cut in 2R halves of seq / 2 rows.
+
+In the launch, the first programs (copiers) push this rank's k and v
+into every rank's symmetric scratch g (their own slot of it; this rank's
+own slot first, then the next rank's, ...), CHUNK_ROWS rows of one head
+at a time, each chunk flagged on arrival with the call's epoch. The other
+programs take query blocks and run the online softmax over the keys of
+every source rank, this rank's first and then the previous ranks' (the
+first to arrive), waiting only for the chunks they read: the transfers
+of later sources run under the products of the earlier ones, and the
+products read local memory only (their K loops are pipelined,
+docs/tile-ir.md). Ring attention sends every head to every rank; Ulysses
+sends each rank only its group of heads/R heads, with their queries, and
+that rank attends its heads over the whole sequence and stores the
+outputs back to their owners (one tile per block).
+
+Causal ring attention balances the work: a rank computes the query
+halves r and 2R - 1 - r (one early, one late), whatever the layout; under
+"contiguous" these live on other ranks, so the queries travel with the
+keys (to every rank, as the keys do) and the outputs go back. A shard of
+odd length cannot be halved: then every rank computes its own queries
+(right, not balanced).
+
+Results that go to another rank land in a symmetric scratch (two halves,
+by the parity of the call's epoch) and every rank copies its own into
+out once every rank has finished (each rank's last program flags
+FUSED_DONE on every rank; all programs wait for every flag, so the
+launch ends in a barrier). That barrier also makes the reuse of g and
+the flags safe in the next call.
+"""
+from .. import _runtime as rt
+from .. import language as wl
+from .._jit import PerBackend, jit
+from ..collectives._kernels import FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, _fused_call_done
+from ..collectives import _get_comm
+from ._flash import (BM, BN, NEG_INF, Q_IN_LOOP, _attend_range, _finish, check_heads,
+                     check_out, new_like, qk_scale, transpose_rows)
+
+# Rows of a head per flagged chunk (at least: more where the flags would
+# run out), rows per copied tile, and the copying programs.
+CHUNK_ROWS = PerBackend(host=16, default=512)
+COPY_ROWS = PerBackend(host=16, default=64)
+COPIERS = PerBackend(host=1, default=8)
+PROGRAMS = {"host": 4}                         # GPUs: all that fit (resident)
+_LAYOUTS = ("contiguous", "zigzag")
+# How a rank's query chunks are chosen (SPLIT): its own rows, the balanced
+# halves r and 2R - 1 - r of a contiguous layout, or its own two halves
+# of a zigzag one (which are those).
+OWN, BALANCED, ZIGZAG = 0, 1, 2
+
+
+@jit
+def _query_chunk(qc, seq, SPLIT: wl.constexpr, ULYSSES: wl.constexpr):
+    """(owner rank, first row there, rows, global position of that row) of
+    this rank's query chunk qc."""
+    me = wl.rank()
+    if ULYSSES:
+        owner, lo, rows, pos = qc, 0, seq, qc * seq
+    elif SPLIT == OWN:
+        owner, lo, rows, pos = me, 0, seq, me * seq
+    else:
+        half = seq // 2
+        c = me + qc * (2 * wl.num_ranks() - 1 - 2 * me)   # half me, then 2R - 1 - me
+        if SPLIT == BALANCED:
+            owner, lo, rows, pos = c // 2, c % 2 * half, half, c * half
+        else:
+            owner, lo, rows, pos = me, qc * half, half, c * half
+    return owner, lo, rows, pos
+
+
+@jit
+def _key_part(src, part, seq, ZIGZAG_KEYS: wl.constexpr):
+    """(first row, end row, key0) of part 0 or 1 of source src's shard,
+    whose row j is at global position key0 + j: the whole shard and
+    nothing, or (zigzag) its two halves."""
+    if ZIGZAG_KEYS:
+        half = seq // 2
+        lo = part * half
+        hi = lo + half + part * (seq - 2 * half)
+        key0 = (src + part * (2 * wl.num_ranks() - 1 - 2 * src)) * half - lo
+    else:
+        lo = part * seq
+        hi = seq
+        key0 = src * seq
+    return lo, hi, key0
+
+
+@jit
+def _copy_chunk(x, gx, dest, c, heads, sent, seq, per_head, chunk_rows, ULYSSES: wl.constexpr,
+                TRANSPOSE: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr):
+    """Chunk c of x that this rank sends `dest` (rows chunk_rows * j.. of
+    one of the `sent` heads of a batch: head c // per_head of g's batch x
+    sent heads) into gx (this rank's slot of a tensor of g) there, the
+    head's rows as they are or (TRANSPOSE) as its columns (HEAD x seq)."""
+    head = c // per_head
+    src_head = head // sent * heads + head % sent + (dest * sent if ULYSSES else 0)
+    first = c % per_head * chunk_rows
+    end = wl.minimum(seq, first + chunk_rows)
+    src = x + src_head * seq * HEAD
+    dst = gx + head * seq * HEAD
+    d = wl.arange(0, HEAD)
+    for r0 in range(first, end, CM):
+        if TRANSPOSE:
+            transpose_rows(src, dst, end, seq, dest, r0, HEAD, CM)
+        else:
+            r = r0 + wl.arange(0, CM)
+            offs = r[:, None] * HEAD + d[None, :]
+            wl.store(dst + offs, wl.load(src + offs, mask=r[:, None] < end),
+                     mask=r[:, None] < end, peer=dest)
+
+
+@jit
+def _wait_rows(flags, lo, hi, chunk_rows, epoch):
+    """Waits for the chunks (flags, one per chunk_rows rows) holding rows
+    lo..hi - 1."""
+    for chunk in range(lo // chunk_rows, (hi - 1) // chunk_rows + 1):
+        wl.wait(flags + chunk, epoch, cmp="ge")
+
+
+@jit
+def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chunk_rows,
+                        qk_scale, ULYSSES: wl.constexpr, CAUSAL: wl.constexpr,
+                        SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
+                        REMOTE: wl.constexpr, BM: wl.constexpr,
+                        BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
+                        COPIERS: wl.constexpr, BLOCK: wl.constexpr,
+                        Q_IN_LOOP: wl.constexpr):
+    """Ring (ULYSSES false) or Ulysses attention in one resident launch
+    (the module's doc): g holds k, v and (REMOTE) q, each source rank x
+    batch x sent heads x seq x HEAD (k transposed: HEAD x seq per head).
+    REMOTE (Ulysses, or the balanced
+    split): other ranks' queries come with their keys, and the results go
+    to the owners' res (two halves of `half` elements, by the epoch's
+    parity), then into out."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    sent = heads // ranks if ULYSSES else heads    # heads this rank sends each rank
+    per_head = (seq + chunk_rows - 1) // chunk_rows
+    chunks = batch * sent * per_head               # flagged chunks per source
+    slot = batch * sent * seq * HEAD               # one source's tensor in g
+    arrivals = sync + FUSED_ARRIVALS
+    epoch = wl.load(sync) + 1
+    copiers = wl.minimum(COPIERS, wl.num_programs(0) // 2)
+    pid = wl.program_id(0)
+    base = res + epoch % 2 * half                  # this call's half of res
+    if pid < copiers:
+        for j in range(pid, ranks * chunks, copiers):
+            dest = (me + j // chunks) % ranks      # myself first, then the next rank
+            c = j % chunks
+            _copy_chunk(k, g + me * slot, dest, c, heads, sent, seq, per_head, chunk_rows,
+                        ULYSSES, True, HEAD, CM)
+            _copy_chunk(v, g + (ranks + me) * slot, dest, c, heads, sent, seq, per_head,
+                        chunk_rows, ULYSSES, False, HEAD, CM)
+            if REMOTE:
+                _copy_chunk(q, g + (2 * ranks + me) * slot, dest, c, heads, sent, seq,
+                            per_head, chunk_rows, ULYSSES, False, HEAD, CM)
+            wl.signal(arrivals + me * chunks + c, epoch, peer=dest)   # a release: rows first
+    else:
+        split = 1 if SPLIT == OWN else 2
+        qchunks = ranks if ULYSSES else split
+        blocks = (seq // split + BM - 1) // BM
+        d = wl.arange(0, HEAD)
+        for i in range(pid - copiers, qchunks * batch * sent * blocks,
+                       wl.num_programs(0) - copiers):
+            owner, lo, rows, pos = _query_chunk(i // (batch * sent * blocks), seq, SPLIT,
+                                                ULYSSES)
+            head = i // blocks % (batch * sent)    # in g: batch x sent heads
+            qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
+            r = lo + i % blocks * BM + wl.arange(0, BM)
+            end = lo + rows
+            rq = pos - lo + r
+            if REMOTE:                             # the owner's rows, as they came
+                _wait_rows(arrivals + owner * chunks + head * per_head, lo, end, chunk_rows,
+                           epoch)
+                rows_q = g + ((2 * ranks + owner) * slot + head * seq * HEAD)
+            else:
+                rows_q = q + qhead * seq * HEAD
+            qt = rows_q + r[:, None] * HEAD + d[None, :]
+            m_i = wl.full((BM,), NEG_INF, wl.float32)
+            l_i = wl.zeros((BM,), wl.float32)
+            acc = wl.zeros((BM, HEAD), wl.float32)
+            for t in range(ranks):
+                src = (me + ranks - t) % ranks     # mine, then the previous rank's
+                keys = g + (src * slot + head * seq * HEAD)
+                for part in range(2):
+                    klo, khi, key0 = _key_part(src, part, seq, ZIGZAG_KEYS)
+                    if CAUSAL:
+                        khi = wl.minimum(khi, wl.maximum(pos - lo + end - key0, klo))
+                    if khi > klo:
+                        _wait_rows(arrivals + src * chunks + head * per_head, klo, khi,
+                                   chunk_rows, epoch)
+                        m_i, l_i, acc = _attend_range(qt, r[:, None] < end, keys, seq,
+                                                      keys + ranks * slot, m_i, l_i, acc, rq,
+                                                      key0, klo, khi, qk_scale, BN, HEAD,
+                                                      CAUSAL, Q_IN_LOOP)
+            if REMOTE:
+                _finish(base + qhead * seq * HEAD, base, m_i, l_i, acc, r, end, False, HEAD,
+                        peer=owner)
+            else:
+                _finish(out + qhead * seq * HEAD, out, m_i, l_i, acc, r, end, False, HEAD)
+    _fused_call_done(sync, epoch)
+    # A barrier: every rank has finished the call (its results are here, it
+    # no longer reads g or my flags), then mine go to out.
+    for p in range(ranks):
+        wl.wait(sync + FUSED_DONE + p, epoch, cmp="ge")
+    if REMOTE:
+        n = batch * heads * seq * HEAD
+        for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
+            offs = start + wl.arange(0, BLOCK)
+            wl.store(out + offs, wl.load(base + offs, mask=offs < n), mask=offs < n)
+
+
+def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, layout):
+    batch, heads, seq, _, head_dim, dtype = check_heads(op, q, k, v, True)
+    ranks = rt.num_ranks()
+    if layout not in _LAYOUTS:
+        raise ValueError(f"{op}: layout must be one of {_LAYOUTS}, not {layout!r}")
+    if layout == "zigzag" and seq % 2:
+        raise ValueError(f"{op}: the zigzag layout needs an even shard, not {seq} rows")
+    if ulysses and heads % ranks:
+        raise ValueError(f"{op}: {heads} heads do not split over {ranks} ranks")
+    if num_programs is not None and int(num_programs) < 2:
+        raise ValueError(f"{op}: num_programs must be at least 2 (copies and products), "
+                         f"got {num_programs}")
+    if out is None:
+        out = new_like(q, tuple(q.shape), dtype)
+    check_out(op, "out", out, q.shape, dtype)
+    n = batch * heads * seq * head_dim
+    split = OWN
+    if causal and not ulysses:
+        split = ZIGZAG if layout == "zigzag" else (OWN if seq % 2 else BALANCED)
+    remote = ulysses or split == BALANCED
+    tensors = 3 if remote else 2                   # k, v and maybe q, from every rank
+    if tensors * ranks * n >= 1 << 31:
+        raise ValueError(f"{op}: {ranks} shards of {tuple(q.shape)} need "
+                         f"{tensors * ranks * n} elements of scratch, more than a kernel "
+                         f"addresses (2^31)")
+    if n == 0:
+        return out
+    backend = rt.backend()
+    sent = heads // ranks if ulysses else heads
+    chunk_rows = CHUNK_ROWS[backend]
+    while ranks * batch * sent * -(-seq // chunk_rows) > FUSED_BLOCKS:
+        chunk_rows *= 2
+    comm = _get_comm()
+    # Growing g frees the old one, which calls launched here may still
+    # use: drained first.
+    g = comm.buffer("attention_kv", tensors * ranks * batch * sent * seq * head_dim, dtype,
+                    drain=True)
+    res, half = comm.halves("attention_out", n if remote else 1, dtype)
+    qrows = seq // (1 if split == OWN else 2)
+    items = (ranks if ulysses else 1 + (split != OWN)) * batch * sent * -(-qrows // BM[backend])
+    copiers = COPIERS[backend]
+    if num_programs is None:
+        num_programs = PROGRAMS.get(backend, copiers + items)
+    sp_attention_kernel[(max(2, int(num_programs)),)](
+        q, k, v, out, g, res, half, comm.fused_sync, batch, heads, seq, chunk_rows,
+        qk_scale(sm_scale, head_dim), ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
+        ZIGZAG_KEYS=layout == "zigzag", REMOTE=remote, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS,
+        COPIERS=copiers, BLOCK=BLOCK, Q_IN_LOOP=Q_IN_LOOP, resident=True)
+    return out
+
+
+# Elements per program step of the results' copy into out.
+BLOCK = PerBackend(host=64, default=4096)
+
+
+def ring_attention(q, k, v, causal=False, sm_scale=None, layout="contiguous", out=None,
+                   num_programs=None):
+    """Attention of this rank's queries over the whole sequence, sharded
+    over the ranks. q, k, v: this rank's shard [batch, heads, seq,
+    head_dim] (every rank the same shape; fp16 or bf16, contiguous,
+    head_dim 16, 32, 64 or 128; any memory: torch tensors on GPUs, weft
+    Buffers or numpy arrays on the host). layout "contiguous" (default):
+    rank r holds global positions r * seq .. (r + 1) * seq - 1; "zigzag":
+    the sequence cut in 2R halves of seq / 2 (seq even), rank r holds half
+    r then half 2R - 1 - r (its rows 0..seq/2 - 1, then the rest), the
+    order causal ring attention balances without moving queries. causal:
+    a query sees the keys at or before its global position. Either way
+    the work is balanced across ranks (with causal and a contiguous layout
+    a rank computes half r and half 2R - 1 - r, reading those queries from
+    their owners: an even seq; with an odd one each rank computes its own).
+    Returns out (q's shape and dtype; a new tensor of q's kind when None).
+    Every rank calls it with the same shapes and arguments."""
+    return _sp_attention("ring_attention", q, k, v, causal, sm_scale, out, num_programs, False,
+                         layout)
+
+
+def ulysses_attention(q, k, v, causal=False, sm_scale=None, out=None, num_programs=None):
+    """DeepSpeed-Ulysses attention: q, k, v and out as ring_attention's
+    (layout contiguous); heads must divide by the number of ranks. Rank r
+    attends heads r * heads/R .. (r + 1) * heads/R - 1 over the whole
+    sequence: the other ranks push it their k and v of those heads, it
+    reads their queries and writes their outputs back, all in one launch
+    (the all-to-alls are the kernel's own loads and stores)."""
+    return _sp_attention("ulysses_attention", q, k, v, causal, sm_scale, out, num_programs,
+                         True, "contiguous")
