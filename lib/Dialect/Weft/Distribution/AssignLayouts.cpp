@@ -267,11 +267,15 @@ private:
   void anchor() {
     // A dot whose accumulator can stay in registers (warpgroup or warp
     // MMA fragments) wants that layout for its result and c (and a loop's
-    // initial accumulator) first.
+    // initial accumulator) first, and so does a tile a that warpgroup MMA
+    // takes from registers (attention's P, computed from the sums of
+    // another dot in that layout).
     func.walk([&](DotOp dot) {
       if (BlockedEncodingAttr layout = dotAccumulatorLayout(dot, target)) {
         wish(dot.getResult(), layout);
         wishAccumulator(dot.getC(), layout);
+        if (warpgroupRegisterA(dot, target))
+          wish(dot.getA(), layout);
       }
     });
     // A wait for a dot's sums keeps their layout.
@@ -658,10 +662,13 @@ private:
       return success();
     }
     if (auto d = dyn_cast<DotOp>(op)) {
-      // The lowering reads a and b in any layout; the result is c's.
+      // The lowering reads a and b in any layout but a register operand's
+      // (the accumulator's); the result is c's.
       Attribute layout = wished(d.getResult());
       if (!layout)
         layout = layoutOf(d.getC());
+      if (warpgroupRegisterA(d, target))
+        require(op, 0, dotAccumulatorLayout(d, target));
       require(op, 2, layout);
       setLayout(d.getResult(), layout);
       return success();

@@ -76,6 +76,10 @@ BlockedEncodingAttr warpgroupAccumulatorLayout(mlir::MLIRContext *ctx, unsigned 
 std::array<int64_t, 3> dotShape(DotOp dot);
 /// The dot's a and b are buffers in warpgroup MMA's layouts.
 bool warpgroupOperands(DotOp dot, const CompileTarget &target);
+/// The dot's a is a tile, which warpgroup MMA takes from registers in the
+/// accumulator's layout (dotAccumulatorLayout), and b a buffer in its
+/// layout: a P V whose P is computed in the loop (attention).
+bool warpgroupRegisterA(DotOp dot, const CompileTarget &target);
 /// c's layout keeps the accumulator in registers.
 bool accumulatesInRegisters(DotOp dot, const CompileTarget &target);
 /// The warp-level instruction shape the dot lowers to, if any.
@@ -84,7 +88,8 @@ std::optional<std::array<int64_t, 3>> mmaFor(DotOp dot, const CompileTarget &tar
 /// registers (warpgroup or warp-level MMA), or null.
 BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const CompileTarget &target);
 /// Scratch bytes the dot needs: its tile operands (dotOperandBytes: none
-/// when they are shared-memory buffers already), then the products of the
+/// when they are shared-memory buffers already; dotScratchBytes: none for
+/// a that warpgroup MMA takes from registers), then the products of the
 /// warp-level path where c is not in the accumulator layout.
 int64_t dotOperandBytes(DotOp dot);
 int64_t dotScratchBytes(DotOp dot, const CompileTarget &target);

@@ -153,6 +153,16 @@ bool warpgroupOperands(DotOp dot, const CompileTarget &target) {
   return operandsIn(dot, target, &warpgroupOperandLayout);
 }
 
+bool warpgroupRegisterA(DotOp dot, const CompileTarget &target) {
+  auto b = dyn_cast<SharedType>(dot.getB().getType());
+  if (!isa<RankedTensorType>(dot.getA().getType()) || !b || !b.getLayout())
+    return false;
+  MLIRContext *ctx = dot.getContext();
+  Type in = b.getElementType();
+  return warpgroupOperandLayout(target, ctx, in, shapeOf(dot), 0) &&
+         b.getLayout() == warpgroupOperandLayout(target, ctx, in, shapeOf(dot), 1);
+}
+
 bool accumulatesInRegisters(DotOp dot, const CompileTarget &target) {
   RankedTensorType c = dot.getC().getType();
   return c.getEncoding() && c.getEncoding() == dotAccumulatorLayout(dot, target);
@@ -175,6 +185,8 @@ BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const CompileTarget &target)
   if (warpgroupOperands(dot, target))
     return warpgroupAccumulatorLayout(dot.getContext(),
                                       cast<SharedType>(dot.getA().getType()).getLayout().getWarps());
+  if (warpgroupRegisterA(dot, target))
+    return warpgroupAccumulatorLayout(dot.getContext(), target.options.numWarps);
   if (swizzledOperands(dot, target))
     return {};
   return mmaAccumulatorLayout(target, dot.getContext(), typeOfA(dot).getElementType(),
@@ -182,7 +194,10 @@ BlockedEncodingAttr dotAccumulatorLayout(DotOp dot, const CompileTarget &target)
 }
 
 int64_t dotScratchBytes(DotOp dot, const CompileTarget &target) {
-  int64_t bytes = dotOperandBytes(dot);
+  // A tile a in registers needs none where warpgroup MMA takes it (which
+  // wants c in registers too); elsewhere the lowering stores it.
+  bool inRegisters = warpgroupRegisterA(dot, target) && accumulatesInRegisters(dot, target);
+  int64_t bytes = inRegisters ? 0 : dotOperandBytes(dot);
   if (mmaFor(dot, target) && !accumulatesInRegisters(dot, target))
     bytes += dot.getC().getType().getNumElements() * 4; // the f32 products
   return bytes;
