@@ -22,10 +22,10 @@ The kernels that push into a peer's buffer with no entry phase (_ll.py's,
 push_all_reduce) alternate between two halves of it by the parity of the
 call's number: every such call of a rank counts, and the count is the
 same for every program of a call and so, as calls match, on every rank
-(`calls`: MAX_PROGRAMS copies of it, _call_number, _call_done). A rank's call c+2 starts after its call
-c+1 has finished (launches on a stream run in order), which needed every
-peer to have started c+1, so to have finished c, the last call that used
-that half. Per-program epochs cannot choose the half: a call's size sets
+(`calls`: MAX_PROGRAMS copies of it, _call_number, _call_done). A rank's
+call c+2 starts after its call c+1 has finished (launches on a stream run
+in order), which needed every peer to have started c+1, so to have
+finished c, the last call that used that half. Per-program epochs cannot choose the half: a call's size sets
 its grid and which blocks each program takes, and the programs' epochs
 drift apart as grids change.
 """
