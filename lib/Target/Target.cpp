@@ -122,9 +122,10 @@ std::optional<int64_t> TargetSpec::staticSharedMemoryBytes() const {
 }
 
 std::optional<int64_t> TargetSpec::dynamicSharedMemoryBytes() const {
-  // 227 KiB a block on sm_90, less the static part's limit.
+  // 227 KiB a block on sm_90, less 1 KiB for the static part (a kernel's
+  // buffers and exchanges are all dynamic: only the broadcast slot is not).
   if (kind == TargetKind::NVPTX)
-    return 227 * 1024 - 48 * 1024;
+    return 227 * 1024 - 1024;
   return std::nullopt;
 }
 

@@ -85,6 +85,8 @@ func.func @shared_buffers(%pa: tensor<16x32x!weft.ptr<bf16>>, %pb: tensor<32x16x
   weft.async_wait 0
   // CHECK: weft.dot %[[A]], %[[B]], %{{.*}} : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
   %d = weft.dot %a, %b, %c : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+  // CHECK: weft.release_shared %[[A]], %[[B]] : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>
+  weft.release_shared %a, %b : !weft.shared<16x32xbf16>, !weft.shared<32x16xbf16>
   return %d : tensor<16x16xf32>
 }
 

@@ -49,6 +49,7 @@
 // CHECK-NEXT:    weft.cluster_arrive
 // CHECK-NEXT:    scf.yield
 // CHECK:       weft.cluster_wait
+// CHECK-NEXT:  weft.release_shared
 // CHECK-NEXT:  weft.inval_mbarriers
 
 // WARP-LABEL: func.func @shared_a

@@ -47,8 +47,8 @@
 
 // CHECK-LABEL: func.func @desc_loop
 // CHECK-SAME:  weft.tensor_maps = {"0" = array<i64: 128, 1, 1, 0, 64, 0, 1, 0, 8>, "1" = array<i64: 128, 1, 1, 0, 64, 0, 1, 0, 64>}
-// CHECK-COUNT-4: weft.alloc_shared : !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
-// CHECK-COUNT-4: weft.alloc_shared : !weft.shared<64x128xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+// CHECK-COUNT-4: weft.alloc_shared {bulk} : !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 8>>
+// CHECK-COUNT-4: weft.alloc_shared {bulk} : !weft.shared<64x128xbf16, #weft.swizzled<bytes = 128, warps = 0>>
 // CHECK:       %[[BARS:.*]]:4 = weft.alloc_mbarriers {arrivals = 2 : i32}
 // CHECK:       weft.desc_async_copy %arg0[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]]#0, %{{.*}}
 // CHECK:       weft.desc_async_copy %arg1[%{{.*}}, %{{.*}}], %{{.*}}, %[[BARS]]#0, %{{.*}}
@@ -112,8 +112,8 @@
 // PTX:       ret;
 
 // EMPTY-LABEL: func.func @desc_loop
-// EMPTY-COUNT-3: weft.alloc_shared : !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
-// EMPTY-COUNT-3: weft.alloc_shared : !weft.shared<64x128xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+// EMPTY-COUNT-3: weft.alloc_shared {bulk} : !weft.shared<128x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
+// EMPTY-COUNT-3: weft.alloc_shared {bulk} : !weft.shared<64x128xbf16, #weft.swizzled<bytes = 128, warps = 0>>
 // EMPTY-NOT:   weft.alloc_shared
 // EMPTY:       %[[FULL:.*]]:3 = weft.alloc_mbarriers {arrivals = 2 : i32}
 // EMPTY:       %[[EMPTY:.*]]:3 = weft.alloc_mbarriers {arrivals = 8 : i32}

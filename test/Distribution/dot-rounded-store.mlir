@@ -5,9 +5,12 @@
 // dot-k-loop.mlir): each thread rounds its pairs and writes them as 4-byte
 // words into rows padded by 16 bytes (64 x 144 bytes, so the eight rows
 // of a store fall in distinct banks), the program joins, and every thread
-// reads 16 bytes of a row and stores them whole.
+// reads 16 bytes of a row and stores them whole. That exchange (9216
+// bytes) takes the room of the K loop's rings, free after the loop: the
+// kernel's dynamic shared memory is the rings' 33776 bytes.
 //
 // RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-assign-layouts | FileCheck %s --check-prefix=IR
+// RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
 // RUN: weft-compile %s --target=cuda:90 --emit=ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %ptxas %t.ptx
@@ -18,7 +21,7 @@
 // IR-NEXT:  weft.convert_layout {{.*}} : tensor<64x64xbf16, [[ACC]]> -> tensor<64x64xbf16, [[ROWS:#weft.blocked<{sizePerThread = \[1, 8\], threadsPerWarp = \[4, 8\], warpsPerProgram = \[4, 1\], order = \[1, 0\]}>]]>
 // IR-NEXT:  weft.store {{.*}} : tensor<64x64x!weft.ptr<bf16>, [[ROWS]]>
 // PTX-LABEL: .entry rounded(
-// PTX:       .shared .align 16 .b8 __weft_tile_scratch[9216];
+// LLVM:      weft.dynamic_shared_bytes = 33776
 // PTX:       cvt.rn.bf16x2.f32
 // PTX-COUNT-16: st.shared.b32
 // PTX:       bar.sync 0;

@@ -1,19 +1,23 @@
 // weft-pipeline-dot-operands's shared-memory budget. Two K loops in one
-// kernel: their rings live at once. On sm_90 they go to dynamic shared
-// memory (up to 227 KiB less the static 48 KiB), where both get three
-// stages of 64x32 + 32x64 bf16 in wgmma's swizzled layouts, and a spare
-// buffer per ring since each step's products overlap the next's (2 x
-// 32768 bytes, and 1008 to align them to 1024: the kernel's dynamic
-// shared memory). On gfx942 they share the 64 KiB of static LDS with the
-// scratch area (less 8 KiB for other uses and the operand scratch of dots
-// that stay in registers): the first loop takes three stages (29184
+// kernel, one after the other. On sm_90 their rings go to dynamic shared
+// memory, where a loop's rings live from their allocation to the
+// weft.release_shared after the loop (the products complete first, then
+// the copies, then the program joins). The first loop's are dead when the
+// second runs, so each gets the whole budget (227 KiB less 1 KiB static,
+// less the 48 KiB kept for the loop's exchanges): three stages of 64x32 +
+// 32x64 bf16 in wgmma's swizzled layouts and a spare buffer per ring,
+// since each step's products overlap the next's; and the second's take
+// the first's room: the kernel's dynamic shared memory is one loop's
+// rings (4 x 8192 bytes and 1008 to align them to 1024). On gfx942 the
+// rings are static and share the 64 KiB of LDS with the scratch area
+// (less 8 KiB for other uses and the operand scratch of dots that stay in
+// registers), all at once: the first loop takes three stages (29184
 // bytes), the second only two. (GPU targets only: a host program holds
 // 64x64 tiles as one thread's vectors, which take minutes to compile.)
 //
-// The same loops in the two branches of an scf.if never run together:
-// in dynamic shared memory their rings share their room (the second loop
-// gets the whole budget, the kernel's dynamic shared memory is one
-// loop's), while in gfx942's static LDS they still add up.
+// The same loops in the two branches of an scf.if never run together: in
+// dynamic shared memory their rings share their room, while in gfx942's
+// static LDS they still add up.
 //
 // RUN: weft-opt %s --weft-set-target=target=cuda:90 --weft-pipeline-dot-operands | FileCheck %s --check-prefix=NV
 // RUN: weft-opt %s --weft-lower="target=cuda:90" | FileCheck %s --check-prefix=LLVM
@@ -26,32 +30,33 @@
 // NV-COUNT-4:  weft.alloc_shared : !weft.shared<64x32xbf16, #weft.swizzled<bytes = 64, warps = 4>>
 // NV-COUNT-4:  weft.alloc_shared : !weft.shared<32x64xbf16, #weft.swizzled<bytes = 128, warps = 0>>
 // NV:          weft.dot_wait %{{.*}}, 1
-// NV:          weft.async_wait 0
-// NV-NEXT:     weft.dot_wait %{{.*}}, 0
+// NV:          weft.dot_wait %{{.*}}, 0
+// NV-NEXT:     weft.release_shared
 // NV-COUNT-8:  weft.alloc_shared
-// NV:          weft.async_wait 0
-// LLVM:        llvm.func @two_loops({{.*}} weft.dynamic_shared_bytes = 66544 : i64
+// NV:          weft.dot_wait %{{.*}}, 0
+// NV-NEXT:     weft.release_shared
+// LLVM:        llvm.func @two_loops({{.*}} weft.dynamic_shared_bytes = 33776 : i64
 // AMD-LABEL:   func.func @two_loops
 // AMD-COUNT-6: weft.alloc_shared
-// AMD:         weft.async_wait 0
+// AMD:         weft.release_shared
 // AMD-COUNT-4: weft.alloc_shared
 // AMD-NOT:     weft.alloc_shared
-// AMD:         weft.async_wait 0
+// AMD:         weft.release_shared
 // NV-LABEL:    func.func @two_branches
 // NV:          scf.if
 // NV-COUNT-8:  weft.alloc_shared
-// NV:          weft.async_wait 0
+// NV:          weft.release_shared
 // NV:          } else {
 // NV-COUNT-8:  weft.alloc_shared
-// NV:          weft.async_wait 0
+// NV:          weft.release_shared
 // LLVM:        llvm.func @two_branches({{.*}} weft.dynamic_shared_bytes = 33776 : i64
 // AMD-LABEL:   func.func @two_branches
 // AMD-COUNT-6: weft.alloc_shared
-// AMD:         weft.async_wait 0
+// AMD:         weft.release_shared
 // AMD:         } else {
 // AMD-COUNT-4: weft.alloc_shared
 // AMD-NOT:     weft.alloc_shared
-// AMD:         weft.async_wait 0
+// AMD:         weft.release_shared
 func.func @two_loops(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32)
     attributes {weft.kernel} {
   %c32 = arith.constant 32 : i32

@@ -47,7 +47,9 @@
 // CHECK-NOT:     weft.load
 // CHECK:         %[[D:.*]] = weft.dot %[[A0]], %[[B0]], %[[ACC]] : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>, !weft.shared<32x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>, tensor<16x16xf32>
 // CHECK-NEXT:    scf.yield %[[D]], %[[A1]], %[[A2]], %[[A0]], %[[B1]], %[[B2]], %[[B0]]
-// CHECK:       weft.async_wait 0
+// After the loop every copy completes and the program joins: the rings'
+// room is free for what follows (placeSharedBuffers).
+// CHECK:       weft.release_shared %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
 // With cp.async the loop is unrolled by the ring's size: each of the three
 // steps copies into and multiplies from fixed buffers, and the rings pass
 // through unrotated; the steps left over run in a loop that rotates. The
@@ -65,11 +67,11 @@
 // UNROLL:        scf.for %{{.*}} = %[[MID]] to %[[UB]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[R0:.*]] = %{{.*}}, %[[R1:.*]] = %{{.*}}, %[[R2:.*]] = %{{.*}}, %[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}, %[[S2:.*]] = %{{.*}})
 // UNROLL:          weft.dot %[[R0]], %[[S0]]
 // UNROLL-NEXT:     scf.yield %{{.*}}, %[[R1]], %[[R2]], %[[R0]], %[[S1]], %[[S2]], %[[S0]]
-// UNROLL:        weft.async_wait 0
+// UNROLL:        weft.release_shared
 // TWO-LABEL:   func.func @k_loop
 // TWO-COUNT-2: weft.alloc_shared : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>
 // TWO-NOT:     weft.alloc_shared : !weft.shared<16x32xbf16, #weft.swizzled<bytes = 64, warps = 0>>
-// TWO:         weft.async_wait 0
+// TWO:         weft.release_shared
 // HOST-LABEL:  func.func @k_loop
 // HOST:        weft.async_copy
 // GCN-LABEL:   k_loop:
@@ -139,7 +141,7 @@ func.func @k_loop(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>,
 // CHECK:         weft.async_copy
 // CHECK:         %[[X:.+]] = weft.load {{.*}}, mask {{.*}}, other
 // CHECK:         weft.dot %[[X]], %{{.*}}, %{{.*}} : tensor<16x16xbf16>, !weft.shared<16x16xbf16, #weft.swizzled<bytes = 32, warps = 0>>, tensor<16x16xf32>
-// CHECK:       weft.async_wait 0
+// CHECK:       weft.release_shared
 // CHECK:       return
 func.func @left_alone(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: i32)
     attributes {weft.kernel} {

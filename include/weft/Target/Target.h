@@ -42,9 +42,9 @@ struct TargetSpec {
   /// The static shared memory (LDS) a program may use, in bytes; none on
   /// the host, where the tile scratch buffer is ordinary memory.
   std::optional<int64_t> staticSharedMemoryBytes() const;
-  /// Bytes a program may take beyond that as dynamic shared memory (an
-  /// opt-in at launch), where `!weft.shared` buffers then live; none: the
-  /// buffers are static like the scratch area.
+  /// Bytes a kernel's program may take as dynamic shared memory (an
+  /// opt-in at launch), where its `!weft.shared` buffers, mbarriers and
+  /// exchanges then live (placeSharedBuffers); none: they are static.
   std::optional<int64_t> dynamicSharedMemoryBytes() const;
   /// Kernels may be launched to start before the kernel ahead of them on
   /// their stream has completed (sm_90 programmatic dependent launch).

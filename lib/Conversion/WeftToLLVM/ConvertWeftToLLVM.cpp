@@ -126,14 +126,16 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     if (failed(targetInfo))
       return signalPassFailure();
     const TargetInfo &info = **targetInfo;
-    if (failed(checkDistributed(module, info)))
+    // Exchanges placed in dynamic shared memory fit; the check reports the
+    // static ones that do not.
+    if (failed(placeSharedBuffers(module, info.getCompileTarget())) ||
+        failed(checkDistributed(module, info)))
       return signalPassFailure();
     LLVMTypeConverter converter(ctx);
     addPointerConversion(converter, info);
     addTileConversion(converter);
     addSharedBufferConversion(converter, info);
     Lowering lowering(info);
-    placeSharedBuffers(module, info.getSpec());
     // Before any rewrite: the tile patterns look up the original values.
     AxisInfoAnalysis axis(module);
     TileLowering tiles(lowering, axis);

@@ -17,36 +17,42 @@ using namespace mlir;
 
 namespace weft {
 
+Value dynamicSharedAddress(OpBuilder &b, Operation *op) {
+  auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName);
+  if (!offset)
+    return {};
+  Location loc = op->getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName);
+  if (!global) {
+    // extern .shared .align 16 .b8 __weft_dynamic_shared[]
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                                    /*isConstant=*/false, LLVM::Linkage::External,
+                                    kDynamicSharedName, Attribute(), /*alignment=*/16,
+                                    kSharedAddressSpace);
+  }
+  Value base = addressOf(b, loc, global);
+  // Offsets count from the first multiple of the kernel's largest
+  // alignment, which only a runtime address shows (static shared memory
+  // comes first); placeSharedBuffers left room for it.
+  if (auto align = op->getAttrOfType<IntegerAttr>(kSharedBaseAlignAttrName)) {
+    Type i32 = b.getI32Type();
+    Value address = LLVM::PtrToIntOp::create(b, loc, i32, base);
+    Value aligned = LLVM::AndOp::create(
+        b, loc, LLVM::AddOp::create(b, loc, address, i32Const(b, loc, align.getInt() - 1)),
+        i32Const(b, loc, -align.getInt()));
+    base = byteOffset(b, loc, base, LLVM::SubOp::create(b, loc, aligned, address));
+  }
+  return byteOffset(b, loc, base, i64Const(b, loc, offset.getInt()));
+}
+
 Value sharedAllocation(ConversionPatternRewriter &rewriter, Operation *op,
                        const TargetInfo &target) {
+  if (Value placed = dynamicSharedAddress(rewriter, op))
+    return placed;
   Location loc = op->getLoc();
-  if (auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName)) {
-    auto module = op->getParentOfType<ModuleOp>();
-    auto global = module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName);
-    if (!global) {
-      // extern .shared .align 16 .b8 __weft_dynamic_shared[]
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      global = LLVM::GlobalOp::create(
-          rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), 0),
-          /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedName, Attribute(),
-          /*alignment=*/16, kSharedAddressSpace);
-    }
-    Value base = addressOf(rewriter, loc, global);
-    // Offsets count from the first multiple of the kernel's largest
-    // alignment, which only a runtime address shows (static shared
-    // memory comes first); placeSharedBuffers left room for it.
-    if (auto align = op->getAttrOfType<IntegerAttr>(kSharedBaseAlignAttrName)) {
-      Type i32 = rewriter.getI32Type();
-      Value address = LLVM::PtrToIntOp::create(rewriter, loc, i32, base);
-      Value aligned = LLVM::AndOp::create(
-          rewriter, loc,
-          LLVM::AddOp::create(rewriter, loc, address, i32Const(rewriter, loc, align.getInt() - 1)),
-          i32Const(rewriter, loc, -align.getInt()));
-      base = byteOffset(rewriter, loc, base, LLVM::SubOp::create(rewriter, loc, aligned, address));
-    }
-    return byteOffset(rewriter, loc, base, i64Const(rewriter, loc, offset.getInt()));
-  }
   auto [bytes, alignment] = sharedFootprint(op);
   if (target.singleThreadPrograms())
     return programStackBuffer(rewriter, loc, op, bytes);
@@ -88,6 +94,18 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
   LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     tiles.target.asyncWait(rewriter, op.getLoc(), op.getPending());
+    tiles.lowering.joinProgram(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A wait for every group, then the join: the buffers' room is free.
+struct ReleaseSharedLowering : TilePattern<ReleaseSharedOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(ReleaseSharedOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    tiles.target.asyncWait(rewriter, op.getLoc(), 0);
     tiles.lowering.joinProgram(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -141,7 +159,7 @@ void addSharedBufferConversion(LLVMTypeConverter &converter, const TargetInfo &t
 
 void populateSharedBufferPatterns(const LLVMTypeConverter &converter,
                                   const TileLowering &tiles, RewritePatternSet &patterns) {
-  patterns.add<AllocSharedLowering, AsyncCommitLowering, AsyncWaitLowering,
+  patterns.add<AllocSharedLowering, AsyncCommitLowering, AsyncWaitLowering, ReleaseSharedLowering,
                AsyncProxyFenceLowering, ClusterArriveLowering, ClusterWaitLowering>(converter,
                                                                                    tiles);
 }

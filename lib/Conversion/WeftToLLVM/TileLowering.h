@@ -140,6 +140,10 @@ void populateTileOpPatterns(const mlir::LLVMTypeConverter &converter,
 /// thread of its own, so module-wide buffers would be shared).
 mlir::Value programStackBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                int64_t bytes);
+/// The address of what placeSharedBuffers placed at `op` in its kernel's
+/// dynamic shared memory (a buffer, barriers, an exchange's scratch);
+/// null where it placed nothing.
+mlir::Value dynamicSharedAddress(mlir::OpBuilder &b, mlir::Operation *op);
 /// Where the shared-memory allocation `op` (weft.alloc_shared,
 /// weft.alloc_mbarriers) lives: in a kernel on a target with dynamic shared
 /// memory, its place there (placeSharedBuffers); elsewhere a static

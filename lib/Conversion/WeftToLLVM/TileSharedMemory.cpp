@@ -1,10 +1,12 @@
 //===- TileSharedMemory.cpp - the scratch buffer of tile exchanges --------===//
 //
 // Layout conversions, reductions across warps, replicated atomics and tile
-// products move elements between threads through one static shared-memory
-// buffer (on the host, where a program is one thread, its stack). Its
-// size is known when compiling, so an op that would overflow the target's
-// static shared memory is reported here instead of by ptxas or the backend.
+// products move elements between threads through a scratch area of shared
+// memory: in a kernel with dynamic shared memory the place
+// placeSharedBuffers gave the op, elsewhere one static buffer (on the host,
+// where a program is one thread, its stack). Its size is known when
+// compiling, so an op that would overflow the target's static shared
+// memory is reported here instead of by ptxas or the backend.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringUtils.h"
@@ -18,11 +20,15 @@ namespace weft {
 
 namespace {
 
-/// The module's scratch buffer, grown to `bytes` if smaller. A host
-/// program is a thread of its own, so its scratch is on its stack (a
-/// module-wide buffer would be shared by programs running at once).
+/// The scratch of `op`'s exchanges: where placeSharedBuffers put it in
+/// the kernel's dynamic shared memory, or else the module's static
+/// scratch buffer, grown to `bytes` if smaller. A host program is a thread
+/// of its own, so its scratch is on its stack (a module-wide buffer would
+/// be shared by programs running at once).
 Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes,
               const TargetInfo &target) {
+  if (Value placed = dynamicSharedAddress(b, op))
+    return placed;
   if (target.singleThreadPrograms())
     return programStackBuffer(b, loc, op, bytes);
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
@@ -39,18 +45,15 @@ Value scratch(OpBuilder &b, Location loc, Operation *op, int64_t bytes,
 LogicalResult checkScratchLimit(Operation *op, const TargetInfo &target) {
   std::optional<int64_t> limit = target.getSpec().staticSharedMemoryBytes();
   ScratchUse need = scratchUse(op, target.getCompileTarget());
-  if (!limit || need.bytes == 0)
+  // Placed in dynamic shared memory, the op fit (placeSharedBuffers).
+  if (!limit || need.bytes == 0 || op->hasAttr(kSharedOffsetAttrName))
     return success();
   int64_t allowed = *scratchAllowed(op, target.getSpec());
   if (need.bytes <= allowed)
     return success();
   int64_t buffers = *limit - kBroadcastSlotBytes - allowed;
-  std::string tile; // unquoted, as the source spells it
-  llvm::raw_string_ostream(tile) << need.tile;
-  InFlightDiagnostic error = op->emitError()
-                             << op->getName().stripDialect() << " of " << tile << " needs "
-                             << need.bytes << " bytes of shared memory; the target allows "
-                             << allowed << " (" << *limit << " less " << kBroadcastSlotBytes
+  InFlightDiagnostic error = emitSharedOverflow(op, need.tile, need.bytes, allowed)
+                             << " (" << *limit << " less " << kBroadcastSlotBytes
                              << " for the broadcast slot";
   if (buffers)
     error << " and " << buffers << " for the pipeline's buffers";

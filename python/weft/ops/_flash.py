@@ -21,15 +21,19 @@ from ..collectives import _dtype_of, _view, scratch_bytes
 NEG_INF = float("-inf")
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
-# Query rows x key rows per step (GPUs: 4 warps; the products' operands
-# go through shared memory, whose static 48 KiB a 128-row block overflows).
-BM = PerBackend(host=16, default=64)
+# Query rows x key rows per step, and the warps of a program: on GPUs two
+# warpgroups of 64 rows each, which read every key block once for 128
+# queries (1.6x the TFLOP/s of one warpgroup of 64 at 8K on an H200;
+# bench/README.md, "Attention").
+BM = PerBackend(host=16, default=128)
 BN = PerBackend(host=16, default=64)
+NUM_WARPS = PerBackend(host=4, default=8)
 # GPUs load the query tile at every key step (from L2): both operands of
 # q k^T are then loads in the loop, which the pipeline turns into rings
-# (wgmma on sm_90; docs/tile-ir.md, "Pipelining"). The host loads it once
-# per key range: its copies complete at once, and the rings only cost
-# compile time.
+# (wgmma on sm_90; docs/tile-ir.md, "Pipelining"). That measured faster
+# than q loaded once into registers (wgmma's a from registers): 250 vs
+# 230 TFLOP/s at 8K on an H200. The host loads it once per key range: its
+# copies complete at once, and the rings only cost compile time.
 Q_IN_LOOP = PerBackend(host=False, default=True)
 HEAD_DIMS = (16, 32, 64, 128)
 # Rows a program transposes at a time (GPUs: 128-byte runs of bf16).
@@ -257,5 +261,5 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, out=
         flash_attention_kernel[(-(-seq_q // BM[backend]), batch * heads)](
             q, kt, v, out, out if lse is None else lse, seq_q, seq_k, qk_scale(sm_scale, head_dim),
             CAUSAL=bool(causal), WRITE_LSE=lse is not None, BM=BM, BN=BN, HEAD=head_dim,
-            Q_IN_LOOP=Q_IN_LOOP)
+            Q_IN_LOOP=Q_IN_LOOP, num_warps=NUM_WARPS[backend])
     return (out, lse) if return_lse else out

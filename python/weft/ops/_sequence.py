@@ -7,9 +7,10 @@ head_dim]); rank r's rows are global positions r * seq .. (r + 1) * seq - 1
 r and 2R - 1 - r of the sequence cut in 2R halves of seq / 2 rows.
 
 In the launch, the first programs (copiers) push this rank's k and v
-into every rank's symmetric scratch g (their own slot of it; this rank's
-own slot first, then the next rank's, ...), CHUNK_ROWS rows of one head
-at a time, each chunk flagged on arrival with the call's epoch. The other
+into every rank's symmetric scratch g (their own slot of it), CHUNK_ROWS
+rows of one head at a time, each chunk to this rank and then to the next
+ones before the next chunk (the first query blocks need the first heads
+of every source), each flagged on arrival with the call's epoch. The other
 programs take query blocks and run the online softmax over the keys of
 every source rank, this rank's first and then the previous ranks' (the
 first to arrive), waiting only for the chunks they read: the transfers
@@ -39,8 +40,8 @@ from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, _fused_call_done
 from ..collectives import _get_comm
-from ._flash import (BM, BN, NEG_INF, Q_IN_LOOP, _attend_range, _finish, check_heads,
-                     check_out, new_like, qk_scale, transpose_rows)
+from ._flash import (BM, BN, NEG_INF, NUM_WARPS, Q_IN_LOOP, _attend_range, _finish,
+                     check_heads, check_out, new_like, qk_scale, transpose_rows)
 
 # Rows of a head per flagged chunk (at least: more where the flags would
 # run out), rows per copied tile, and the copying programs.
@@ -151,8 +152,8 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
     base = res + epoch % 2 * half                  # this call's half of res
     if pid < copiers:
         for j in range(pid, ranks * chunks, copiers):
-            dest = (me + j // chunks) % ranks      # myself first, then the next rank
-            c = j % chunks
+            c = j // ranks                         # chunk by chunk: the products start
+            dest = (me + j % ranks) % ranks        # on every source's first heads
             _copy_chunk(k, g + me * slot, dest, c, heads, sent, seq, per_head, chunk_rows,
                         ULYSSES, True, HEAD, CM)
             _copy_chunk(v, g + (ranks + me) * slot, dest, c, heads, sent, seq, per_head,
@@ -263,7 +264,8 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
         q, k, v, out, g, res, half, comm.fused_sync, batch, heads, seq, chunk_rows,
         qk_scale(sm_scale, head_dim), ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
         ZIGZAG_KEYS=layout == "zigzag", REMOTE=remote, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS,
-        COPIERS=copiers, BLOCK=BLOCK, Q_IN_LOOP=Q_IN_LOOP, resident=True)
+        COPIERS=copiers, BLOCK=BLOCK, Q_IN_LOOP=Q_IN_LOOP, num_warps=NUM_WARPS[backend],
+        resident=True)
     return out
 
 

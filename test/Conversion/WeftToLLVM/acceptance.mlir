@@ -18,7 +18,6 @@
 // IR:      weft.translate {{.*}} : tensor<16x!weft.ptr<f32>, #weft.blocked<{sizePerThread = [4]
 
 // NV-LABEL: .entry tile_row_sum_peer(
-// NV:       .shared .align 16 .b8 __weft_tile_scratch[64];
 // NV-COUNT-2: ld.global.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}{{(\+[0-9]+)?}}];
 // NV-COUNT-2: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // NV-COUNT-2: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;

@@ -98,10 +98,10 @@
 // PTX-NOT:   bar.sync
 // PTX:       wgmma.wait_group.sync.aligned 1;
 // PTX-NOT:   bar.sync
+// PTX:       wgmma.wait_group.sync.aligned 0;
 // PTX:       cp.async.wait_group 0;
 // PTX:       fence.proxy.async.shared::cta;
 // PTX:       bar.sync 0;
-// PTX:       wgmma.wait_group.sync.aligned 0;
 // PTX-NOT:   bar.sync
 // PTX-NOT:   ld.global
 // PTX:       st.global.v2.b32

@@ -23,11 +23,6 @@
 // RUN: FileCheck %s --check-prefix=GCN < %t.s
 // RUN: weft-compile %s --target=host --emit=so -o %t.so
 
-// The module's scratch is its largest user's: @matmul's operands, rows
-// padded by 16 bytes, (32x(64+8) + 64x(8+8)) bf16 = 6656 bytes, then 32x8
-// f32 products.
-// NVVM:       llvm.mlir.global internal @__weft_tile_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<7680 x i8>
-
 // A dot whose accumulator fits the mma fragments of a grid of the warps
 // (here 2 x 2: M a multiple of 16 x 2, N of 8 x 2) gets the mma
 // accumulator layout for its result and c (a loop's initial accumulator
@@ -60,7 +55,11 @@
 
 // Operands go to shared memory as 16-byte vectors (rows padded by 16
 // bytes keep every run aligned); the products come back as vectors too.
+// A kernel's scratch is in its dynamic shared memory, as large as its
+// largest exchange: @matmul's operands, rows padded by 16 bytes,
+// (32x(64+8) + 64x(8+8)) bf16 = 6656 bytes, then 32x8 f32 products.
 // NVVM-LABEL: llvm.func @matmul(
+// NVVM-SAME:  weft.dynamic_shared_bytes = 7680
 // NVVM:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // NVVM:       nvvm.barrier0
 // NVVM:       llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];", "=r,=r,=r,=r,l"

@@ -62,8 +62,8 @@
 // W8:       wgmma.commit_group.sync.aligned;
 // W8:       wgmma.wait_group.sync.aligned 1;
 // W8-NOT:   wgmma.mma_async
-// W8:       cp.async.wait_group 0;
 // W8:       wgmma.wait_group.sync.aligned 0;
+// W8:       cp.async.wait_group 0;
 // W8:       ret;
 
 // W4-LABEL: .entry wide_loop(
@@ -89,8 +89,8 @@
 // W4:       wgmma.commit_group.sync.aligned;
 // W4-COUNT-2: wgmma.wait_group.sync.aligned 1;
 // W4-NOT:   wgmma.mma_async
-// W4:       cp.async.wait_group 0;
 // W4-COUNT-2: wgmma.wait_group.sync.aligned 0;
+// W4:       cp.async.wait_group 0;
 // W4:       ret;
 func.func @wide_loop(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>,
                   %K: i32 {weft.divisibility = 16 : i32},

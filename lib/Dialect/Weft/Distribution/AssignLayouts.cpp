@@ -171,6 +171,15 @@ public:
                                 "arguments; pass pointers");
     anchor();
     propagateBackwards();
+    // A loop-carried tile whose steps wish a layout, or whose next value
+    // comes from a reduction (attention's running maxima and sums, in the
+    // slice of the products' layout their reductions produce), is carried
+    // in it, initial value included: else each step converts it there and
+    // back through shared memory.
+    func.walk([&](scf::ForOp loop) {
+      for (auto [arg, next] : llvm::zip(loop.getRegionIterArgs(), loop.getYieldedValues()))
+        wishThroughLoop(arg, wished(arg) ? wished(arg) : reducedLayout(next));
+    });
     WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       return succeeded(assign(op)) ? WalkResult::advance()
                                    : WalkResult::interrupt();
@@ -222,6 +231,24 @@ private:
     return {};
   }
 
+  /// The layout of a reduction that `value` is computed from element-wise
+  /// (l * alpha + sum(p, 1)): the slice of the layout wished for the
+  /// reduced tile.
+  Attribute reducedLayout(Value value, unsigned depth = 4) const {
+    Operation *def = value.getDefiningOp();
+    if (auto reduce = dyn_cast_or_null<ReduceOp>(def)) {
+      Attribute source = wishedSource(reduce.getSrcs().front());
+      return source ? SliceEncodingAttr::get(def->getContext(), reduce.getAxis(), source)
+                    : Attribute();
+    }
+    if (!def || !depth || !OpTrait::hasElementwiseMappableTraits(def))
+      return {};
+    for (Value operand : def->getOperands())
+      if (Attribute layout = reducedLayout(operand, depth - 1))
+        return layout;
+    return {};
+  }
+
   /// The layout wished for a tile that the result of `load` is combined
   /// with element-wise (a dot's sums that loaded values are added to).
   Attribute partnerOf(LoadOp load) const {
@@ -236,18 +263,39 @@ private:
     return {};
   }
 
-  /// Also wishes it for the initial value and the loop's result when
-  /// `value` is a loop-carried argument (an accumulator), so the loop
-  /// carries it in that layout and its users see it.
+  /// Also wishes it for every value that carries the same tile: where
+  /// `value` is a loop-carried argument (an accumulator), the loop's
+  /// initial value, the value its body yields and its result; where one
+  /// of those is an if's result, what the branches yield; and so on
+  /// outwards (attention's sums carried over several key ranges inside a
+  /// loop over work items). Every loop then carries the tile in that
+  /// layout, with no conversion in its steps, and its users see it.
   void wishThroughLoop(Value value, Attribute layout) {
-    wish(value, layout);
-    auto arg = dyn_cast<BlockArgument>(value);
-    if (auto loop = dyn_cast_or_null<scf::ForOp>(arg ? arg.getOwner()->getParentOp() : nullptr))
-      if (arg.getArgNumber() >= loop.getNumInductionVars()) {
+    if (!layout)
+      return;
+    SmallVector<Value> carriers{value};
+    llvm::SmallDenseSet<Value> seen;
+    while (!carriers.empty()) {
+      Value carrier = carriers.pop_back_val();
+      if (!seen.insert(carrier).second)
+        continue;
+      wish(carrier, layout);
+      if (auto arg = dyn_cast<BlockArgument>(carrier)) {
+        auto loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
+          continue;
         unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
-        wish(loop.getInitArgs()[index], layout);
-        wish(loop.getResult(index), layout);
+        carriers.append({loop.getInitArgs()[index], loop.getYieldedValues()[index],
+                         loop.getResult(index)});
+      } else if (auto loop = carrier.getDefiningOp<scf::ForOp>()) {
+        carriers.push_back(loop.getRegionIterArgs()[cast<OpResult>(carrier).getResultNumber()]);
+      } else if (auto branch = carrier.getDefiningOp<scf::IfOp>()) {
+        unsigned index = cast<OpResult>(carrier).getResultNumber();
+        carriers.push_back(branch.thenYield().getOperand(index));
+        if (branch.elseBlock())
+          carriers.push_back(branch.elseYield().getOperand(index));
       }
+    }
   }
 
   /// wishThroughLoop for a dot's c and, where c is computed elementwise

@@ -63,10 +63,9 @@ void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, 
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
 
-/// Rewrites `loop` as `plan` says; returns the bytes its rings take (0:
-/// left alone).
-int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
-                     const CompileTarget &target) {
+/// Rewrites `loop` as `plan` says.
+void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
+                  const CompileTarget &target) {
   auto func = loop->getParentOfType<FunctionOpInterface>();
   bool bulk = plan.bulk(), clustered = plan.clustered, empties = plan.empties;
   ArrayRef<Operand> operands = plan.operands;
@@ -84,7 +83,7 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
   SmallVector<Value> rings, barriers, emptyBarriers, phases, emptyPhases;
   for (const Operand &operand : operands)
     for (int64_t s = 0; s < ringSize; ++s)
-      rings.push_back(AllocSharedOp::create(b, loc, operand.buffer));
+      rings.push_back(AllocSharedOp::create(b, loc, operand.buffer, /*bulk=*/bulk));
   auto allocBarriers = [&](SmallVector<Value> &ring, int64_t arrivals) {
     auto alloc = AllocMBarriersOp::create(
         b, loc, SmallVector<Type>(ringSize, MBarrierType::get(loop.getContext())),
@@ -152,7 +151,7 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
                       .replaceWithAdditionalYields(rewriter, carried,
                                                    /*replaceInitOperandUsesInLoop=*/false, rotate);
   if (failed(replaced))
-    return 0;
+    return;
   auto pipelined = cast<scf::ForOp>(replaced->getOperation());
   // The loop's arguments for each ring, taken in the order carried has them.
   ArrayRef<BlockArgument> args = pipelined.getRegionIterArgs().take_back(carried.size());
@@ -185,13 +184,17 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
   for (auto [i, operand] : llvm::enumerate(operands))
     operand.dot->setOperand(operand.index, ring[i * ringSize]);
   Operation *yield = pipelined.getBody()->getTerminator();
+  // After the loop: the products still reading the rings complete, then
+  // the pipeline's tail (below) ends the rings' life.
+  Operation *tail = pipelined;
   for (auto [dot, position] : plan.overlapped) {
     rewriter.setInsertionPointAfter(dot);
     yield->setOperand(position, DotWaitOp::create(rewriter, loc, dot.getResult(), 1));
-    rewriter.setInsertionPointAfter(pipelined);
+    rewriter.setInsertionPointAfter(tail);
     Value sums = pipelined.getResult(position);
     auto done = DotWaitOp::create(rewriter, loc, sums, 0);
     rewriter.replaceAllUsesExcept(sums, done, done);
+    tail = done;
   }
   // The copies lead stages ahead. Bulk copies into the rings of products
   // that run asynchronously go after those are started: issuing a block's
@@ -227,23 +230,28 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
       if (op->use_empty())
         rewriter.eraseOp(op);
   }
-  rewriter.setInsertionPointAfter(pipelined);
+  rewriter.setInsertionPointAfter(tail);
   // Every copy in flight belongs to an iteration the loop waited for (bulk
-  // copies past the bound are not started); the barriers then end, so that
-  // an enclosing loop may initialise them again.
+  // copies past the bound are not started); the rings and barriers then
+  // end, so that what follows may take their room and an enclosing loop
+  // may initialise the barriers again.
   if (clustered) // the last arrival's wait
     ClusterWaitOp::create(rewriter, loc);
+  ReleaseSharedOp::create(rewriter, loc, rings);
   if (bulk)
     InvalMBarriersOp::create(rewriter, loc,
                              llvm::to_vector(llvm::concat<Value>(barriers, emptyBarriers)));
-  else
-    AsyncWaitOp::create(rewriter, loc, 0);
   // Unrolled by the ring's size, the loop's rotations compose to the
   // identity: every copy and dot addresses a fixed buffer, and the moves
   // that rotated the rings each step go (a third of the K loop's
   // instructions with 128x256 blocks on sm_90). The remainder loop still
-  // rotates. Where copies complete at once it would only grow the code.
-  if (unrollRings && target.spec.hasAsyncCopy()) {
+  // rotates. Where copies complete at once it would only grow the code,
+  // and so where the loop does more than one product: attention's steps
+  // compute a softmax between theirs, the moves are a small part, and
+  // ptxas keeps values of the unrolled steps live at once (with 128-row
+  // blocks 1.8 KB a thread spilled instead of 0.2; 7 % slower at 8K).
+  if (unrollRings && target.spec.hasAsyncCopy() &&
+      llvm::hasSingleElement(pipelined.getBody()->getOps<DotOp>())) {
     // The unrolled bounds assume lb <= ub (a loop that runs no steps could
     // otherwise get a remainder that does); max(lb, ub) keeps the steps.
     rewriter.setInsertionPoint(pipelined);
@@ -252,16 +260,34 @@ int64_t emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings
                                         : Value(arith::MaxSIOp::create(rewriter, loc, lb, ub)));
     (void)loopUnrollByFactor(pipelined, ringSize);
   }
-  return plan.bytes();
 }
 
-/// Pipelines `loop` within `budget` bytes of shared memory (none: no
-/// limit; withScratch: shared with the scratch area); returns the bytes
-/// its rings take (0: left alone).
-int64_t pipeline(scf::ForOp loop, unsigned numStages, std::optional<int64_t> budget,
-                 bool withScratch, bool unrollRings, const CompileTarget &target) {
-  std::optional<PipelinePlan> plan = planPipeline(loop, numStages, budget, target, withScratch);
-  return plan ? emitPipeline(loop, *plan, unrollRings, target) : 0;
+/// The shared memory `loop`'s rings may take in `func`, a kernel when
+/// `inDynamic` (none: no limit).
+std::optional<int64_t> ringBudget(FunctionOpInterface func, scf::ForOp loop, bool inDynamic,
+                                  const CompileTarget &target) {
+  const TargetSpec &spec = target.spec;
+  std::optional<int64_t> limit =
+      inDynamic ? spec.dynamicSharedMemoryBytes() : spec.staticSharedMemoryBytes();
+  if (!limit)
+    return std::nullopt;
+  // Less the buffers in use while the loop runs: in dynamic shared memory
+  // (placeSharedBuffers) those whose life overlaps the loop's, in static
+  // shared memory all of the function's.
+  SharedLiveness liveness(func);
+  SharedLiveness::Span steps = liveness.span(loop);
+  int64_t live = 0;
+  func->walk([&](Operation *op) {
+    if (isa<AllocSharedOp, AllocMBarriersOp>(op) &&
+        (!inDynamic || liveness.life(op).overlaps(steps)))
+      live += sharedFootprint(op).first;
+  });
+  // And the exchanges': in dynamic shared memory those of the loop keep as
+  // much as static shared memory would give them; in static shared memory
+  // the scratch area is one buffer, as large as its largest user needs.
+  int64_t exchanges = inDynamic ? *spec.staticSharedMemoryBytes()
+                                : kReservedSharedBytes + dotScratchOutside(func, loop, target);
+  return *limit - live - exchanges;
 }
 
 struct WeftPipelineDotOperands
@@ -279,25 +305,8 @@ struct WeftPipelineDotOperands
       // A kernel's buffers go to dynamic shared memory where the target
       // has it (placeSharedBuffers); otherwise they share the static limit
       // with the scratch area, which its other dots need for operands.
-      std::optional<int64_t> dynamic = target->spec.dynamicSharedMemoryBytes();
-      bool inDynamic = dynamic && func->hasAttr(kKernelAttrName);
-      std::optional<int64_t> limit = inDynamic ? dynamic : target->spec.staticSharedMemoryBytes();
-      // The regions of the loops pipelined so far (a pipelined loop is
-      // replaced), and the bytes of their rings.
-      SmallVector<std::pair<Region *, int64_t>> rings;
+      bool inDynamic = target->spec.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName);
       for (scf::ForOp loop : loops) {
-        // The rings of all the function's loops live at once, but for
-        // those of loops in exclusive regions (an scf.if's branches), which
-        // share their room in dynamic shared memory (placeSharedBuffers).
-        std::optional<int64_t> budget;
-        if (limit) {
-          int64_t live = 0;
-          for (auto [other, bytes] : rings)
-            if (!inDynamic || !exclusive(loop->getParentRegion(), other))
-              live += bytes;
-          budget = *limit - live -
-                   (inDynamic ? 0 : kReservedSharedBytes + dotScratchOutside(func, loop, *target));
-        }
         // A loop's own weft.num_stages (wl.range(..., num_stages=)) wins
         // over the module's; below 2 the loop is left alone.
         unsigned numStages = target->options.numStages;
@@ -305,9 +314,12 @@ struct WeftPipelineDotOperands
           numStages = own.getInt();
         if (numStages < 2)
           continue;
-        Region *region = loop->getParentRegion();
-        if (int64_t bytes = pipeline(loop, numStages, budget, !inDynamic, unrollRings, *target))
-          rings.push_back({region, bytes});
+        // In dynamic shared memory the exchanges of the loop have their
+        // own room (ringBudget); otherwise its dots' take from the rings'.
+        if (std::optional<PipelinePlan> plan =
+                planPipeline(loop, numStages, ringBudget(func, loop, inDynamic, *target),
+                             *target, /*withScratch=*/!inDynamic))
+          emitPipeline(loop, *plan, unrollRings, *target);
       }
     }
   }

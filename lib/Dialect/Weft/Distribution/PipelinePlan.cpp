@@ -269,21 +269,7 @@ std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
   return use.getOperandNumber();
 }
 
-/// The region of `op` that holds `region` (`op` an ancestor of it).
-Region *regionOf(Operation *op, Region *region) {
-  while (region->getParentOp() != op)
-    region = region->getParentOp()->getParentRegion();
-  return region;
-}
-
 } // namespace
-
-int64_t PipelinePlan::bytes() const {
-  int64_t bytes = ringSize() * barrierBytes;
-  for (const Operand &operand : operands)
-    bytes += ringSize() * sharedTileBytes(operand.buffer);
-  return bytes;
-}
 
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,
@@ -295,14 +281,6 @@ int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,
   });
   return most;
 }
-
-bool exclusive(Region *a, Region *b) {
-  Operation *common = a->getParentOp();
-  while (common && !common->isAncestor(b->getParentOp()))
-    common = common->getParentOp();
-  return common && runsOneRegion(common) && regionOf(common, a) != regionOf(common, b);
-}
-
 
 std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,

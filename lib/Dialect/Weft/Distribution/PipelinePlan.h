@@ -57,8 +57,6 @@ struct PipelinePlan {
 
   bool bulk() const { return tensorMaps.has_value(); }
   int64_t ringSize() const { return stages + spare; }
-  /// The bytes the rings take.
-  int64_t bytes() const;
 };
 
 /// The plan for `loop` within `budget` bytes of shared memory (none: no
@@ -74,10 +72,6 @@ std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStag
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,
                           const CompileTarget &target);
-/// Whether code in regions `a` and `b` never runs together: they lie in
-/// different regions of their innermost common ancestor, which runs one
-/// of them (runsOneRegion).
-bool exclusive(mlir::Region *a, mlir::Region *b);
 
 } // namespace weft
 

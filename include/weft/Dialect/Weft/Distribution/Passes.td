@@ -81,14 +81,18 @@ def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp
     second ring of barriers once done with its buffer
     (`weft.mbarrier_arrive`), only the copying thread waits there
     before refilling one, and the step waits for its own stage after its
-    copies. Where the copies are asynchronous (sm_90) the loop is
-    then unrolled by the ring's size (`unroll-rings`), so that every
-    unrolled step addresses fixed buffers instead of rotating the rings
-    through the loop's arguments; a remainder loop takes the last steps.
+    copies. Where the copies are asynchronous (sm_90) and the loop does
+    one product, it is then unrolled by the ring's size (`unroll-rings`),
+    so that every unrolled step addresses fixed buffers instead of
+    rotating the rings through the loop's arguments; a remainder loop
+    takes the last steps. After the loop the products complete and
+    `weft.release_shared` ends the rings' life: what follows may take
+    their room (placeSharedBuffers).
   }];
   let options = [
     Option<"unrollRings", "unroll-rings", "bool", /*default=*/"true",
-           "Unroll pipelined loops by their rings' size where copies are asynchronous">,
+           "Unroll pipelined loops of one product by their rings' size where copies are "
+           "asynchronous">,
   ];
   let dependentDialects = ["::weft::WeftDialect", "::mlir::arith::ArithDialect"];
 }

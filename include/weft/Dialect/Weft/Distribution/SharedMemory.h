@@ -17,6 +17,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
 #include <optional>
@@ -83,11 +85,31 @@ TensorCopyPlan decodeTensorCopyPlan(mlir::DenseI64ArrayAttr attr);
 
 // ---- where buffers go ----
 
-/// Whether `op` runs one of its regions at most (an scf.if's branches), so
-/// that their buffers may share their room in dynamic shared memory:
-/// placeSharedBuffers places them so, and weft-pipeline-dot-operands
-/// budgets the rings of such regions' loops apart.
-bool runsOneRegion(mlir::Operation *op);
+/// Steps of a function in program order (a pre-order walk), for the
+/// liveness of its shared memory: an op's span covers its own step and
+/// those of the ops nested in it, so a loop's span is every step of every
+/// iteration.
+class SharedLiveness {
+public:
+  struct Span {
+    int64_t first = 0, last = -1;
+    bool overlaps(Span other) const { return first <= other.last && other.first <= last; }
+  };
+  explicit SharedLiveness(mlir::Operation *func);
+  Span span(mlir::Operation *op) const { return spans.lookup(op); }
+  /// The steps during which the room of `alloc` (weft.alloc_shared,
+  /// weft.alloc_mbarriers) is in use: from the allocation to its last use,
+  /// lifted to the allocation's block, where one of the uses ends its life
+  /// (weft.release_shared, weft.inval_mbarriers: the program joins there);
+  /// otherwise to the function's end.
+  Span life(mlir::Operation *alloc) const;
+
+private:
+  void number(mlir::Operation *op);
+  mlir::Operation *func;
+  llvm::DenseMap<mlir::Operation *, Span> spans;
+  int64_t next = 0;
+};
 /// Where placeSharedBuffers put a buffer (or mbarriers) in its kernel's
 /// dynamic shared memory, and the alignment that offset counts from where
 /// it is more than 16.
@@ -97,10 +119,17 @@ constexpr llvm::StringLiteral kSharedBaseAlignAttrName = "weft.shared_base_align
 /// barriers of 8 bytes each).
 std::pair<int64_t, int64_t> sharedFootprint(mlir::Operation *alloc);
 /// On targets with dynamic shared memory, gives every kernel's
-/// `!weft.shared` buffers places there, in program order, and the kernel
-/// the total (kDynamicSharedBytesAttrName), before the lowering. The
-/// regions of an op that runs one of them share their room.
-void placeSharedBuffers(mlir::ModuleOp module, const TargetSpec &target);
+/// `!weft.shared` buffers, mbarriers and exchanges (scratchUse) places
+/// there, and the kernel the total (kDynamicSharedBytesAttrName), before
+/// the lowering: in program order, each at the lowest offset that nothing
+/// in use at the same time holds (SharedLiveness), so rings of loops that
+/// run one after the other, of an scf.if's branches, and the exchanges
+/// after a loop share their room. An error at the op that does not fit.
+mlir::LogicalResult placeSharedBuffers(mlir::ModuleOp module, const CompileTarget &target);
+/// "<op> of <type> needs <bytes> bytes of shared memory; the target
+/// allows <allowed>", to be continued by the caller.
+mlir::InFlightDiagnostic emitSharedOverflow(mlir::Operation *op, mlir::Type type, int64_t bytes,
+                                            int64_t allowed);
 
 // ---- the scratch area of tile exchanges ----
 

@@ -360,6 +360,12 @@ def Weft_DescStrideOp : Weft_DescFieldOp<"desc_stride", "elements between neighb
 
 def Weft_AllocSharedOp : Weft_Op<"alloc_shared", [MemoryEffects<[MemAlloc]>]> {
   let summary = "a buffer for one tile in the program's shared memory";
+  let description = [{
+    With `bulk`, bulk copies (`weft.desc_async_copy`) fill it: the async
+    proxy writes it, so placeSharedBuffers gives it room that memory the
+    threads access never shares.
+  }];
+  let arguments = (ins UnitAttr:$bulk);
   let results = (outs Weft_SharedType:$result);
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
 }
@@ -404,6 +410,22 @@ def Weft_AsyncWaitOp : Weft_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+def Weft_ReleaseSharedOp : Weft_Op<"release_shared", [MemoryEffects<[MemFree]>]> {
+  let summary = "end the life of shared buffers";
+  let description = [{
+    Every copy into the buffers completes, then the program joins, so that
+    no thread still reads or writes them. From here on their room may hold
+    other buffers and exchanges (placeSharedBuffers); a buffer never
+    released keeps its room to the end of its function.
+
+    ```mlir
+    weft.release_shared %a, %b : !weft.shared<64x32xbf16>, !weft.shared<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Weft_SharedType>:$buffers);
+  let assemblyFormat = "$buffers attr-dict `:` qualified(type($buffers))";
 }
 
 def Weft_AllocMBarriersOp : Weft_Op<"alloc_mbarriers", [MemoryEffects<[MemAlloc, MemWrite]>]> {

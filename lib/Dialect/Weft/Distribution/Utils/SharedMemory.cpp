@@ -72,33 +72,6 @@ int64_t staticBufferBytes(Operation *op, const TargetSpec &target) {
   return buffers;
 }
 
-/// Places the shared buffers of `region` from `offset` on, in program
-/// order, each after those before it; returns where they end. The regions
-/// of an op that runs one of them start at the same offset and share their
-/// room; what follows the op comes after the longest. A buffer is used
-/// only inside the region that allocates it.
-int64_t placeInRegion(Region &region, int64_t offset, Builder &b, int64_t &alignment,
-                      SmallVectorImpl<Operation *> &allocs) {
-  for (Block &block : region)
-    for (Operation &op : block) {
-      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
-        auto [size, align] = sharedFootprint(&op);
-        offset = llvm::alignTo(offset, align);
-        op.setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
-        offset += size;
-        alignment = std::max(alignment, align);
-        allocs.push_back(&op);
-        continue;
-      }
-      int64_t end = offset;
-      for (Region &inner : op.getRegions())
-        end = std::max(end, placeInRegion(inner, runsOneRegion(&op) ? offset : end, b,
-                                          alignment, allocs));
-      offset = end;
-    }
-  return offset;
-}
-
 } // namespace
 
 int64_t sharedRowPitch(ShapedType tile) {
@@ -187,34 +160,125 @@ TensorCopyPlan decodeTensorCopyPlan(DenseI64ArrayAttr attr) {
   return plan;
 }
 
-bool runsOneRegion(Operation *op) { return isa<scf::IfOp>(op); }
-
 std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
   if (auto alloc = dyn_cast<AllocSharedOp>(op))
     return {sharedTileBytes(alloc.getType()), sharedTileAlignment(alloc.getType())};
   return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
 }
 
-void placeSharedBuffers(ModuleOp module, const TargetSpec &target) {
-  if (!target.dynamicSharedMemoryBytes())
-    return;
+SharedLiveness::SharedLiveness(Operation *func) : func(func) { number(func); }
+
+void SharedLiveness::number(Operation *op) {
+  int64_t first = next++;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &inner : block)
+        number(&inner);
+  spans[op] = {first, next - 1};
+}
+
+SharedLiveness::Span SharedLiveness::life(Operation *alloc) const {
+  Span steps = span(alloc);
+  bool released = false;
+  for (Operation *user : alloc->getUsers()) {
+    if (Operation *inBlock = alloc->getBlock()->findAncestorOpInBlock(*user))
+      steps.last = std::max(steps.last, span(inBlock).last);
+    released |= isa<ReleaseSharedOp, InvalMBarriersOp>(user);
+  }
+  if (!released)
+    steps.last = span(func).last;
+  return steps;
+}
+
+InFlightDiagnostic emitSharedOverflow(Operation *op, Type type, int64_t bytes, int64_t allowed) {
+  std::string what; // unquoted, as the source spells it
+  llvm::raw_string_ostream(what) << type;
+  return op->emitError() << op->getName().stripDialect() << " of " << what << " needs " << bytes
+                         << " bytes of shared memory; the target allows " << allowed;
+}
+
+LogicalResult placeSharedBuffers(ModuleOp module, const CompileTarget &target) {
+  std::optional<int64_t> limit = target.spec.dynamicSharedMemoryBytes();
+  if (!limit)
+    return success();
   Builder b(module.getContext());
   for (auto func : module.getOps<FunctionOpInterface>()) {
-    // Other functions' buffers stay static: their callers' would overlap.
+    // Other functions' buffers and scratch stay static: their callers'
+    // would overlap.
     if (!func->hasAttr(kKernelAttrName))
       continue;
-    int64_t alignment = 16;
-    SmallVector<Operation *> allocs;
-    int64_t bytes = placeInRegion(func->getRegion(0), 0, b, alignment, allocs);
-    // The dynamic area itself is only 16-byte aligned.
+    SharedLiveness liveness(func);
+    struct Placed {
+      SharedLiveness::Span steps;
+      bool async;
+      int64_t begin, end;
+    };
+    SmallVector<Placed> placed;
+    SmallVector<Operation *> ops;
+    int64_t alignment = 16, bytes = 0;
+    // In program order, each at the lowest offset (of its alignment) that
+    // no buffer or exchange in use at the same time holds: the first fit.
+    // Memory the async proxy writes (bulk copies' buffers, the barriers
+    // they complete on) never takes room the threads wrote or read
+    // through the generic proxy, nor the other way round: a loop around
+    // both would need a proxy fence from every thread between them.
+    WalkResult walk = func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      int64_t size, align = 16;
+      SharedLiveness::Span steps;
+      auto alloc = dyn_cast<AllocSharedOp>(op);
+      bool async = isa<AllocMBarriersOp>(op) || (alloc && alloc.getBulk());
+      Type what;
+      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
+        std::tie(size, align) = sharedFootprint(op);
+        steps = liveness.life(op);
+        what = op->getResult(0).getType();
+      } else if (ScratchUse use = scratchUse(op, target); use.bytes) {
+        size = use.bytes;
+        what = use.tile;
+        steps = liveness.span(op);
+      } else {
+        return WalkResult::advance();
+      }
+      SmallVector<std::pair<int64_t, int64_t>> busy;
+      int64_t inUse = 0;
+      for (const Placed &p : placed)
+        if (p.steps.overlaps(steps) || p.async != async) {
+          busy.push_back({p.begin, p.end});
+          inUse += p.end - p.begin;
+        }
+      llvm::sort(busy);
+      int64_t offset = 0;
+      for (auto [begin, end] : busy) {
+        if (int64_t(llvm::alignTo(offset, align)) + size <= begin)
+          break;
+        offset = std::max(offset, end);
+      }
+      offset = llvm::alignTo(offset, align);
+      alignment = std::max(alignment, align);
+      // The dynamic area itself is only 16-byte aligned.
+      if (offset + size + (alignment - 16) > *limit) {
+        emitSharedOverflow(op, what, size, *limit - inUse)
+            << " (" << *limit << " of dynamic shared memory less " << inUse
+            << " in use there)";
+        return WalkResult::interrupt();
+      }
+      op->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
+      placed.push_back({steps, async, offset, offset + size});
+      ops.push_back(op);
+      bytes = std::max(bytes, offset + size);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
     if (alignment > 16) {
-      for (Operation *alloc : allocs)
-        alloc->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
+      for (Operation *op : ops)
+        op->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
       bytes += alignment - 16;
     }
     if (bytes)
       func->setAttr(kDynamicSharedBytesAttrName, b.getI64IntegerAttr(bytes));
   }
+  return success();
 }
 
 int64_t conversionRowPitch(RankedTensorType type) {
