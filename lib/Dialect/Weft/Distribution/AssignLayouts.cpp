@@ -530,13 +530,19 @@ private:
 
   LogicalResult assign(Operation *op) {
     if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      for (auto [init, arg, result] :
-           llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
-                     forOp.getResults()))
-        if (isTile(init.getType())) {
-          setLayout(arg, layoutOf(init));
-          setLayout(result, layoutOf(init));
-        }
+      // A tile carried around the loop takes the layout its steps want
+      // (run()'s loop rule), else its initial value's: an initial value in
+      // another layout (a constant shared with users after the loop)
+      // converts once, before the loop, not at every step.
+      for (auto [arg, result] : llvm::zip(forOp.getRegionIterArgs(), forOp.getResults())) {
+        if (!isTile(arg.getType()))
+          continue;
+        OpOperand *init = forOp.getTiedLoopInit(arg);
+        Attribute layout = wished(arg) ? wished(arg) : layoutOf(init->get());
+        require(op, init->getOperandNumber(), layout);
+        setLayout(arg, layout);
+        setLayout(result, layout);
+      }
       return success();
     }
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
