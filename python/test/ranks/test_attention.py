@@ -87,6 +87,18 @@ def test_flash_attention(b, h, sq, sk, d, causal, dtype):
     np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("scale", (-0.3, 0.0))
+def test_flash_attention_scales_not_positive(scale):
+    # The kernels fold a positive scale into exp2's argument after taking
+    # the raw scores' maxima; a negative or zero one takes the other path.
+    b, h, sq, sk, d, dtype = 1, 2, 9, 13, 16, wl.bfloat16
+    q, = _tensors((b, h, sq, d), dtype, 1, 1)
+    k, v = _tensors((b, h, sk, d), dtype, 2, 2)
+    out = ops.flash_attention(_local(q, dtype), _local(k, dtype), _local(v, dtype),
+                              causal=True, sm_scale=scale)
+    np.testing.assert_allclose(_host(out), _attention(q, k, v, True, scale)[0], **TOL)
+
+
 def _positions(rank, seq, layout):
     ranks = weft.num_ranks()
     if layout == "contiguous":

@@ -131,7 +131,7 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
                         REMOTE: wl.constexpr, BM: wl.constexpr,
                         BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
                         COPIERS: wl.constexpr, BLOCK: wl.constexpr,
-                        Q_IN_LOOP: wl.constexpr):
+                        Q_IN_LOOP: wl.constexpr, SCALE_FOLDED: wl.constexpr):
     """Ring (ULYSSES false) or Ulysses attention in one resident launch
     (the module's doc): g holds k, v and (REMOTE) q, each source rank x
     batch x sent heads x seq x HEAD (k transposed: HEAD x seq per head).
@@ -199,7 +199,7 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
                         m_i, l_i, acc = _attend_range(qt, r[:, None] < end, keys, seq,
                                                       keys + ranks * slot, m_i, l_i, acc, rq,
                                                       key0, klo, khi, qk_scale, BN, HEAD,
-                                                      CAUSAL, Q_IN_LOOP)
+                                                      CAUSAL, Q_IN_LOOP, SCALE_FOLDED)
             if REMOTE:
                 _finish(base + qhead * seq * HEAD, base, m_i, l_i, acc, r, end, False, HEAD,
                         peer=owner)
@@ -260,11 +260,13 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
     copiers = COPIERS[backend]
     if num_programs is None:
         num_programs = PROGRAMS.get(backend, copiers + items)
+    scale = qk_scale(sm_scale, head_dim)
     sp_attention_kernel[(max(2, int(num_programs)),)](
         q, k, v, out, g, res, half, comm.fused_sync, batch, heads, seq, chunk_rows,
-        qk_scale(sm_scale, head_dim), ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
+        scale, ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
         ZIGZAG_KEYS=layout == "zigzag", REMOTE=remote, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS,
-        COPIERS=copiers, BLOCK=BLOCK, Q_IN_LOOP=Q_IN_LOOP, num_warps=NUM_WARPS[backend],
+        COPIERS=copiers, BLOCK=BLOCK, Q_IN_LOOP=Q_IN_LOOP, SCALE_FOLDED=scale > 0,
+        num_warps=NUM_WARPS[backend],
         resident=True)
     return out
 
