@@ -28,13 +28,6 @@ LN2 = 0.6931471805599453
 BM = PerBackend(host=16, default=128)
 BN = PerBackend(host=16, default=64)
 NUM_WARPS = PerBackend(host=4, default=8)
-# GPUs load the query tile at every key step (from L2): both operands of
-# q k^T are then loads in the loop, which the pipeline turns into rings
-# (wgmma on sm_90; docs/tile-ir.md, "Pipelining"). That measured faster
-# than q loaded once into registers (wgmma's a from registers): 250 vs
-# 230 TFLOP/s at 8K on an H200. The host loads it once per key range: its
-# copies complete at once, and the rings only cost compile time.
-Q_IN_LOOP = PerBackend(host=False, default=True)
 HEAD_DIMS = (16, 32, 64, 128)
 # Rows a program transposes at a time (GPUs: 128-byte runs of bf16).
 TRANSPOSE_ROWS = PerBackend(host=16, default=64)
@@ -42,19 +35,19 @@ _DTYPES = (wl.float16, wl.bfloat16)
 
 
 @jit
-def _attend(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale,
-            BN: wl.constexpr, HEAD: wl.constexpr, MASK: wl.constexpr, CAUSAL: wl.constexpr,
-            Q_IN_LOOP: wl.constexpr, SCALE_FOLDED: wl.constexpr):
-    """The online softmax of the query tile (q: its pointers, masked by
-    qmask, when Q_IN_LOOP; else the tile; rows at global positions rq) over
-    keys lo.. hi (BN apart): k^T (HEAD rows of kstride; key j in column j,
-    at global position key0 + j) and v (row-major, HEAD wide); (m, l, acc)
-    carried on. k comes transposed so that its blocks, like v's, are rows
-    of whole 16-byte pieces for the pipeline's copies. MASK: keys at or
-    past hi, and under CAUSAL keys after a row's position, are masked;
-    else every row sees every key of the blocks. SCALE_FOLDED (qk_scale >
-    0): the row maxima are the raw scores' scaled, and the scale goes into
-    exp2's argument as one fma, a multiply per score fewer."""
+def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale, BN: wl.constexpr,
+            HEAD: wl.constexpr, MASK: wl.constexpr, CAUSAL: wl.constexpr,
+            SCALE_FOLDED: wl.constexpr):
+    """The online softmax of the query tile q (rows at global positions
+    rq) over keys lo.. hi (BN apart): k^T (HEAD rows of kstride; key j in
+    column j, at global position key0 + j) and v (row-major, HEAD wide);
+    (m, l, acc) carried on. k comes transposed so that its blocks, like
+    v's, are rows of whole 16-byte pieces for the pipeline's copies. MASK:
+    keys at or past hi, and under CAUSAL keys after a row's position, are
+    masked; else every row sees every key of the blocks. SCALE_FOLDED
+    (qk_scale > 0): the row maxima are the raw scores' scaled, and the
+    scale goes into exp2's argument as one fma, a multiply per score
+    fewer."""
     d = wl.arange(0, HEAD)
     for start in range(lo, hi, BN):
         rn = start + wl.arange(0, BN)
@@ -65,8 +58,7 @@ def _attend(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale,
         else:
             kb = wl.load(kt + d[:, None] * kstride + rn[None, :])
             vt = wl.load(v + rn[:, None] * HEAD + d[None, :])
-        qt = wl.load(q, mask=qmask, other=0.0) if Q_IN_LOOP else q
-        s = wl.dot(qt, kb)
+        s = wl.dot(q, kb)
         if not SCALE_FOLDED:
             s = s * qk_scale
         if MASK:
@@ -93,23 +85,23 @@ def _attend(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale,
 @jit
 def _attend_range(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale,
                   BN: wl.constexpr, HEAD: wl.constexpr, CAUSAL: wl.constexpr,
-                  Q_IN_LOOP: wl.constexpr, SCALE_FOLDED: wl.constexpr):
+                  SCALE_FOLDED: wl.constexpr):
     """_attend over keys lo..hi of k^T and v, q the query tile's
-    pointers (loaded here unless Q_IN_LOOP): the whole blocks every row
-    sees (under CAUSAL those at or before the first row's position)
-    unmasked, the rest masked; under CAUSAL nothing after the last row's
-    position."""
+    pointers, masked by qmask (loaded once here: on GPUs the pipeline
+    copies the tile into shared memory for the products, docs/tile-ir.md,
+    "Pipelining"): the whole blocks every row sees (under CAUSAL those at
+    or before the first row's position) unmasked, the rest masked; under
+    CAUSAL nothing after the last row's position."""
     last = hi
     if CAUSAL:
         last = wl.minimum(hi, wl.maximum(wl.min(rq, 0) - key0 + 1, lo))
         hi = wl.minimum(hi, wl.maximum(wl.max(rq, 0) - key0 + 1, lo))
     whole = lo + (last - lo) // BN * BN
-    if not Q_IN_LOOP:
-        q = wl.load(q, mask=qmask, other=0.0)
-    m_i, l_i, acc = _attend(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, whole,
-                            qk_scale, BN, HEAD, False, CAUSAL, Q_IN_LOOP, SCALE_FOLDED)
-    return _attend(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, whole, hi, qk_scale, BN,
-                   HEAD, True, CAUSAL, Q_IN_LOOP, SCALE_FOLDED)
+    q = wl.load(q, mask=qmask, other=0.0)
+    m_i, l_i, acc = _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, whole, qk_scale,
+                            BN, HEAD, False, CAUSAL, SCALE_FOLDED)
+    return _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, whole, hi, qk_scale, BN, HEAD,
+                   True, CAUSAL, SCALE_FOLDED)
 
 
 @jit
@@ -150,8 +142,7 @@ def transpose_kernel(k, kt, rows, HEAD: wl.constexpr, CM: wl.constexpr):
 @jit
 def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, qk_scale, CAUSAL: wl.constexpr,
                            WRITE_LSE: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
-                           HEAD: wl.constexpr, Q_IN_LOOP: wl.constexpr,
-                           SCALE_FOLDED: wl.constexpr):
+                           HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
     """out = softmax(q k^T * scale) v for the BM query rows of program
     (axis 0) of head (axis 1: batch x heads); lse its log-sum-exp per
     row; kt: k transposed per head (transpose_kernel). Causal: query i sees
@@ -166,7 +157,7 @@ def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, qk_scale, CAUSAL: w
     acc = wl.zeros((BM, HEAD), wl.float32)
     keys = head * seq_k * HEAD
     m_i, l_i, acc = _attend_range(qt, rm[:, None] < seq_q, kt + keys, seq_k, v + keys, m_i, l_i,
-                                  acc, rm, 0, 0, seq_k, qk_scale, BN, HEAD, CAUSAL, Q_IN_LOOP,
+                                  acc, rm, 0, 0, seq_k, qk_scale, BN, HEAD, CAUSAL,
                                   SCALE_FOLDED)
     _finish(out + head * seq_q * HEAD, lse + head * seq_q, m_i, l_i, acc, rm, seq_q, WRITE_LSE,
             HEAD)
@@ -274,5 +265,5 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, out=
         flash_attention_kernel[(-(-seq_q // BM[backend]), batch * heads)](
             q, kt, v, out, out if lse is None else lse, seq_q, seq_k, scale,
             CAUSAL=bool(causal), WRITE_LSE=lse is not None, BM=BM, BN=BN, HEAD=head_dim,
-            Q_IN_LOOP=Q_IN_LOOP, SCALE_FOLDED=scale > 0, num_warps=NUM_WARPS[backend])
+            SCALE_FOLDED=scale > 0, num_warps=NUM_WARPS[backend])
     return (out, lse) if return_lse else out

@@ -40,7 +40,7 @@ from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, _fused_call_done
 from ..collectives import _get_comm
-from ._flash import (BM, BN, NEG_INF, NUM_WARPS, Q_IN_LOOP, _attend_range, _finish,
+from ._flash import (BM, BN, NEG_INF, NUM_WARPS, _attend_range, _finish,
                      check_heads, check_out, new_like, qk_scale, transpose_rows)
 
 # Rows of a head per flagged chunk (at least: more where the flags would
@@ -131,7 +131,7 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
                         REMOTE: wl.constexpr, BM: wl.constexpr,
                         BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
                         COPIERS: wl.constexpr, BLOCK: wl.constexpr,
-                        Q_IN_LOOP: wl.constexpr, SCALE_FOLDED: wl.constexpr):
+                        SCALE_FOLDED: wl.constexpr):
     """Ring (ULYSSES false) or Ulysses attention in one resident launch
     (the module's doc): g holds k, v and (REMOTE) q, each source rank x
     batch x sent heads x seq x HEAD (k transposed: HEAD x seq per head).
@@ -199,7 +199,7 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
                         m_i, l_i, acc = _attend_range(qt, r[:, None] < end, keys, seq,
                                                       keys + ranks * slot, m_i, l_i, acc, rq,
                                                       key0, klo, khi, qk_scale, BN, HEAD,
-                                                      CAUSAL, Q_IN_LOOP, SCALE_FOLDED)
+                                                      CAUSAL, SCALE_FOLDED)
             if REMOTE:
                 _finish(base + qhead * seq * HEAD, base, m_i, l_i, acc, r, end, False, HEAD,
                         peer=owner)
@@ -265,7 +265,7 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
         q, k, v, out, g, res, half, comm.fused_sync, batch, heads, seq, chunk_rows,
         scale, ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
         ZIGZAG_KEYS=layout == "zigzag", REMOTE=remote, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS,
-        COPIERS=copiers, BLOCK=BLOCK, Q_IN_LOOP=Q_IN_LOOP, SCALE_FOLDED=scale > 0,
+        COPIERS=copiers, BLOCK=BLOCK, SCALE_FOLDED=scale > 0,
         num_warps=NUM_WARPS[backend],
         resident=True)
     return out

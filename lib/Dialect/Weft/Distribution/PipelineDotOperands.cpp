@@ -81,6 +81,19 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
   // empty barriers (every warp arriving), and the parities of the phases
   // they wait for next; then the first stages - 1 stages.
   SmallVector<Value> rings, barriers, emptyBarriers, phases, emptyPhases;
+  // Staged operands first: a buffer each, filled in a copy group of their
+  // own, which the first step's wait covers (groups complete in order);
+  // masked off where the loop runs no step (attention's causal ranges
+  // often leave one of their two loops empty).
+  SmallVector<Value> staged;
+  for (const Operand &operand : plan.staged) {
+    staged.push_back(AllocSharedOp::create(b, loc, operand.buffer, /*bulk=*/false));
+    copyAt(b, operand, loop.getInductionVar(), loop.getLowerBound(), upper, unsignedCmp,
+           staged.back(), Value());
+    operand.dot->setOperand(operand.index, staged.back());
+  }
+  if (!staged.empty())
+    AsyncCommitOp::create(b, loc);
   for (const Operand &operand : operands)
     for (int64_t s = 0; s < ringSize; ++s)
       rings.push_back(AllocSharedOp::create(b, loc, operand.buffer, /*bulk=*/bulk));
@@ -230,6 +243,10 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
       if (op->use_empty())
         rewriter.eraseOp(op);
   }
+  // A staged tile may still feed a later loop, which stages it again.
+  for (const Operand &operand : plan.staged)
+    if (operand.load->use_empty())
+      rewriter.eraseOp(operand.load);
   rewriter.setInsertionPointAfter(tail);
   // Every copy in flight belongs to an iteration the loop waited for (bulk
   // copies past the bound are not started); the rings and barriers then
@@ -237,7 +254,7 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
   // may initialise the barriers again.
   if (clustered) // the last arrival's wait
     ClusterWaitOp::create(rewriter, loc);
-  ReleaseSharedOp::create(rewriter, loc, rings);
+  ReleaseSharedOp::create(rewriter, loc, llvm::to_vector(llvm::concat<Value>(staged, rings)));
   if (bulk)
     InvalMBarriersOp::create(rewriter, loc,
                              llvm::to_vector(llvm::concat<Value>(barriers, emptyBarriers)));

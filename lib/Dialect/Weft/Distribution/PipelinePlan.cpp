@@ -120,6 +120,18 @@ std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
                  SharedType::get(loop.getContext(), type.getShape(), type.getElementType())};
 }
 
+/// A dot operand loaded before the loop by a weak tile load, its elements
+/// outside the mask zero: it can be copied once into a buffer.
+std::optional<Operand> stageable(scf::ForOp loop, Value operand) {
+  auto load = operand.getDefiningOp<LoadOp>();
+  if (!load || !loop.isDefinedOutsideOfLoop(operand) || load.getOrder() != MemOrder::weak ||
+      (load.getOther() && !isZero(load.getOther())))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(operand.getType());
+  return Operand{load, {}, SharedType::get(loop.getContext(), type.getShape(),
+                                           type.getElementType())};
+}
+
 /// The bulk copies `operand` (a descriptor's block in a buffer with its
 /// final layout) needs: the kernel argument they read and the plan of its
 /// tensor map (tensorCopyPlan, one box per block where the block's offsets
@@ -220,17 +232,20 @@ std::optional<DictionaryAttr> tensorMapsFor(ArrayRef<Operand> operands, Operatio
 /// Stages that fit in `budget` bytes (none: no limit) with `spare` more
 /// buffers per ring and `perStage` more bytes per buffer of the rings (a
 /// barrier), at most `wanted`.
-int64_t stagesFor(ArrayRef<Operand> operands, unsigned wanted, std::optional<int64_t> budget,
-                  int64_t spare, int64_t perStage) {
+int64_t stagesFor(ArrayRef<Operand> operands, ArrayRef<Operand> staged, unsigned wanted,
+                  std::optional<int64_t> budget, int64_t spare, int64_t perStage) {
   if (!budget)
     return wanted;
-  // Room for aligning the first buffer (placeSharedBuffers).
-  int64_t alignment = 16;
+  // Room for aligning the first buffer (placeSharedBuffers), and for the
+  // staged operands' buffers, one each.
+  int64_t alignment = 16, room = *budget;
   for (const Operand &operand : operands) {
     perStage += sharedTileBytes(operand.buffer);
     alignment = std::max(alignment, sharedTileAlignment(operand.buffer));
   }
-  return std::min<int64_t>(wanted, (*budget - (alignment - 16)) / perStage - spare);
+  for (const Operand &operand : staged)
+    room -= sharedTileBytes(operand.buffer) + sharedTileAlignment(operand.buffer);
+  return std::min<int64_t>(wanted, (room - (alignment - 16)) / perStage - spare);
 }
 
 /// The layout that `layoutOf` (DotPlan.h's, for `dot`'s operand type,
@@ -284,7 +299,8 @@ int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,
 
 std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,
-                                         const CompileTarget &target, bool withScratch) {
+                                         const CompileTarget &target, bool withScratch,
+                                         bool stage) {
   if (!onlyReads(loop))
     return std::nullopt;
   PipelinePlan plan;
@@ -293,6 +309,13 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   bool &threadReads = plan.threadReads;
   for (auto dot : loop.getBody()->getOps<DotOp>()) {
     auto a = pipelinable(loop, dot.getA()), b = pipelinable(loop, dot.getB());
+    // A tile a loaded before the loop beside a ring b (attention's query
+    // tile): where copies are asynchronous, a is copied once into a buffer
+    // that the dot reads like a ring's, instead of taking registers (or
+    // exchanges) through the loop.
+    bool stagedA = false;
+    if (stage && !a && b && target.spec.hasAsyncCopy())
+      stagedA = (a = stageable(loop, dot.getA())).has_value();
     // One ring beside a tile pays only where copies are asynchronous;
     // elsewhere it would only grow the code (the host unrolls every
     // element of its copies).
@@ -315,7 +338,7 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
       if (*operand) {
         (*operand)->dot = dot;
         (*operand)->index = index;
-        operands.push_back(std::move(**operand));
+        (index == 0 && stagedA ? plan.staged : operands).push_back(std::move(**operand));
       }
   }
   if (operands.empty())
@@ -352,7 +375,7 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
         expanded = true;
       }
     if (expanded)
-      return planPipeline(loop, numStages, budget, target, withScratch);
+      return planPipeline(loop, numStages, budget, target, withScratch, stage);
   }
   bool bulk = plan.bulk();
   // Copies shared across the cluster refill a buffer in every program, so
@@ -377,7 +400,12 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   // warpgroup's.)
   plan.spare = overlapped.empty() ? 0 : 1;
   plan.barrierBytes = bulk ? (plan.empties ? 16 : 8) : 0;
-  plan.stages = stagesFor(operands, numStages, budget, plan.spare, plan.barrierBytes);
+  // Staged operands are tiles of pointers: their copies complete in
+  // groups, which bulk copies' barriers do not wait for.
+  if (bulk && !plan.staged.empty())
+    return planPipeline(loop, numStages, budget, target, withScratch, /*stage=*/false);
+  plan.stages = stagesFor(operands, plan.staged, numStages, budget, plan.spare,
+                          plan.barrierBytes);
   if (plan.stages < 2)
     return std::nullopt;
   return plan;

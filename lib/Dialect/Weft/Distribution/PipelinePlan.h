@@ -41,6 +41,10 @@ struct PipelinePlan {
   /// and b of a dot, or one of them where the other is computed in the
   /// loop (then stored by the dot itself, weft.dot's lowering).
   llvm::SmallVector<Operand> operands;
+  /// Dot operands loaded before the loop (a query tile every step
+  /// multiplies): each is copied once, before the loop, into a buffer of
+  /// the ring's layout that the dot reads in place of its registers.
+  llvm::SmallVector<Operand> staged;
   /// Yield positions of warpgroup dots whose products overlap the next
   /// step's (weft.dot_wait 1 after each, 0 after the loop).
   llvm::SmallVector<std::pair<DotOp, unsigned>> overlapped;
@@ -64,10 +68,12 @@ struct PipelinePlan {
 /// of descriptors that cannot all be bulk copies are expanded into tile
 /// loads on the way.
 /// withScratch: the rings share `budget` with the scratch area, which a
-/// dot left with one tile operand still needs in the loop.
+/// dot left with one tile operand still needs in the loop. stage: tiles
+/// loaded before the loop may be staged (PipelinePlan::staged).
 std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,
-                                         const CompileTarget &target, bool withScratch);
+                                         const CompileTarget &target, bool withScratch,
+                                         bool stage = true);
 
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,
