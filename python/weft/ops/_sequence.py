@@ -169,11 +169,19 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
         d = wl.arange(0, HEAD)
         for i in range(pid - copiers, qchunks * batch * sent * blocks,
                        wl.num_programs(0) - copiers):
-            owner, lo, rows, pos = _query_chunk(i // (batch * sent * blocks), seq, SPLIT,
-                                                ULYSSES)
+            # Each program takes every (programs - copiers)-th item. Under
+            # CAUSAL an item's keys grow with its rows: the last chunk's
+            # last blocks go first (heads in order, as their keys arrive),
+            # so that the items dealt out last are the short ones.
+            qc = i // (batch * sent * blocks)
+            block = i % blocks
+            if CAUSAL:
+                qc = qchunks - 1 - qc
+                block = blocks - 1 - block
+            owner, lo, rows, pos = _query_chunk(qc, seq, SPLIT, ULYSSES)
             head = i // blocks % (batch * sent)    # in g: batch x sent heads
             qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
-            r = lo + i % blocks * BM + wl.arange(0, BM)
+            r = lo + block * BM + wl.arange(0, BM)
             end = lo + rows
             rq = pos - lo + r
             if REMOTE:                             # the owner's rows, as they came
