@@ -11,14 +11,22 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCAsmBackend.h"
+#include "llvm/MC/MCCodeEmitter.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCObjectFileInfo.h"
+#include "llvm/MC/MCObjectWriter.h"
+#include "llvm/MC/MCParser/MCAsmParser.h"
+#include "llvm/MC/MCParser/MCTargetAsmParser.h"
+#include "llvm/MC/MCStreamer.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 #include <mutex>
 
 using namespace weft;
@@ -140,12 +148,53 @@ llvm::Expected<std::string> runBackend(llvm::Module &module,
   return std::string(buffer.str());
 }
 
-/// Assembly text from a copy of `module`, so that the object can still be
-/// emitted from the original.
-llvm::Expected<std::string> emitAssembly(const llvm::Module &module,
-                                         llvm::TargetMachine &machine) {
-  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
-  return runBackend(*copy, machine, llvm::CodeGenFileType::AssemblyFile);
+/// The object file that `assembly` (the backend's text for `machine`)
+/// assembles to: the backend's costly part (instruction selection, most of
+/// a large host kernel's compile time) then runs once for both the text
+/// and the object.
+llvm::Expected<std::string> assemble(llvm::StringRef assembly,
+                                     const llvm::TargetMachine &machine) {
+  const llvm::Target &target = machine.getTarget();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  const llvm::MCTargetOptions &options = machine.Options.MCOptions;
+  const llvm::MCSubtargetInfo &subtarget = *machine.getMCSubtargetInfo();
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(assembly, "assembly", /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  sources.setDiagHandler(
+      [](const llvm::SMDiagnostic &diagnostic, void *stream) {
+        diagnostic.print(nullptr, *static_cast<llvm::raw_ostream *>(stream));
+      },
+      &diagnosticStream);
+  llvm::MCContext context(triple, machine.getMCAsmInfo(), machine.getMCRegisterInfo(),
+                          &subtarget, &sources, &options);
+  std::unique_ptr<llvm::MCObjectFileInfo> files(
+      target.createMCObjectFileInfo(context, /*PIC=*/true));
+  context.setObjectFileInfo(files.get());
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  std::unique_ptr<llvm::MCAsmBackend> backend(
+      target.createMCAsmBackend(subtarget, *machine.getMCRegisterInfo(), options));
+  std::unique_ptr<llvm::MCCodeEmitter> emitter(
+      target.createMCCodeEmitter(*machine.getMCInstrInfo(), context));
+  if (!backend || !emitter)
+    return llvm::createStringError("LLVM cannot assemble for " + triple.str());
+  std::unique_ptr<llvm::MCObjectWriter> writer = backend->createObjectWriter(stream);
+  std::unique_ptr<llvm::MCStreamer> streamer(target.createMCObjectStreamer(
+      triple, context, std::move(backend), std::move(writer), std::move(emitter), subtarget));
+  std::unique_ptr<llvm::MCAsmParser> parser(
+      llvm::createMCAsmParser(sources, context, *streamer, *machine.getMCAsmInfo()));
+  std::unique_ptr<llvm::MCTargetAsmParser> targetParser(
+      target.createMCAsmParser(subtarget, *parser, *machine.getMCInstrInfo(), options));
+  if (!targetParser)
+    return llvm::createStringError("LLVM has no assembly parser for " + triple.str());
+  parser->setTargetParser(*targetParser);
+  if (parser->Run(/*NoInitialTextSection=*/false))
+    return llvm::createStringError("LLVM: " + diagnostics);
+  return std::string(buffer.str());
 }
 
 llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
@@ -190,17 +239,19 @@ llvm::Expected<std::string> findHostBuiltins() {
   return locate("host-builtins", {});
 }
 
-/// AMDGPU and host: assembly for reading, and an object that lld links
-/// into a shared object (HSACO or .so) with `linkArgs` after the object.
+/// AMDGPU and host: assembly for reading, and the object it assembles to,
+/// which lld links into a shared object (HSACO or .so) with `linkArgs`
+/// after the object. (Emitting the object from the module too would select
+/// instructions twice: a 64-wide host attention kernel took 47 s, 32 s
+/// assembled.)
 llvm::Error emitLinked(llvm::Module &module, llvm::TargetMachine &machine,
                        llvm::StringRef asmName, llvm::StringRef sharedName,
                        llvm::ArrayRef<const char *> linkArgs,
                        Artifacts &artifacts) {
-  auto assembly = emitAssembly(module, machine);
+  auto assembly = runBackend(module, machine, llvm::CodeGenFileType::AssemblyFile);
   if (!assembly)
     return assembly.takeError();
-  auto object =
-      runBackend(module, machine, llvm::CodeGenFileType::ObjectFile);
+  auto object = assemble(*assembly, machine);
   if (!object)
     return object.takeError();
   auto shared = linkSharedObject(*object, linkArgs);

@@ -1,9 +1,10 @@
 // An error of LLVM's back end is the compile's error, not the end of the
 // process (LLVM's default handler prints it and exits): here the assembler
-// rejects a hand-written instruction.
+// rejects a hand-written instruction, at its line of the backend's
+// assembly (which the object is assembled from).
 //
 // RUN: not weft-compile %s --target=hip:gfx942 --emit=hsaco -o %t.hsaco 2>&1 | FileCheck %s
-// CHECK: LLVM: <inline asm>:1:2: invalid instruction
+// CHECK: LLVM: assembly:{{[0-9]+}}:2: error: invalid instruction
 // CHECK-NEXT: no_such_instruction
 
 module {
