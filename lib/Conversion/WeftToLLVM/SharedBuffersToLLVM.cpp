@@ -13,6 +13,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <type_traits>
+
 using namespace mlir;
 
 namespace weft {
@@ -86,27 +88,20 @@ struct AsyncCommitLowering : TilePattern<AsyncCommitOp> {
   }
 };
 
-/// The wait, then a join: every thread's copies (and plain stores of the
-/// masked tails) are visible to the program, and every thread is done
-/// with the buffers it read before.
-struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+/// weft.async_wait, and weft.release_shared (a wait for every group): the
+/// wait, then a join, so that every thread's copies (and plain stores of
+/// the masked tails) are visible to the program and every thread is done
+/// with the buffers it read before (released: their room is free).
+template <typename Op>
+struct WaitLowering : TilePattern<Op> {
+  using TilePattern<Op>::TilePattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    tiles.target.asyncWait(rewriter, op.getLoc(), op.getPending());
-    tiles.lowering.joinProgram(rewriter, op.getLoc());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// A wait for every group, then the join: the buffers' room is free.
-struct ReleaseSharedLowering : TilePattern<ReleaseSharedOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(ReleaseSharedOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    tiles.target.asyncWait(rewriter, op.getLoc(), 0);
-    tiles.lowering.joinProgram(rewriter, op.getLoc());
+    unsigned pending = 0;
+    if constexpr (std::is_same_v<Op, AsyncWaitOp>)
+      pending = op.getPending();
+    this->tiles.target.asyncWait(rewriter, op.getLoc(), pending);
+    this->tiles.lowering.joinProgram(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -159,9 +154,9 @@ void addSharedBufferConversion(LLVMTypeConverter &converter, const TargetInfo &t
 
 void populateSharedBufferPatterns(const LLVMTypeConverter &converter,
                                   const TileLowering &tiles, RewritePatternSet &patterns) {
-  patterns.add<AllocSharedLowering, AsyncCommitLowering, AsyncWaitLowering, ReleaseSharedLowering,
-               AsyncProxyFenceLowering, ClusterArriveLowering, ClusterWaitLowering>(converter,
-                                                                                   tiles);
+  patterns.add<AllocSharedLowering, AsyncCommitLowering, WaitLowering<AsyncWaitOp>,
+               WaitLowering<ReleaseSharedOp>, AsyncProxyFenceLowering, ClusterArriveLowering,
+               ClusterWaitLowering>(converter, tiles);
 }
 
 } // namespace weft

@@ -66,15 +66,11 @@ def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale, BN: wl
             if CAUSAL:
                 seen = seen & (key0 + rn[None, :] <= rq[:, None])
             s = wl.where(seen, s, NEG_INF)
-        if SCALE_FOLDED:
-            m_new = wl.maximum(m_i, wl.max(s, 1) * qk_scale)
-        else:
-            m_new = wl.maximum(m_i, wl.max(s, 1))
+        top = wl.max(s, 1)
+        m_new = wl.maximum(m_i, top * qk_scale if SCALE_FOLDED else top)
         m_use = wl.where(m_new == NEG_INF, 0.0, m_new) if MASK else m_new
-        if SCALE_FOLDED:
-            p = wl.exp2(wl.fma(s, qk_scale, -m_use[:, None]))
-        else:
-            p = wl.exp2(s - m_use[:, None])
+        p = wl.exp2(wl.fma(s, qk_scale, -m_use[:, None]) if SCALE_FOLDED else
+                    s - m_use[:, None])
         alpha = wl.exp2(m_i - m_use)
         l_i = l_i * alpha + wl.sum(p, 1)
         acc = wl.dot(p.to(vt.dtype), vt, acc * alpha[:, None])

@@ -291,12 +291,16 @@ std::optional<int64_t> ringBudget(FunctionOpInterface func, scf::ForOp loop, boo
   // Less the buffers in use while the loop runs: in dynamic shared memory
   // (placeSharedBuffers) those whose life overlaps the loop's, in static
   // shared memory all of the function's.
-  SharedLiveness liveness(func);
-  SharedLiveness::Span steps = liveness.span(loop);
+  std::optional<SharedLiveness> liveness;
+  SharedLiveness::Span steps;
+  if (inDynamic) {
+    liveness.emplace(func);
+    steps = liveness->span(loop);
+  }
   int64_t live = 0;
   func->walk([&](Operation *op) {
     if (isa<AllocSharedOp, AllocMBarriersOp>(op) &&
-        (!inDynamic || liveness.life(op).overlaps(steps)))
+        (!liveness || liveness->life(op).overlaps(steps)))
       live += sharedFootprint(op).first;
   });
   // And the exchanges': in dynamic shared memory those of the loop keep as
