@@ -106,30 +106,38 @@ bool sameInCluster(Value value, const std::array<int64_t, 3> &cluster,
   return known[value] = same;
 }
 
+/// Whether the elements a load masks off read zero, as a copy leaves them.
+bool zeroFilled(Operation *load) {
+  auto plain = dyn_cast<LoadOp>(load);
+  return !plain || !plain.getOther() || isZero(plain.getOther());
+}
+
+/// The dot operand `operand`, loaded by `load` (its address computed in
+/// the loop by `slice`), with a buffer of its tile's shape, layout to come.
+Operand operandOf(Operation *load, SmallVector<Operation *> slice, Value operand) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  return Operand{load, std::move(slice),
+                 SharedType::get(operand.getContext(), type.getShape(), type.getElementType())};
+}
+
 std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
   Operation *load = operand.getDefiningOp();
-  if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) || !load->hasOneUse())
-    return std::nullopt;
-  if (auto plain = dyn_cast<LoadOp>(load); plain && plain.getOther() && !isZero(plain.getOther()))
+  if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) || !load->hasOneUse() ||
+      !zeroFilled(load))
     return std::nullopt;
   auto slice = addressSlice(loop, load);
   if (!slice)
     return std::nullopt;
-  auto type = cast<RankedTensorType>(operand.getType());
-  return Operand{load, std::move(*slice),
-                 SharedType::get(loop.getContext(), type.getShape(), type.getElementType())};
+  return operandOf(load, std::move(*slice), operand);
 }
 
 /// A dot operand loaded before the loop by a weak tile load, its elements
 /// outside the mask zero: it can be copied once into a buffer.
 std::optional<Operand> stageable(scf::ForOp loop, Value operand) {
   auto load = operand.getDefiningOp<LoadOp>();
-  if (!load || !loop.isDefinedOutsideOfLoop(operand) || load.getOrder() != MemOrder::weak ||
-      (load.getOther() && !isZero(load.getOther())))
+  if (!load || !loop.isDefinedOutsideOfLoop(operand) || !isWeakLoad(load) || !zeroFilled(load))
     return std::nullopt;
-  auto type = cast<RankedTensorType>(operand.getType());
-  return Operand{load, {}, SharedType::get(loop.getContext(), type.getShape(),
-                                           type.getElementType())};
+  return operandOf(load, {}, operand);
 }
 
 /// The bulk copies `operand` (a descriptor's block in a buffer with its
