@@ -79,7 +79,7 @@ AxisInfo multiply(const AxisInfo &lhs, const AxisInfo &rhs) {
   return out;
 }
 
-/// Values that are equal wherever all operands are (compares, selects).
+/// Values that are equal wherever all operands are (compares, logic).
 AxisInfo constancyOnly(ArrayRef<AxisInfo> operands, unsigned rank) {
   AxisInfo out = AxisInfo::unknown(rank);
   for (unsigned d = 0; d < rank; ++d) {
@@ -87,6 +87,25 @@ AxisInfo constancyOnly(ArrayRef<AxisInfo> operands, unsigned rank) {
     for (const AxisInfo &info : operands)
       constancy = std::gcd(constancy, info.constancy[d]);
     out.constancy[d] = std::max<int64_t>(1, constancy);
+  }
+  return out;
+}
+
+/// One of two values per element (a select, an scf.if's results), the
+/// choice constant over runs of `choice` (0: it never changes): what holds
+/// of both holds of the result. Contiguous runs survive only where both
+/// have the same and the choice spans them.
+AxisInfo either(const AxisInfo &lhs, const AxisInfo &rhs, ArrayRef<int64_t> choice) {
+  AxisInfo out;
+  for (unsigned d = 0; d < lhs.getRank(); ++d) {
+    int64_t runs = lhs.contiguity[d];
+    bool keepRuns = runs > 1 && runs == rhs.contiguity[d] && choice[d] % runs == 0;
+    out.contiguity.push_back(keepRuns ? runs : 1);
+    out.divisibility.push_back(
+        keepRuns ? std::gcd(lhs.divisibility[d], rhs.divisibility[d])
+                 : std::gcd(lhs.elementDivisibility(d), rhs.elementDivisibility(d)));
+    out.constancy.push_back(
+        std::gcd(std::gcd(lhs.constancy[d], rhs.constancy[d]), choice[d]));
   }
   return out;
 }
@@ -155,6 +174,20 @@ void AxisInfoAnalysis::visit(Operation *op) {
     int64_t div = std::gcd(get(loop.getLowerBound()).divisibility[0],
                            get(loop.getStep()).divisibility[0]);
     infos[loop.getInductionVar()] = {{1}, {div}, {1}};
+  }
+  // An scf.if's results, once the else branch's yield is reached (both
+  // branches have been visited by then in this pre-order walk).
+  if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+    auto branch = dyn_cast<scf::IfOp>(op->getParentOp());
+    if (branch && yield->getParentRegion() == &branch.getElseRegion()) {
+      Operation *then = branch.thenYield();
+      for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+        unsigned rank = rankOf(result.getType());
+        infos[result] = either(get(then->getOperand(i)), get(yield.getOperand(i)),
+                               SmallVector<int64_t>(rank, 0));
+      }
+    }
+    return;
   }
   if (op->getNumResults() != 1)
     return;
@@ -296,7 +329,13 @@ void AxisInfoAnalysis::visit(Operation *op) {
         }
         return out;
       })
-      .Case<arith::SelectOp, arith::AndIOp, arith::OrIOp>([&](Operation *o) {
+      .Case([&](arith::SelectOp s) {
+        SmallVector<int64_t> choice(rank, 0);     // a scalar condition: one choice
+        if (isa<RankedTensorType>(s.getCondition().getType()))
+          choice = get(s.getCondition()).constancy;
+        return either(get(s.getTrueValue()), get(s.getFalseValue()), choice);
+      })
+      .Case<arith::AndIOp, arith::OrIOp>([&](Operation *o) {
         SmallVector<AxisInfo> operands;
         for (Value v : o->getOperands())
           if (isa<RankedTensorType>(v.getType()))

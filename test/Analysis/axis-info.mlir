@@ -61,7 +61,8 @@ func.func @ranges(%p: !weft.ptr<f32>, %q: !weft.ptr<f16> {weft.divisibility = 4 
   %maskm = arith.cmpi slt, %offn, %ms : tensor<128xi32>
   // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
   %both = arith.andi %mask, %maskm : tensor<128xi1>
-  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [8]}}
+  // One of two multiples of 8, chosen per run of 8.
+  // expected-remark @below {{contiguity = [1], divisibility = [8], constancy = [8]}}
   %sel = arith.select %mask, %ns, %c64 : tensor<128xi1>, tensor<128xi32>
   // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
   %x = arith.addi %n, %c12 : i32
@@ -127,6 +128,51 @@ func.func @grid(%p: !weft.ptr<bf16>, %ld: i32 {weft.divisibility = 16 : i32},
   // What memory holds is unknown.
   // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
   %flag = weft.load %flags : !weft.ptr<i32>
+  return
+}
+
+// -----
+
+// A select or an scf.if gives one of two values: what holds of both (the
+// pointer a conditional expression chooses stays aligned, so its tiles'
+// loads stay vectors). Runs survive where both have them and the choice
+// spans them.
+func.func @either(%p: !weft.ptr<bf16>, %q: !weft.ptr<bf16> {weft.divisibility = 4 : i32},
+                  %c: i1, %n: i32 {weft.divisibility = 8 : i32}) attributes {weft.kernel} {
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %pn = weft.addptr %p, %n : !weft.ptr<bf16>, i32
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %aligned = arith.select %c, %p, %pn : !weft.ptr<bf16>
+  // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
+  %less = arith.select %c, %p, %q : !weft.ptr<bf16>
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %branch = scf.if %c -> !weft.ptr<bf16> {
+    scf.yield %p : !weft.ptr<bf16>
+  } else {
+    scf.yield %pn : !weft.ptr<bf16>
+  }
+  // expected-remark @below {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = weft.make_range 0, 64 : tensor<64xi32>
+  // expected-remark @below {{contiguity = [1], divisibility = [8], constancy = [64]}}
+  %ns = weft.splat %n : i32 -> tensor<64xi32>
+  // expected-remark @below {{contiguity = [64], divisibility = [8], constancy = [1]}}
+  %rn = arith.addi %r, %ns : tensor<64xi32>
+  // expected-remark @below {{contiguity = [64], divisibility = [8], constancy = [1]}}
+  %runs = arith.select %c, %r, %rn : tensor<64xi32>
+  // expected-remark @below {{contiguity = [64], divisibility = [8], constancy = [1]}}
+  %runs_if = scf.if %c -> tensor<64xi32> {
+    scf.yield %r : tensor<64xi32>
+  } else {
+    scf.yield %rn : tensor<64xi32>
+  }
+  // A run against a constant: element by element only.
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %mixed = arith.select %c, %r, %ns : tensor<64xi32>
+  // A choice per 8 elements breaks the runs of 64.
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [8]}}
+  %odd = arith.cmpi slt, %r, %ns : tensor<64xi32>
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %split = arith.select %odd, %r, %rn : tensor<64xi1>, tensor<64xi32>
   return
 }
 
