@@ -75,6 +75,17 @@ class Bench(CB.Run):
         gk = torch.cat([x[0] for x in kv], dim=2)[:, :, :keys].contiguous()
         gv = torch.cat([x[1] for x in kv], dim=2)[:, :, :keys].contiguous()
         want = self.sdpa(q, gk, gv, causal)
+        # The local part of the limit: this rank's share of the work. Causal
+        # ring attention balances it (query halves r and 2R - 1 - r, each
+        # over the keys before it), as the balanced share of any design
+        # would: its own rows alone are the lightest share on rank 0.
+        local = [(q, gk, gv)]
+        if causal and s % 2 == 0:
+            half = s // 2
+            ak = torch.cat([x[0] for x in kv], dim=2)
+            av = torch.cat([x[1] for x in kv], dim=2)
+            local = [(q[:, :, :half], ak[:, :, :(c + 1) * half].contiguous(),
+                      av[:, :, :(c + 1) * half].contiguous()) for c in (r, 2 * R - 1 - r)]
         out = torch.empty_like(q)
         full_k = torch.empty((R, b, h, s, d), dtype=q.dtype, device=self.device)
         full_v = torch.empty_like(full_k)
@@ -91,7 +102,7 @@ class Bench(CB.Run):
                 dist.all_gather_into_tensor(full_k, k)
                 dist.all_gather_into_tensor(full_v, v)
             return ({"weft": lambda: ops.ring_attention(q, k, v, causal=causal, out=out),
-                     "torch": nccl, "limit_local": lambda: self.sdpa(q, gk, gv, causal),
+                     "torch": nccl, "limit_local": lambda: [self.sdpa(*x, causal) for x in local],
                      "limit_comm": comm}, {"weft": out}, want, flops)
         hg = h // R
         bufs = [torch.empty((R, b, hg, s, d), dtype=q.dtype, device=self.device)

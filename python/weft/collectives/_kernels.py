@@ -37,14 +37,16 @@ NUM_PHASES = 2      # 0: entry, 1: exit
 # weft.ops' fused GEMMs and sequence-parallel attention keep their state
 # in one int64 array per rank (_Comm.fused_sync): their calls (0), their
 # finished programs (1), the epoch of the last call of a kernel that
-# flags FUSED_DONE (2: the first layer, attention); from FUSED_COUNTERS
+# flags FUSED_DONE (2: the first layer, attention), the count of items
+# taken from attention's queue (FUSED_QUEUE); from FUSED_COUNTERS
 # the second layer's counters per output block, FUSED_BLOCKS for each
 # parity of the calls; from FUSED_ARRIVALS the FUSED_BLOCKS arrival flags
 # of the first layer's and attention's chunks; from FUSED_DONE, for each
 # rank, the epoch of its last such call that has finished
 # (_fused_call_done).
 FUSED_BLOCKS = 1 << 15
-FUSED_COUNTERS = 3
+FUSED_QUEUE = 3
+FUSED_COUNTERS = 4
 FUSED_ARRIVALS = FUSED_COUNTERS + 2 * FUSED_BLOCKS
 FUSED_DONE = FUSED_ARRIVALS + FUSED_BLOCKS
 
@@ -109,8 +111,11 @@ def _fused_call_done(sync, epoch):
     """The end of a fused call that took `epoch` (sync[0] + 1) in a
     resident launch: the last of its programs to get here (counted in
     sync[1]) moves sync on (calls, last epoch) and tells every rank, in
-    its FUSED_DONE flag there, that this rank has finished the call."""
+    its FUSED_DONE flag there, that this rank has finished the call. Every
+    program has taken its last item by then: the queue starts the next
+    call empty."""
     if _last_to_finish(sync + 1):
+        wl.store(sync + FUSED_QUEUE, 0)
         wl.store(sync + 2, epoch)
         wl.store(sync, epoch)
         for p in range(wl.num_ranks()):

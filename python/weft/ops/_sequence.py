@@ -11,9 +11,10 @@ into every rank's symmetric scratch g (their own slot of it), CHUNK_ROWS
 rows of one head at a time, each chunk to this rank and then to the next
 ones before the next chunk (the first query blocks need the first heads
 of every source), each flagged on arrival with the call's epoch. The other
-programs take query blocks and run the online softmax over the keys of
-every source rank, this rank's first and then the previous ranks' (the
-first to arrive), waiting only for the chunks they read: the transfers
+programs, and the copiers once their copies are out, take query blocks
+from a queue and run the online softmax over the keys of every source
+rank, this rank's first and then the previous ranks' (the first to
+arrive), waiting only for the chunks they read: the transfers
 of later sources run under the products of the earlier ones, and the
 products read local memory only (their K loops are pipelined,
 docs/tile-ir.md). Ring attention sends every head to every rank; Ulysses
@@ -38,16 +39,21 @@ the flags safe in the next call.
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
-from ..collectives._kernels import FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, _fused_call_done
+from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, FUSED_QUEUE,
+                                    _fused_call_done)
 from ..collectives import _get_comm
 from ._flash import (BM, BN, NEG_INF, NUM_WARPS, _attend_range, _finish,
                      check_heads, check_out, new_like, qk_scale, transpose_rows)
 
 # Rows of a head per flagged chunk (at least: more where the flags would
-# run out), rows per copied tile, and the copying programs.
+# run out), rows per copied tile, and the copying programs (at most half
+# of them). A copy is latency-bound (a tile's load, then its stores), so
+# on GPUs many programs copy large tiles and then join the products (ring
+# attention at 8K on 2 H200s: 1235 us with 8 programs of 64 rows, 998 with
+# 64 of 256: bench/results/tune-sp-copiers-2026-11-27-2gpu.csv).
 CHUNK_ROWS = PerBackend(host=16, default=512)
-COPY_ROWS = PerBackend(host=16, default=64)
-COPIERS = PerBackend(host=1, default=8)
+COPY_ROWS = PerBackend(host=16, default=256)
+COPIERS = PerBackend(host=1, default=64)
 PROGRAMS = {"host": 4}                         # GPUs: all that fit (resident)
 _LAYOUTS = ("contiguous", "zigzag")
 # How a rank's query chunks are chosen (SPLIT): its own rows, the balanced
@@ -162,57 +168,60 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
                 _copy_chunk(q, g + (2 * ranks + me) * slot, dest, c, heads, sent, seq,
                             per_head, chunk_rows, ULYSSES, False, HEAD, CM)
             wl.signal(arrivals + me * chunks + c, epoch, peer=dest)   # a release: rows first
-    else:
-        split = 1 if SPLIT == OWN else 2
-        qchunks = ranks if ULYSSES else split
-        blocks = (seq // split + BM - 1) // BM
-        d = wl.arange(0, HEAD)
-        for i in range(pid - copiers, qchunks * batch * sent * blocks,
-                       wl.num_programs(0) - copiers):
-            # Each program takes every (programs - copiers)-th item. Under
-            # CAUSAL an item's keys grow with its rows: the last chunk's
-            # last blocks go first (heads in order, as their keys arrive),
-            # so that the items dealt out last are the short ones.
-            qc = i // (batch * sent * blocks)
-            block = i % blocks
-            if CAUSAL:
-                qc = qchunks - 1 - qc
-                block = blocks - 1 - block
-            owner, lo, rows, pos = _query_chunk(qc, seq, SPLIT, ULYSSES)
-            head = i // blocks % (batch * sent)    # in g: batch x sent heads
-            qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
-            r = lo + block * BM + wl.arange(0, BM)
-            end = lo + rows
-            rq = pos - lo + r
-            if REMOTE:                             # the owner's rows, as they came
-                _wait_rows(arrivals + owner * chunks + head * per_head, lo, end, chunk_rows,
-                           epoch)
-                rows_q = g + ((2 * ranks + owner) * slot + head * seq * HEAD)
-            else:
-                rows_q = q + qhead * seq * HEAD
-            qt = rows_q + r[:, None] * HEAD + d[None, :]
-            m_i = wl.full((BM,), NEG_INF, wl.float32)
-            l_i = wl.zeros((BM,), wl.float32)
-            acc = wl.zeros((BM, HEAD), wl.float32)
-            for t in range(ranks):
-                src = (me + ranks - t) % ranks     # mine, then the previous rank's
-                keys = g + (src * slot + head * seq * HEAD)
-                for part in range(2):
-                    klo, khi, key0 = _key_part(src, part, seq, ZIGZAG_KEYS)
-                    if CAUSAL:
-                        khi = wl.minimum(khi, wl.maximum(pos - lo + end - key0, klo))
-                    if khi > klo:
-                        _wait_rows(arrivals + src * chunks + head * per_head, klo, khi,
-                                   chunk_rows, epoch)
-                        m_i, l_i, acc = _attend_range(qt, r[:, None] < end, keys, seq,
-                                                      keys + ranks * slot, m_i, l_i, acc, rq,
-                                                      key0, klo, khi, qk_scale, BN, HEAD,
-                                                      CAUSAL, SCALE_FOLDED)
-            if REMOTE:
-                _finish(base + qhead * seq * HEAD, base, m_i, l_i, acc, r, end, False, HEAD,
-                        peer=owner)
-            else:
-                _finish(out + qhead * seq * HEAD, out, m_i, l_i, acc, r, end, False, HEAD)
+    split = 1 if SPLIT == OWN else 2
+    qchunks = ranks if ULYSSES else split
+    blocks = (seq // split + BM - 1) // BM
+    items = qchunks * batch * sent * blocks
+    d = wl.arange(0, HEAD)
+    # Items come from a queue, in order, to whichever program is free
+    # (copiers too, once their copies are out): every program stays busy
+    # to the end whatever the items' lengths. Under CAUSAL an item's keys
+    # grow with its rows: the last chunk's last blocks go first (heads in
+    # order, as their keys arrive), so that the items taken last are the
+    # short ones.
+    i = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
+    while i < items:
+        qc = i // (batch * sent * blocks)
+        block = i % blocks
+        if CAUSAL:
+            qc = qchunks - 1 - qc
+            block = blocks - 1 - block
+        owner, lo, rows, pos = _query_chunk(qc, seq, SPLIT, ULYSSES)
+        head = i // blocks % (batch * sent)    # in g: batch x sent heads
+        qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
+        r = lo + block * BM + wl.arange(0, BM)
+        end = lo + rows
+        rq = pos - lo + r
+        if REMOTE:                                 # the owner's rows, as they came
+            _wait_rows(arrivals + owner * chunks + head * per_head, lo, end, chunk_rows,
+                       epoch)
+            rows_q = g + ((2 * ranks + owner) * slot + head * seq * HEAD)
+        else:
+            rows_q = q + qhead * seq * HEAD
+        qt = rows_q + r[:, None] * HEAD + d[None, :]
+        m_i = wl.full((BM,), NEG_INF, wl.float32)
+        l_i = wl.zeros((BM,), wl.float32)
+        acc = wl.zeros((BM, HEAD), wl.float32)
+        for t in range(ranks):
+            src = (me + ranks - t) % ranks     # mine, then the previous rank's
+            keys = g + (src * slot + head * seq * HEAD)
+            for part in range(2):
+                klo, khi, key0 = _key_part(src, part, seq, ZIGZAG_KEYS)
+                if CAUSAL:
+                    khi = wl.minimum(khi, wl.maximum(pos - lo + end - key0, klo))
+                if khi > klo:
+                    _wait_rows(arrivals + src * chunks + head * per_head, klo, khi,
+                               chunk_rows, epoch)
+                    m_i, l_i, acc = _attend_range(qt, r[:, None] < end, keys, seq,
+                                                  keys + ranks * slot, m_i, l_i, acc, rq,
+                                                  key0, klo, khi, qk_scale, BN, HEAD,
+                                                  CAUSAL, SCALE_FOLDED)
+        if REMOTE:
+            _finish(base + qhead * seq * HEAD, base, m_i, l_i, acc, r, end, False, HEAD,
+                    peer=owner)
+        else:
+            _finish(out + qhead * seq * HEAD, out, m_i, l_i, acc, r, end, False, HEAD)
+        i = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
     _fused_call_done(sync, epoch)
     # A barrier: every rank has finished the call (its results are here, it
     # no longer reads g or my flags), then mine go to out.
