@@ -12,6 +12,7 @@ Cases (bf16, [batch, heads, seq, head_dim], causal and not):
 | op | Weft | torch | limit rows |
 |---|---|---|---|
 | flash | flash_attention, seq --seqs | sdpa (flash backend) | - |
+| flash_bwd | flash_attention_backward (dq, dk, dv) | sdpa's backward (autograd) | - |
 | ring | ring_attention, global seq --seqs, seq/R per rank | all_gather_into_tensor of k and v (NCCL) + sdpa | local: sdpa of the same work on gathered k, v; comm: the all-gathers |
 | ulysses | ulysses_attention | all_to_all_single of q, k, v + sdpa + all_to_all_single of out | local: sdpa of heads/R heads over the whole seq; comm: the four all-to-alls |
 
@@ -22,7 +23,8 @@ two CUDA events (bench/collectives.py's timing). Every system's output
 is compared with torch's sdpa in float32 on the same inputs (bf16
 tolerance 2e-2); `speedup` is the torch baseline's median over the
 system's, `of_limit` the limit's (max(local, comm)) over it. TFLOP/s
-count 4 * seq_q * seq_k * head_dim per head (halved when causal).
+count 4 * seq_q * seq_k * head_dim per head (halved when causal; the
+backward 2.5 times that).
 """
 import argparse
 import sys
@@ -31,7 +33,7 @@ import collectives as CB  # bench/collectives.py: timing, environment, CSV, watc
 import weft  # noqa: E402  (on sys.path through collectives)
 from weft import ops  # noqa: E402
 
-OPS = ("flash", "ring", "ulysses")
+OPS = ("flash", "flash_bwd", "ring", "ulysses")
 
 
 class Bench(CB.Run):
@@ -68,6 +70,8 @@ class Bench(CB.Run):
             return ({"weft": lambda: ops.flash_attention(q, k, v, causal=causal, out=out),
                      "torch": lambda: self.sdpa(q, k, v, causal)},
                     {"weft": out}, want, 4 * b * h * seq * seq * d / (2 if causal else 1))
+        if op == "flash_bwd":
+            return self.backward_case(seq, causal)
         s = seq // R
         q, k, v = self.inputs(b, h, s, d, 2 + r)
         kv = [self.inputs(b, h, s, d, 2 + p)[1:] for p in range(R)]
@@ -128,6 +132,27 @@ class Bench(CB.Run):
                  "torch": baseline, "limit_local": lambda: self.sdpa(*local, causal),
                  "limit_comm": comm}, {"weft": out}, want, flops)
 
+    def backward_case(self, seq, causal):
+        """flash_attention_backward against SDPA's backward (autograd of
+        its flash backend, the forward outside the timing); the gradients
+        checked as one vector (dq, dk, dv). FLOPs: 2.5x the forward's."""
+        torch, a = self.torch, self.args
+        b, h, d = a.batch, a.heads, a.head_dim
+        q, k, v = (x.requires_grad_() for x in self.inputs(b, h, seq, d, 1))
+        dout = self.inputs(b, h, seq, d, 9)[0]
+        want_out = self.sdpa(q, k, v, causal)
+        want = torch.cat([g.flatten() for g in torch.autograd.grad(want_out, (q, k, v), dout,
+                                                                    retain_graph=True)])
+        x = [t.detach() for t in (q, k, v)]
+        out, lse = ops.flash_attention(*x, causal=causal, return_lse=True)
+        grads = torch.empty_like(want)
+        dq, dk, dv = (g.view(q.shape) for g in grads.chunk(3))
+        return ({"weft": lambda: ops.flash_attention_backward(*x, out, lse, dout, causal=causal,
+                                                              dq=dq, dk=dk, dv=dv),
+                 "torch": lambda: torch.autograd.grad(want_out, (q, k, v), dout,
+                                                      retain_graph=True)},
+                {"weft": grads}, want, 10 * b * h * seq * seq * d / (2 if causal else 1))
+
     def measure(self, op, seq, causal):
         systems, outs, want, flops = self.case(op, seq, causal)
         rows, torch = [], self.torch
@@ -144,6 +169,8 @@ class Bench(CB.Run):
                     torch.cuda.synchronize()
                     if not name.startswith("limit"):
                         got = outs.get(name, got)
+                        if isinstance(got, tuple):      # gradients: one vector
+                            got = torch.cat([g.flatten() for g in got])
                         row["correct"] = bool(torch.allclose(got.float(), want.float(),
                                                              atol=2e-2, rtol=2e-2))
                     median, best = self.time(fn, False)
@@ -216,7 +243,7 @@ def main():
     run = Bench(args)
     log = CB.watch(run, args)
     for op in args.ops.split(","):
-        if op != "flash" and run.ranks == 1:
+        if op not in ("flash", "flash_bwd") and run.ranks == 1:
             continue
         for seq in map(int, args.seqs.split(",")):
             for causal in (c == "1" for c in args.causal.split(",")):

@@ -87,6 +87,42 @@ def test_flash_attention(b, h, sq, sk, d, causal, dtype):
     np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
 
 
+def _attention_grads(q, k, v, dout, causal, scale):
+    """(dq, dk, dv) of _attention's output against dout, in float64."""
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:
+        s = np.where(np.arange(k.shape[-2])[None, :] <= np.arange(q.shape[-2])[:, None], s,
+                     -np.inf)
+    top = s.max(-1, keepdims=True, initial=-np.inf)
+    p = np.exp(s - np.where(np.isinf(top), 0.0, top))
+    total = p.sum(-1, keepdims=True)
+    p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+    dp = dout @ np.swapaxes(v, -1, -2)
+    ds = p * (dp - (p * dp).sum(-1, keepdims=True))
+    return (ds @ k * scale, np.swapaxes(ds, -1, -2) @ q * scale,
+            np.swapaxes(p, -1, -2) @ dout)
+
+
+# (batch, heads, seq_q, seq_k, head_dim, causal, dtype): odd lengths, one
+# row, no keys, no queries.
+@pytest.mark.parametrize("b,h,sq,sk,d,causal,dtype", _cases(
+    4, (1, 2, 37, 37, 64, True, wl.bfloat16), (2, 1, 5, 40, 32, False, wl.float16),
+    (1, 1, 1, 1, 16, False, wl.bfloat16), (1, 3, 20, 9, 16, True, wl.float16),
+    (1, 1, 3, 0, 16, False, wl.bfloat16), (1, 1, 0, 5, 16, True, wl.float16),
+    (1, 2, 33, 17, 128, True, wl.bfloat16)))
+def test_flash_attention_backward(b, h, sq, sk, d, causal, dtype):
+    q, dout = _tensors((b, h, sq, d), dtype, 2, 7)
+    k, v = _tensors((b, h, sk, d), dtype, 2, 8)
+    scale = 0.3 if d == 16 else None
+    args = [_local(x, dtype) for x in (q, k, v)]
+    out, lse = ops.flash_attention(*args, causal=causal, sm_scale=scale, return_lse=True)
+    grads = ops.flash_attention_backward(*args, out, lse, _local(dout, dtype), causal=causal,
+                                         sm_scale=scale)
+    wants = _attention_grads(q, k, v, dout, causal, scale or d ** -0.5)
+    for name, got, want in zip(("dq", "dk", "dv"), grads, wants):
+        np.testing.assert_allclose(_host(got), want, **TOL, err_msg=name)
+
+
 @pytest.mark.parametrize("scale", (-0.3, 0.0))
 def test_flash_attention_scales_not_positive(scale):
     # The kernels fold a positive scale into exp2's argument after taking
@@ -171,6 +207,15 @@ def test_attention_errors():
         ops.flash_attention(x, x, x)
     with pytest.raises(ValueError, match="out must be bf16"):
         ops.flash_attention(q, q, q, out=_local(np.zeros((1, 2, 4, 16)), wl.float16))
+    out, lse = ops.flash_attention(q, q, q, return_lse=True)
+    with pytest.raises(ValueError, match="dout must be bf16"):
+        ops.flash_attention_backward(q, q, q, out, lse, _local(np.zeros((1, 2, 5, 16)),
+                                                                 wl.bfloat16))
+    with pytest.raises(ValueError, match="lse must be fp32"):
+        ops.flash_attention_backward(q, q, q, out, out, out)
+    with pytest.raises(ValueError, match="dk must be bf16"):
+        ops.flash_attention_backward(q, q, q, out, lse, out,
+                                     dk=_local(np.zeros((1, 2, 4, 16)), wl.float16))
     with pytest.raises(ValueError, match="even shard"):
         x = _local(np.zeros((1, 2, 5, 16)), wl.bfloat16)
         ops.ring_attention(x, x, x, layout="zigzag")

@@ -6,6 +6,7 @@
     weft.ops.matmul_reduce_scatter(a, b, out=None, num_programs=None)
     weft.ops.matmul_all_reduce(a, b, out=None, num_programs=None)
     weft.ops.flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False)
+    weft.ops.flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None)
     weft.ops.ring_attention(q, k, v, causal=False, sm_scale=None, layout="contiguous")
     weft.ops.ulysses_attention(q, k, v, causal=False, sm_scale=None)
     weft.ops.flash_decode_combine(o, lse, out=None, lse_out=None, num_programs=None)
@@ -21,6 +22,7 @@ collectives, whose flags, device-side epochs and counters they share.
                    / all-reduce
     _flash.py      flash attention on one rank, and the online softmax the
                    sequence-parallel kernels share
+    _flash_backward.py  its backward pass (dq, dk, dv)
     _sequence.py   sequence-parallel attention: ring and Ulysses in one launch
     _attention.py  flash-decode's split-KV combine across ranks
     _moe.py        mixture-of-experts all-to-all dispatch and combine
@@ -28,6 +30,7 @@ collectives, whose flags, device-side epochs and counters they share.
 # The kernels are re-exported too (weft.compile(ops.matmul_kernel, ...)).
 from ._attention import flash_decode_combine, flash_decode_combine_kernel  # noqa: F401
 from ._flash import flash_attention, flash_attention_kernel  # noqa: F401
+from ._flash_backward import flash_attention_backward
 from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, matmul, matmul_kernel  # noqa: F401
 from ._sequence import ring_attention, sp_attention_kernel, ulysses_attention  # noqa: F401
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
@@ -35,4 +38,4 @@ from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce
                   matmul_reduce_kernel, matmul_reduce_scatter, phase_kernel)
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
-           "flash_attention", "ring_attention", "ulysses_attention", "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]
+           "flash_attention", "flash_attention_backward", "ring_attention", "ulysses_attention", "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]

@@ -1,0 +1,179 @@
+"""The backward pass of flash attention on one rank:
+weft.ops.flash_attention_backward.
+
+With S = q k^T * sm_scale, P = exp(S - lse) (the forward's softmax, from
+its log-sum-exp) and the output's gradient dO:
+
+    dV = P^T dO,  dP = dO V^T,  dS = P * (dP - delta),  delta = rowsum(dO * O)
+    dQ = dS K * sm_scale,  dK = dS^T Q * sm_scale
+
+Three launches after four transposes, no atomics (the results do not
+depend on scheduling): delta per query row (_delta_kernel); dK and dV, a
+program per key block looping over the query blocks that see it
+(_dkdv_kernel); dQ, a program per query block looping over the keys it
+sees (_dq_kernel). q, dO, k and v are transposed per head first
+(transpose_kernel, as the forward transposes k) for the products' b
+operands. P is
+recomputed from q, k and lse in both loops, in f32, as exp2 of scores
+scaled by sm_scale * log2(e) (lse too is taken to base 2).
+"""
+from .. import _runtime as rt
+from .. import language as wl
+from .._jit import PerBackend, jit
+from ._flash import (LOG2E, TRANSPOSE_ROWS, check_heads, check_out, local_scratch,
+                     new_like, qk_scale, transpose_kernel)
+
+# Query rows x key rows of a step, per kernel: a program of _dkdv_kernel
+# holds BN_KV keys and steps over BM_KV queries, one of _dq_kernel the
+# converse; on GPUs 128 rows a program on two warpgroups, as the forward.
+# At head_dim 128 on sm_90, 64 queries a step leave _dkdv_kernel no room
+# for pipelined operands (mma.sync, 1 KB of spills); 32 pipeline in 3
+# stages on wgmma in 242 registers.
+BM_KV = PerBackend(host=16, default=32)
+BN_KV = PerBackend(host=16, default=128)
+BM_Q = PerBackend(host=16, default=128)
+BN_Q = PerBackend(host=16, default=64)
+NUM_WARPS = PerBackend(host=4, default=8)
+
+
+@jit
+def _delta_kernel(out, dout, delta, seq_q, BM: wl.constexpr, HEAD: wl.constexpr):
+    """delta = rowsum(dO * O) in f32 for BM rows (axis 0) of a head (axis 1)."""
+    head = wl.program_id(1) * seq_q
+    rm = wl.program_id(0) * BM + wl.arange(0, BM)
+    d = wl.arange(0, HEAD)
+    offs = (head + rm[:, None]) * HEAD + d[None, :]
+    ok = rm[:, None] < seq_q
+    o = wl.load(out + offs, mask=ok, other=0.0).to(wl.float32)
+    do = wl.load(dout + offs, mask=ok, other=0.0).to(wl.float32)
+    wl.store(delta + head + rm, wl.sum(o * do, 1), mask=rm < seq_q)
+
+
+@jit
+def _probabilities(s, lse2, rm, rn, seq_q, seq_k, qk_scale, CAUSAL: wl.constexpr):
+    """P (or P^T, by how s, rm and rn are laid out: s[i, j] pairs query
+    rm[i] with key rn[j] after broadcasting) from the raw scores s and
+    the rows' base-2 log-sum-exp; 0 where a query or key is past its end
+    or, under CAUSAL, the key comes after the query."""
+    seen = (rm < seq_q) & (rn < seq_k)
+    if CAUSAL:
+        seen = seen & (rn <= rm)
+    return wl.where(seen, wl.exp2(s * qk_scale - lse2), 0.0)
+
+
+@jit
+def _dkdv_kernel(q, qt, k, v, dout, dot, lse, delta, dk, dv, seq_q, seq_k, sm_scale, qk_scale,
+                 CAUSAL: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
+                 HEAD: wl.constexpr):
+    """dK and dV of BN key rows (axis 0) of a head (axis 1): the sums over
+    the query blocks that see them (under CAUSAL those from the block of
+    the first key on) of P^T dO and dS^T Q. qt and dot: q and dO
+    transposed per head, so that every tile a step loads is rows of whole
+    16-byte pieces (pipelined, and on GPUs read by the products in place)."""
+    head = wl.program_id(1)
+    rn = wl.program_id(0) * BN + wl.arange(0, BN)
+    d = wl.arange(0, HEAD)
+    keys = (head * seq_k + rn[:, None]) * HEAD + d[None, :]
+    kb = wl.load(k + keys, mask=rn[:, None] < seq_k, other=0.0)
+    vb = wl.load(v + keys, mask=rn[:, None] < seq_k, other=0.0)
+    dk_acc = wl.zeros((BN, HEAD), wl.float32)
+    dv_acc = wl.zeros((BN, HEAD), wl.float32)
+    first = wl.program_id(0) * BN // BM * BM if CAUSAL else 0
+    for start in range(first, seq_q, BM):
+        rm = start + wl.arange(0, BM)
+        rows = (head * seq_q + rm[:, None]) * HEAD + d[None, :]
+        cols = head * seq_q * HEAD + d[:, None] * seq_q + rm[None, :]
+        ok = rm[:, None] < seq_q
+        qb = wl.load(q + rows, mask=ok, other=0.0)
+        dob = wl.load(dout + rows, mask=ok, other=0.0)
+        qtb = wl.load(qt + cols, mask=rm[None, :] < seq_q, other=0.0)
+        dotb = wl.load(dot + cols, mask=rm[None, :] < seq_q, other=0.0)
+        lse2 = wl.load(lse + head * seq_q + rm, mask=rm < seq_q, other=0.0) * LOG2E
+        dl = wl.load(delta + head * seq_q + rm, mask=rm < seq_q, other=0.0)
+        pt = _probabilities(wl.dot(kb, qtb), lse2[None, :], rm[None, :], rn[:, None], seq_q,
+                            seq_k, qk_scale, CAUSAL)
+        dv_acc = wl.dot(pt.to(dob.dtype), dob, dv_acc)
+        dst = pt * (wl.dot(vb, dotb) - dl[None, :])
+        dk_acc = wl.dot(dst.to(qb.dtype), qb, dk_acc)
+    ok = rn[:, None] < seq_k
+    wl.store(dk + keys, (dk_acc * sm_scale).to(kb.dtype), mask=ok)
+    wl.store(dv + keys, dv_acc.to(vb.dtype), mask=ok)
+
+
+@jit
+def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_scale,
+               CAUSAL: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
+               HEAD: wl.constexpr):
+    """dQ of BM query rows (axis 0) of a head (axis 1): the sum over the
+    key blocks they see of dS K; kt and vt: k and v transposed per head."""
+    head = wl.program_id(1)
+    rm = wl.program_id(0) * BM + wl.arange(0, BM)
+    d = wl.arange(0, HEAD)
+    rows = (head * seq_q + rm[:, None]) * HEAD + d[None, :]
+    ok = rm[:, None] < seq_q
+    qb = wl.load(q + rows, mask=ok, other=0.0)
+    dob = wl.load(dout + rows, mask=ok, other=0.0)
+    lse2 = wl.load(lse + head * seq_q + rm, mask=rm < seq_q, other=0.0) * LOG2E
+    dl = wl.load(delta + head * seq_q + rm, mask=rm < seq_q, other=0.0)
+    dq_acc = wl.zeros((BM, HEAD), wl.float32)
+    end = wl.minimum(seq_k, (wl.program_id(0) + 1) * BM) if CAUSAL else seq_k
+    for start in range(0, end, BN):
+        rn = start + wl.arange(0, BN)
+        kb = wl.load(k + (head * seq_k + rn[:, None]) * HEAD + d[None, :],
+                     mask=rn[:, None] < seq_k, other=0.0)
+        cols = head * seq_k * HEAD + d[:, None] * seq_k + rn[None, :]
+        ktb = wl.load(kt + cols, mask=rn[None, :] < seq_k, other=0.0)
+        vtb = wl.load(vt + cols, mask=rn[None, :] < seq_k, other=0.0)
+        p = _probabilities(wl.dot(qb, ktb), lse2[:, None], rm[:, None], rn[None, :], seq_q,
+                           seq_k, qk_scale, CAUSAL)
+        ds = p * (wl.dot(dob, vtb) - dl[:, None])
+        dq_acc = wl.dot(ds.to(kb.dtype), kb, dq_acc)
+    wl.store(dq + rows, (dq_acc * sm_scale).to(qb.dtype), mask=ok)
+
+
+def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None, dq=None,
+                             dk=None, dv=None):
+    """The gradients (dq, dk, dv) of flash_attention(q, k, v, causal,
+    sm_scale) given the gradient dout of its output: q, k, v as there,
+    out and lse what it returned (flash_attention(..., return_lse=True)),
+    dout of out's shape and dtype. Returns (dq, dk, dv), of q's, k's and
+    v's shapes and dtype (new tensors of q's kind where None); the sums
+    run in f32."""
+    op = "flash_attention_backward"
+    batch, heads, seq_q, seq_k, head_dim, dtype = check_heads(op, q, k, v, False)
+    check_out(op, "out", out, q.shape, dtype)
+    check_out(op, "dout", dout, q.shape, dtype)
+    check_out(op, "lse", lse, (batch, heads, seq_q), wl.float32)
+    grads = []
+    for name, x, like in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
+        if x is None:
+            x = new_like(q, tuple(like.shape), dtype)
+        check_out(op, name, x, like.shape, dtype)
+        grads.append(x)
+    dq, dk, dv = grads
+    if batch * heads * (seq_q + seq_k) == 0:
+        return dq, dk, dv
+    backend = rt.backend()
+    sm = float(head_dim ** -0.5 if sm_scale is None else sm_scale)
+    scale = qk_scale(sm_scale, head_dim)
+    delta = new_like(q, (batch, heads, seq_q), wl.float32)
+    t = {}
+    for name, x, rows in (("q", q, seq_q), ("dout", dout, seq_q), ("k", k, seq_k),
+                          ("v", v, seq_k)):
+        t[name] = local_scratch(f"flash_bwd_{name}t", batch * heads * rows * head_dim, dtype)
+        if rows:
+            transpose_kernel[(-(-rows // TRANSPOSE_ROWS[backend]), batch * heads)](
+                x, t[name], rows, HEAD=head_dim, CM=TRANSPOSE_ROWS)
+    common = dict(CAUSAL=bool(causal), HEAD=head_dim, num_warps=NUM_WARPS[backend])
+    if seq_q:
+        bm = BM_Q[backend]
+        _delta_kernel[(-(-seq_q // bm), batch * heads)](out, dout, delta, seq_q, BM=BM_Q,
+                                                         HEAD=head_dim)
+        _dq_kernel[(-(-seq_q // bm), batch * heads)](q, k, t["k"], t["v"], dout, lse, delta,
+                                                      dq, seq_q, seq_k, sm, scale, BM=BM_Q,
+                                                      BN=BN_Q, **common)
+    if seq_k:
+        _dkdv_kernel[(-(-seq_k // BN_KV[backend]), batch * heads)](
+            q, t["q"], k, v, dout, t["dout"], lse, delta, dk, dv, seq_q, seq_k, sm, scale,
+            BM=BM_KV, BN=BN_KV, **common)
+    return dq, dk, dv
