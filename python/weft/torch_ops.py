@@ -20,10 +20,13 @@ except where peers must read it in place (flash_decode_combine's o and
 lse), which is a clear error. Every rank calls the same ops in the same
 order with the same shapes, as for the collectives.
 
+weft::flash_attention is differentiable (register_autograd: its backward
+is weft::flash_attention_backward, from the gradients of out and lse).
 MoE dispatch and combine are not registered: their routing handle, which
 combine needs from dispatch, is not a tensor.
 """
 import math
+from typing import Optional
 
 try:
     import torch
@@ -40,7 +43,8 @@ from ._jit import _torch_dtype
 
 __all__ = ["empty", "is_symmetric", "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
            "broadcast", "all_reduce_residual_rmsnorm", "all_gather_matmul",
-           "matmul_reduce_scatter", "matmul_all_reduce", "flash_decode_combine"]
+           "matmul_reduce_scatter", "matmul_all_reduce", "flash_decode_combine",
+           "flash_attention", "flash_attention_backward"]
 
 
 def empty(shape, dtype=torch.float32):
@@ -277,3 +281,75 @@ def flash_decode_combine(o: torch.Tensor, lse: torch.Tensor) -> tuple[torch.Tens
 def _(o, lse):
     return (torch.empty(tuple(o.shape), dtype=torch.float32, device=o.device),
             torch.empty(math.prod(o.shape[:-1]), dtype=torch.float32, device=o.device))
+
+
+def _on_device(op, name, t):
+    """t as the attention ops take it: a contiguous torch tensor on this
+    rank's device (any memory: nothing is read by peers)."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"weft::{op}: {name} must be a torch.Tensor, not {type(t).__name__}")
+    if t.device != _device():
+        raise ValueError(f"weft::{op}: {name} is on {t.device}, but this rank's weft "
+                         f"context drives {_device()}")
+    return t.contiguous()
+
+
+@custom_op("weft::flash_attention", mutates_args=())
+def flash_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
+                    sm_scale: Optional[float] = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(out, lse) of weft.ops.flash_attention on this rank; differentiable
+    in q, k and v through both (weft::flash_attention_backward)."""
+    q, k, v = (_on_device("flash_attention", n, t) for n, t in (("q", q), ("k", k), ("v", v)))
+    out = torch.empty_like(q)
+    lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device)
+    with _on_torch_stream():
+        O.flash_attention(q, k, v, causal=causal, sm_scale=sm_scale, out=out, lse=lse)
+    return out, lse
+
+
+@flash_attention.register_fake
+def _(q, k, v, causal=False, sm_scale=None):
+    return (torch.empty_like(q),
+            torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device))
+
+
+@custom_op("weft::flash_attention_backward", mutates_args=())
+def flash_attention_backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                             out: torch.Tensor, lse: torch.Tensor, dout: torch.Tensor,
+                             dlse: torch.Tensor, causal: bool = False,
+                             sm_scale: Optional[float] = None
+                             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(dq, dk, dv) of weft::flash_attention from the gradients of its out
+    and lse (weft.ops.flash_attention_backward)."""
+    op = "flash_attention_backward"
+    args = [_on_device(op, n, t) for n, t in (("q", q), ("k", k), ("v", v), ("out", out),
+                                              ("lse", lse), ("dout", dout), ("dlse", dlse))]
+    q, k, v, out, lse, dout, dlse = args
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    with _on_torch_stream():
+        O.flash_attention_backward(q, k, v, out, lse, dout, causal=causal, sm_scale=sm_scale,
+                                   dq=dq, dk=dk, dv=dv, dlse=dlse)
+    return dq, dk, dv
+
+
+@flash_attention_backward.register_fake
+def _(q, k, v, out, lse, dout, dlse, causal=False, sm_scale=None):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _attention_context(ctx, inputs, output):
+    q, k, v, causal, sm_scale = inputs
+    ctx.save_for_backward(q, k, v, *output)
+    ctx.causal, ctx.sm_scale = causal, sm_scale
+
+
+def _attention_gradients(ctx, dout, dlse):
+    q, k, v, out, lse = ctx.saved_tensors
+    dout = torch.zeros_like(out) if dout is None else dout
+    dlse = torch.zeros_like(lse) if dlse is None else dlse
+    dq, dk, dv = flash_attention_backward(q, k, v, out, lse, dout, dlse, ctx.causal,
+                                          ctx.sm_scale)
+    return dq, dk, dv, None, None
+
+
+flash_attention.register_autograd(_attention_gradients, setup_context=_attention_context)

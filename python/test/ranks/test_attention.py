@@ -87,8 +87,9 @@ def test_flash_attention(b, h, sq, sk, d, causal, dtype):
     np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
 
 
-def _attention_grads(q, k, v, dout, causal, scale):
-    """(dq, dk, dv) of _attention's output against dout, in float64."""
+def _attention_grads(q, k, v, dout, dlse, causal, scale):
+    """(dq, dk, dv) of _attention's output and lse against dout and dlse
+    (None: the lse is not used), in float64."""
     s = q @ np.swapaxes(k, -1, -2) * scale
     if causal:
         s = np.where(np.arange(k.shape[-2])[None, :] <= np.arange(q.shape[-2])[:, None], s,
@@ -98,7 +99,8 @@ def _attention_grads(q, k, v, dout, causal, scale):
     total = p.sum(-1, keepdims=True)
     p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
     dp = dout @ np.swapaxes(v, -1, -2)
-    ds = p * (dp - (p * dp).sum(-1, keepdims=True))
+    ds = p * (dp - (p * dp).sum(-1, keepdims=True)
+              + (0.0 if dlse is None else dlse[..., None]))
     return (ds @ k * scale, np.swapaxes(ds, -1, -2) @ q * scale,
             np.swapaxes(p, -1, -2) @ dout)
 
@@ -113,12 +115,15 @@ def _attention_grads(q, k, v, dout, causal, scale):
 def test_flash_attention_backward(b, h, sq, sk, d, causal, dtype):
     q, dout = _tensors((b, h, sq, d), dtype, 2, 7)
     k, v = _tensors((b, h, sk, d), dtype, 2, 8)
+    # The causal cases also feed the lse to the loss (its gradient dlse).
+    dlse = _tensors((b, h, sq), wl.float32, 1, 9)[0] if causal else None
     scale = 0.3 if d == 16 else None
     args = [_local(x, dtype) for x in (q, k, v)]
     out, lse = ops.flash_attention(*args, causal=causal, sm_scale=scale, return_lse=True)
     grads = ops.flash_attention_backward(*args, out, lse, _local(dout, dtype), causal=causal,
-                                         sm_scale=scale)
-    wants = _attention_grads(q, k, v, dout, causal, scale or d ** -0.5)
+                                         sm_scale=scale,
+                                         dlse=None if dlse is None else _local(dlse, wl.float32))
+    wants = _attention_grads(q, k, v, dout, dlse, causal, scale or d ** -0.5)
     for name, got, want in zip(("dq", "dk", "dv"), grads, wants):
         np.testing.assert_allclose(_host(got), want, **TOL, err_msg=name)
 

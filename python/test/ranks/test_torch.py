@@ -210,3 +210,30 @@ def test_early_started_matmuls_read_the_previous_product(device, warp_mma):
     for _ in range(steps):
         expected = expected[:, perm]
     assert torch.equal(bufs[steps % 2], expected)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_flash_attention_op_is_differentiable(device, causal):
+    """weft::flash_attention's out and lse both feed the loss; the
+    gradients of q, k and v against autograd through an f32 reference."""
+    import weft.torch_ops  # noqa: F401  (registers torch.ops.weft.*)
+    gen = torch.Generator().manual_seed(3)
+    shape, n = (1, 2, 200, 64), 200
+    q, k, v, g = (torch.randn(shape, generator=gen).to(device, torch.bfloat16)
+                  for _ in range(4))
+    h = torch.randn(shape[:3], generator=gen).to(device)
+    q, k, v = (x.requires_grad_() for x in (q, k, v))
+    out, lse = torch.ops.weft.flash_attention(q, k, v, causal)
+    ((out.float() * g.float()).sum() + (lse * h).sum()).backward()
+    ref = [x.detach().float().requires_grad_() for x in (q, k, v)]
+    s = ref[0] @ ref[1].transpose(-1, -2) * shape[-1] ** -0.5
+    if causal:
+        s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=device).triu(1),
+                          float("-inf"))
+    want_lse = torch.logsumexp(s, -1)
+    want = torch.softmax(s, -1) @ ref[2]
+    ((want * g.float()).sum() + (want_lse * h).sum()).backward()
+    torch.testing.assert_close(out.float(), want, atol=2e-2, rtol=2e-2)
+    torch.testing.assert_close(lse, want_lse, atol=1e-3, rtol=1e-3)
+    for got, x in zip((q, k, v), ref):
+        torch.testing.assert_close(got.grad.float(), x.grad, atol=3e-2, rtol=3e-2)

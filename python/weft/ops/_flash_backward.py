@@ -37,8 +37,11 @@ NUM_WARPS = PerBackend(host=4, default=8)
 
 
 @jit
-def _delta_kernel(out, dout, delta, seq_q, BM: wl.constexpr, HEAD: wl.constexpr):
-    """delta = rowsum(dO * O) in f32 for BM rows (axis 0) of a head (axis 1)."""
+def _delta_kernel(out, dout, dlse, delta, seq_q, DLSE: wl.constexpr, BM: wl.constexpr,
+                  HEAD: wl.constexpr):
+    """delta = rowsum(dO * O) in f32 for BM rows (axis 0) of a head (axis
+    1), less the lse's gradient (DLSE): lse_i's derivative in S_ij is
+    P_ij, so dS = P * (dP - delta + dlse)."""
     head = wl.program_id(1) * seq_q
     rm = wl.program_id(0) * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
@@ -46,7 +49,10 @@ def _delta_kernel(out, dout, delta, seq_q, BM: wl.constexpr, HEAD: wl.constexpr)
     ok = rm[:, None] < seq_q
     o = wl.load(out + offs, mask=ok, other=0.0).to(wl.float32)
     do = wl.load(dout + offs, mask=ok, other=0.0).to(wl.float32)
-    wl.store(delta + head + rm, wl.sum(o * do, 1), mask=rm < seq_q)
+    total = wl.sum(o * do, 1)
+    if DLSE:
+        total -= wl.load(dlse + head + rm, mask=rm < seq_q, other=0.0)
+    wl.store(delta + head + rm, total, mask=rm < seq_q)
 
 
 @jit
@@ -132,18 +138,21 @@ def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_sc
 
 
 def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None, dq=None,
-                             dk=None, dv=None):
+                             dk=None, dv=None, dlse=None):
     """The gradients (dq, dk, dv) of flash_attention(q, k, v, causal,
-    sm_scale) given the gradient dout of its output: q, k, v as there,
-    out and lse what it returned (flash_attention(..., return_lse=True)),
-    dout of out's shape and dtype. Returns (dq, dk, dv), of q's, k's and
-    v's shapes and dtype (new tensors of q's kind where None); the sums
-    run in f32."""
+    sm_scale) given the gradient dout of its output (and dlse of its lse,
+    f32 [batch, heads, seq_q], where the lse feeds the loss too): q, k, v
+    as there, out and lse what it returned (flash_attention(...,
+    return_lse=True)), dout of out's shape and dtype. Returns (dq, dk,
+    dv), of q's, k's and v's shapes and dtype (new tensors of q's kind
+    where None); the sums run in f32."""
     op = "flash_attention_backward"
     batch, heads, seq_q, seq_k, head_dim, dtype = check_heads(op, q, k, v, False)
     check_out(op, "out", out, q.shape, dtype)
     check_out(op, "dout", dout, q.shape, dtype)
     check_out(op, "lse", lse, (batch, heads, seq_q), wl.float32)
+    if dlse is not None:
+        check_out(op, "dlse", dlse, (batch, heads, seq_q), wl.float32)
     grads = []
     for name, x, like in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
         if x is None:
@@ -167,8 +176,9 @@ def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=Non
     common = dict(CAUSAL=bool(causal), HEAD=head_dim, num_warps=NUM_WARPS[backend])
     if seq_q:
         bm = BM_Q[backend]
-        _delta_kernel[(-(-seq_q // bm), batch * heads)](out, dout, delta, seq_q, BM=BM_Q,
-                                                         HEAD=head_dim)
+        _delta_kernel[(-(-seq_q // bm), batch * heads)](
+            out, dout, delta if dlse is None else dlse, delta, seq_q, DLSE=dlse is not None,
+            BM=BM_Q, HEAD=head_dim)
         _dq_kernel[(-(-seq_q // bm), batch * heads)](q, k, t["k"], t["v"], dout, lse, delta,
                                                       dq, seq_q, seq_k, sm, scale, BM=BM_Q,
                                                       BN=BN_Q, **common)
