@@ -2,10 +2,11 @@
 weft.ops.flash_attention_backward.
 
 With S = q k^T * sm_scale, P = exp(S - lse) (the forward's softmax, from
-its log-sum-exp) and the output's gradient dO:
+its log-sum-exp), the output's gradient dO and the lse's dlse (if the lse
+feeds the loss too):
 
-    dV = P^T dO,  dP = dO V^T,  dS = P * (dP - delta),  delta = rowsum(dO * O)
-    dQ = dS K * sm_scale,  dK = dS^T Q * sm_scale
+    dV = P^T dO,  dP = dO V^T,  dS = P * (dP - delta),
+    delta = rowsum(dO * O) - dlse,  dQ = dS K * sm_scale,  dK = dS^T Q * sm_scale
 
 Three launches after four transposes, no atomics (the results do not
 depend on scheduling): delta per query row (_delta_kernel); dK and dV, a
@@ -13,9 +14,8 @@ program per key block looping over the query blocks that see it
 (_dkdv_kernel); dQ, a program per query block looping over the keys it
 sees (_dq_kernel). q, dO, k and v are transposed per head first
 (transpose_kernel, as the forward transposes k) for the products' b
-operands. P is
-recomputed from q, k and lse in both loops, in f32, as exp2 of scores
-scaled by sm_scale * log2(e) (lse too is taken to base 2).
+operands. P is recomputed from q, k and lse in both loops, in f32, as
+exp2 of scores scaled by sm_scale * log2(e) (lse too is taken to base 2).
 """
 from .. import _runtime as rt
 from .. import language as wl
