@@ -1,5 +1,7 @@
-"""What the rank tests run on: WEFT_TEST_BACKEND (default host; cuda on a
-GPU machine, README "GPU runs"), local (non-symmetric) arrays of that
+"""What the rank tests run on: WEFT_TEST_BACKEND, else the backend
+weft-run was given (WEFT_BACKEND: `weft-run --backend cuda` runs the GPU
+logic, torch tensors and head_dim 128 included, without further
+settings), else host; local (non-symmetric) arrays of that
 backend: numpy arrays on the host, torch tensors on the rank's GPU,
 values as a buffer of a dtype holds them, and whether the compiler is here."""
 import os
@@ -9,7 +11,7 @@ import numpy as np
 import weft
 from weft import _capi, _floats
 
-BACKEND = os.environ.get("WEFT_TEST_BACKEND", "host")
+BACKEND = os.environ.get("WEFT_TEST_BACKEND") or os.environ.get("WEFT_BACKEND") or "host"
 
 
 def local(values):

@@ -1,6 +1,6 @@
 """Torch on the cuda backend: symmetric buffers seen by torch without copies
 (__cuda_array_interface__, __dlpack__), torch tensors as local kernel
-arguments and collective inputs. Runs where WEFT_TEST_BACKEND=cuda and torch
+arguments and collective inputs. Runs where the backend is cuda and torch
 imports (the GPU machines); skipped elsewhere."""
 import numpy as np
 import pytest
