@@ -76,8 +76,9 @@ class Bench(CB.Run):
         q, k, v = self.inputs(b, h, s, d, 2 + r)
         kv = [self.inputs(b, h, s, d, 2 + p)[1:] for p in range(R)]
         keys = (r + 1) * s if causal else seq   # keys this rank's queries see
-        gk = torch.cat([x[0] for x in kv], dim=2)[:, :, :keys].contiguous()
-        gv = torch.cat([x[1] for x in kv], dim=2)[:, :, :keys].contiguous()
+        ak = torch.cat([x[0] for x in kv], dim=2)
+        av = torch.cat([x[1] for x in kv], dim=2)
+        gk, gv = ak[:, :, :keys].contiguous(), av[:, :, :keys].contiguous()
         want = self.sdpa(q, gk, gv, causal)
         # The local part of the limit: this rank's share of the work. Causal
         # ring attention balances it (query halves r and 2R - 1 - r, each
@@ -86,8 +87,6 @@ class Bench(CB.Run):
         local = [(q, gk, gv)]
         if causal and s % 2 == 0:
             half = s // 2
-            ak = torch.cat([x[0] for x in kv], dim=2)
-            av = torch.cat([x[1] for x in kv], dim=2)
             local = [(q[:, :, :half], ak[:, :, :(c + 1) * half].contiguous(),
                       av[:, :, :(c + 1) * half].contiguous()) for c in (r, 2 * R - 1 - r)]
         out = torch.empty_like(q)

@@ -64,15 +64,21 @@ def _device():
     return torch.device("cuda", rt.local_rank())
 
 
-def _checked(op, name, t):
-    """t as the ops take it: contiguous, on this rank's device; a symmetric
-    tensor as a weft.Buffer view of it (no staging copy)."""
+def _on_device(op, name, t):
+    """t as a contiguous torch tensor on this rank's device (the attention
+    ops take any memory: nothing is read by peers)."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"weft::{op}: {name} must be a torch.Tensor, not {type(t).__name__}")
     if t.device != _device():
         raise ValueError(f"weft::{op}: {name} is on {t.device}, but this rank's weft "
                          f"context drives {_device()}")
-    t = t.contiguous()
+    return t.contiguous()
+
+
+def _checked(op, name, t):
+    """t as the ops take it: contiguous, on this rank's device; a symmetric
+    tensor as a weft.Buffer view of it (no staging copy)."""
+    t = _on_device(op, name, t)
     if is_symmetric(t):
         return rt.Buffer.view(t.data_ptr(), tuple(t.shape), _torch_dtype(t.dtype))
     return t
@@ -281,17 +287,6 @@ def flash_decode_combine(o: torch.Tensor, lse: torch.Tensor) -> tuple[torch.Tens
 def _(o, lse):
     return (torch.empty(tuple(o.shape), dtype=torch.float32, device=o.device),
             torch.empty(math.prod(o.shape[:-1]), dtype=torch.float32, device=o.device))
-
-
-def _on_device(op, name, t):
-    """t as the attention ops take it: a contiguous torch tensor on this
-    rank's device (any memory: nothing is read by peers)."""
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"weft::{op}: {name} must be a torch.Tensor, not {type(t).__name__}")
-    if t.device != _device():
-        raise ValueError(f"weft::{op}: {name} is on {t.device}, but this rank's weft "
-                         f"context drives {_device()}")
-    return t.contiguous()
 
 
 @custom_op("weft::flash_attention", mutates_args=())

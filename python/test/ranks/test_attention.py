@@ -30,9 +30,11 @@ def _cases(head, *cases):
             for case in cases]
 
 
-def _attention(q, k, v, causal, scale, q_pos=None, k_pos=None):
-    """softmax(q k^T scale) v in float64, (out, lse); causal: key position
-    <= query position (positions default to the row indices)."""
+def _softmax_terms(q, k, causal, scale, q_pos=None, k_pos=None):
+    """(exp(s - top), top, their row sums) of the scores s = q k^T scale
+    in float64, top each row's maximum (0 for a row that sees no key);
+    causal: key position <= query position (positions default to the row
+    indices)."""
     s = q @ np.swapaxes(k, -1, -2) * scale
     if causal:
         q_pos = np.arange(q.shape[-2]) if q_pos is None else q_pos
@@ -41,7 +43,12 @@ def _attention(q, k, v, causal, scale, q_pos=None, k_pos=None):
     top = s.max(-1, keepdims=True, initial=-np.inf)
     top = np.where(np.isinf(top), 0.0, top)
     p = np.exp(s - top)
-    total = p.sum(-1, keepdims=True)
+    return p, top, p.sum(-1, keepdims=True)
+
+
+def _attention(q, k, v, causal, scale, q_pos=None, k_pos=None):
+    """softmax(q k^T scale) v in float64, (out, lse) (_softmax_terms)."""
+    p, top, total = _softmax_terms(q, k, causal, scale, q_pos, k_pos)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(total > 0, (p @ v) / total, 0.0)
         return out, (np.log(total) + top)[..., 0]
@@ -90,13 +97,7 @@ def test_flash_attention(b, h, sq, sk, d, causal, dtype):
 def _attention_grads(q, k, v, dout, dlse, causal, scale):
     """(dq, dk, dv) of _attention's output and lse against dout and dlse
     (None: the lse is not used), in float64."""
-    s = q @ np.swapaxes(k, -1, -2) * scale
-    if causal:
-        s = np.where(np.arange(k.shape[-2])[None, :] <= np.arange(q.shape[-2])[:, None], s,
-                     -np.inf)
-    top = s.max(-1, keepdims=True, initial=-np.inf)
-    p = np.exp(s - np.where(np.isinf(top), 0.0, top))
-    total = p.sum(-1, keepdims=True)
+    p, _, total = _softmax_terms(q, k, causal, scale)
     p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
     dp = dout @ np.swapaxes(v, -1, -2)
     ds = p * (dp - (p * dp).sum(-1, keepdims=True)

@@ -56,6 +56,14 @@ def _delta_kernel(out, dout, dlse, delta, seq_q, DLSE: wl.constexpr, BM: wl.cons
 
 
 @jit
+def _row_stats(lse, delta, head, rm, seq_q):
+    """The base-2 log-sum-exp and delta of query rows rm of a head."""
+    rows = head * seq_q + rm
+    return (wl.load(lse + rows, mask=rm < seq_q, other=0.0) * LOG2E,
+            wl.load(delta + rows, mask=rm < seq_q, other=0.0))
+
+
+@jit
 def _probabilities(s, lse2, rm, rn, seq_q, seq_k, qk_scale, CAUSAL: wl.constexpr):
     """P (or P^T, by how s, rm and rn are laid out: s[i, j] pairs query
     rm[i] with key rn[j] after broadcasting) from the raw scores s and
@@ -94,8 +102,7 @@ def _dkdv_kernel(q, qt, k, v, dout, dot, lse, delta, dk, dv, seq_q, seq_k, sm_sc
         dob = wl.load(dout + rows, mask=ok, other=0.0)
         qtb = wl.load(qt + cols, mask=rm[None, :] < seq_q, other=0.0)
         dotb = wl.load(dot + cols, mask=rm[None, :] < seq_q, other=0.0)
-        lse2 = wl.load(lse + head * seq_q + rm, mask=rm < seq_q, other=0.0) * LOG2E
-        dl = wl.load(delta + head * seq_q + rm, mask=rm < seq_q, other=0.0)
+        lse2, dl = _row_stats(lse, delta, head, rm, seq_q)
         pt = _probabilities(wl.dot(kb, qtb), lse2[None, :], rm[None, :], rn[:, None], seq_q,
                             seq_k, qk_scale, CAUSAL)
         dv_acc = wl.dot(pt.to(dob.dtype), dob, dv_acc)
@@ -119,8 +126,7 @@ def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_sc
     ok = rm[:, None] < seq_q
     qb = wl.load(q + rows, mask=ok, other=0.0)
     dob = wl.load(dout + rows, mask=ok, other=0.0)
-    lse2 = wl.load(lse + head * seq_q + rm, mask=rm < seq_q, other=0.0) * LOG2E
-    dl = wl.load(delta + head * seq_q + rm, mask=rm < seq_q, other=0.0)
+    lse2, dl = _row_stats(lse, delta, head, rm, seq_q)
     dq_acc = wl.zeros((BM, HEAD), wl.float32)
     end = wl.minimum(seq_k, (wl.program_id(0) + 1) * BM) if CAUSAL else seq_k
     for start in range(0, end, BN):
