@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build ccache gcc g++ pkg-config llvm-22-dev libmlir-22-dev
           mlir-22-tools llvm-22-tools lld-22 liblld-22-dev libclang-rt-22-dev
           zlib1g-dev libzstd-dev libamdhip64-dev rocm-device-libs
+          libopenmpi-dev openmpi-bin
           python3-pytest python3-numpy python3-build python3-setuptools
           python3-wheel python3-venv python3-pip)
 missing=()

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define WEFT_ABI_VERSION 3u
+#define WEFT_ABI_VERSION 4u
 
 /* Enough for an NVL72 domain with room to spare; 1 KiB of parameter space. */
 #define WEFT_MAX_RANKS 128
@@ -39,7 +39,19 @@ typedef struct weft_kernel_context {
   uint64_t heap_size;   /* bytes mapped per rank, the reserved region included */
   uint64_t multicast_base; /* 0 when multicast is off (the default) */
   uint64_t wait_timeout_ns; /* 0: waits never time out */
-  uint64_t heap_base[WEFT_MAX_RANKS]; /* this process's address of each rank's heap */
+  /* This process's address of each rank's heap; 0 for a rank on another
+   * node, which loads and stores cannot reach (weft.put/get/signal go
+   * through the job's engine instead). */
+  uint64_t heap_base[WEFT_MAX_RANKS];
+  /* The node layout: ranks form nodes of local_size consecutive ranks, so
+   * rank r is on node r / local_size at index local_rank within it. */
+  int32_t local_rank;
+  int32_t local_size;
+  int32_t node;
+  int32_t num_nodes;
+  /* Host target, in a job across nodes: the weft_host_engine (below) that
+   * host kernels reach off-node peers through; 0 otherwise. */
+  uint64_t engine;
 } weft_kernel_context;
 
 /*
@@ -74,6 +86,9 @@ typedef struct weft_wait_error {
 #define WEFT_DEBUG_BAD_PEER 1u     /* a translate to a peer that is no rank */
 #define WEFT_DEBUG_OUTSIDE_HEAP 2u /* a translate of a pointer outside the heap */
 #define WEFT_DEBUG_ASSERT 3u       /* a failed weft.assert (wl.device_assert) */
+#define WEFT_DEBUG_OFF_NODE 4u     /* a translate to a peer on another node */
+#define WEFT_DEBUG_OUTSIDE_ALLOC 5u /* a put/get range past its allocation */
+#define WEFT_DEBUG_ENGINE 6u       /* the engine failed an off-node operation */
 
 /*
  * Written by the first failed debug check (kernels compiled with debug) on
@@ -123,6 +138,42 @@ typedef void (*weft_host_kernel_fn)(void **args, const weft_kernel_context *ctx,
                                     const weft_host_program *program);
 
 /*
+ * Host target: off-node peers. A job across nodes on the host backend
+ * reaches off-node peers through an existing engine (MPI-3 RMA), which the
+ * runtime wraps in this table; kernels call its entries through the kernel
+ * context's `engine`, the way NVPTX kernels call NVSHMEM's device
+ * functions. Addresses are this rank's addresses of symmetric objects
+ * (dst of a put, src of a get, flags), which the engine moves to `peer`'s
+ * copy; the other side of a transfer may be any memory of this rank.
+ *
+ * Each entry returns 0, or a WEFT_DEBUG_* kind after keeping its reason for
+ * the runtime's report: the kernel then records a debug error at its own
+ * source location and stops the program. `signal_op` is 0 for none (put
+ * only), else WEFT_ENGINE_SIGNAL_SET or _ADD, `flag_bytes` 4 or 8.
+ */
+#define WEFT_ENGINE_SIGNAL_SET 1u
+#define WEFT_ENGINE_SIGNAL_ADD 2u
+
+typedef struct weft_host_engine {
+  void *state;
+  /* Starts copying nbytes from src into peer's copy of dst; with a signal,
+   * then sets or adds signal_value to peer's copy of the 8-byte flag once
+   * the data is there. */
+  uint32_t (*put)(void *state, uint64_t dst, uint64_t src, uint64_t nbytes,
+                  int32_t peer, uint64_t flag, uint64_t signal_value,
+                  uint32_t signal_op);
+  /* Copies nbytes of peer's copy of src into dst; complete on return. */
+  uint32_t (*get)(void *state, uint64_t dst, uint64_t src, uint64_t nbytes,
+                  int32_t peer);
+  /* Completes every earlier put of this rank, then sets or adds value to
+   * peer's copy of the flag (flag_bytes wide). */
+  uint32_t (*signal)(void *state, uint64_t flag, uint64_t value, int32_t peer,
+                     uint32_t signal_op, uint32_t flag_bytes);
+  /* Completes every earlier put of this rank: the data is at its peers. */
+  uint32_t (*quiet)(void *state);
+} weft_host_engine;
+
+/*
  * A tensor descriptor: a kernel argument of type !weft.tensordesc<...>
  * (weft.TensorDescriptor in Python), passed by value like the context. It
  * names a strided tensor in global memory; desc_load/desc_store move
@@ -159,6 +210,9 @@ static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
 static_assert(sizeof(weft_debug_error) == 64, "weft_debug_error layout");
 static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
 static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
+static_assert(offsetof(weft_kernel_context, local_rank) == 40 + 8 * WEFT_MAX_RANKS &&
+                  offsetof(weft_kernel_context, engine) == 56 + 8 * WEFT_MAX_RANKS,
+              "context layout");
 static_assert(sizeof(weft_tensor_desc) == 256 && offsetof(weft_tensor_desc, base) == 128,
               "tensor descriptor layout");
 #else
@@ -166,6 +220,9 @@ _Static_assert(sizeof(weft_wait_error) == 64, "weft_wait_error layout");
 _Static_assert(sizeof(weft_debug_error) == 64, "weft_debug_error layout");
 _Static_assert(sizeof(weft_reserved) <= WEFT_RESERVED_BYTES, "reserved region");
 _Static_assert(offsetof(weft_kernel_context, heap_base) == 40, "context layout");
+_Static_assert(offsetof(weft_kernel_context, local_rank) == 40 + 8 * WEFT_MAX_RANKS &&
+                   offsetof(weft_kernel_context, engine) == 56 + 8 * WEFT_MAX_RANKS,
+               "context layout");
 _Static_assert(sizeof(weft_tensor_desc) == 256 && offsetof(weft_tensor_desc, base) == 128,
                "tensor descriptor layout");
 #endif

@@ -38,6 +38,11 @@ typedef struct weft_init_options {
   const char *job_id;   /* NULL: WEFT_JOB_ID (or a single-rank default) */
   size_t heap_size;     /* 0: WEFT_HEAP_SIZE, else 1 GiB (GPU) / 256 MiB (host) */
   double timeout_s;     /* bootstrap timeout; <= 0: WEFT_BOOTSTRAP_TIMEOUT or 60 */
+  /* Ranks per node, the job's ranks in order forming nodes of as many:
+   * -1 from the environment (WEFT_LOCAL_SIZE, else the launcher's count of
+   * a host's ranks), else the whole job when rank and world_size are
+   * given. docs/multinode.md. */
+  int local_size;
 } weft_init_options;
 
 /* Fills *opts with "everything from the environment". */
@@ -50,7 +55,16 @@ weft_status weft_finalize(weft_context *ctx);
 
 int weft_rank(const weft_context *ctx);
 int weft_num_ranks(const weft_context *ctx);
+/* This process's index among the ranks on its machine (it picks the
+ * device). */
 int weft_local_rank(const weft_context *ctx);
+/* The node layout: nodes of weft_local_size consecutive ranks; this rank
+ * is on node weft_node of weft_num_nodes. Peers on other nodes are reached
+ * only by the engine's operations (weft.put/get/signal), not by loads and
+ * stores (weft_peer_ptr refuses them). */
+int weft_local_size(const weft_context *ctx);
+int weft_node(const weft_context *ctx);
+int weft_num_nodes(const weft_context *ctx);
 weft_backend weft_context_backend(const weft_context *ctx);
 
 /* The message of the last failed call on ctx; with ctx == NULL, the last

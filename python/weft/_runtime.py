@@ -16,7 +16,21 @@ class _InitOptions(_c.Structure):
     _fields_ = [("backend", _c.c_int), ("rank", _c.c_int), ("world_size", _c.c_int),
                 ("local_rank", _c.c_int), ("device", _c.c_int),
                 ("job_id", _c.c_char_p), ("heap_size", _c.c_size_t),
-                ("timeout_s", _c.c_double)]
+                ("timeout_s", _c.c_double), ("local_size", _c.c_int)]
+
+
+MAX_RANKS = 128       # abi.h, WEFT_MAX_RANKS
+CTX_MULTICAST = 0x1   # abi.h, weft_kernel_context.flags
+
+
+class KernelContext(_c.Structure):
+    """weft_kernel_context (abi.h): what every launch appends."""
+    _fields_ = [("rank", _c.c_int32), ("num_ranks", _c.c_int32), ("flags", _c.c_uint32),
+                ("abi_version", _c.c_uint32), ("heap_size", _c.c_uint64),
+                ("multicast_base", _c.c_uint64), ("wait_timeout_ns", _c.c_uint64),
+                ("heap_base", _c.c_uint64 * MAX_RANKS), ("local_rank", _c.c_int32),
+                ("local_size", _c.c_int32), ("node", _c.c_int32), ("num_nodes", _c.c_int32),
+                ("engine", _c.c_uint64)]
 
 
 LAUNCH_EARLY_START = 1  # runtime.h, weft_launch_config.flags
@@ -61,8 +75,10 @@ def lib():
         l.weft_init_options_default.argtypes = [_c.POINTER(_InitOptions)]
         l.weft_init.argtypes = [_c.POINTER(_InitOptions), pvp]
         for f in ("weft_finalize", "weft_rank", "weft_num_ranks", "weft_local_rank",
-                  "weft_barrier", "weft_synchronize", "weft_context_backend"):
+                  "weft_local_size", "weft_node", "weft_num_nodes", "weft_barrier",
+                  "weft_synchronize", "weft_context_backend"):
             getattr(l, f).argtypes = [vp]
+        l.weft_get_kernel_context.argtypes = [vp, _c.POINTER(KernelContext)]
         l.weft_malloc.argtypes = [vp, _c.c_size_t, pvp]
         l.weft_free.argtypes = [vp, vp]
         l.weft_malloc_local.argtypes = [vp, _c.c_size_t, pvp]
@@ -149,9 +165,37 @@ def num_ranks():
 
 
 def local_rank():
-    """This rank's index on its node: the GPU the runtime drives (torch
-    tensors passed to kernels belong on torch.device("cuda", local_rank()))."""
+    """This rank's index among the ranks of its machine: the GPU the runtime
+    drives (torch tensors passed to kernels belong on torch.device("cuda",
+    local_rank())). In a kernel, wl.local_rank() is the index within the
+    node; the two differ only for nodes simulated on one machine
+    (weft-run --local-size)."""
     return lib().weft_local_rank(context())
+
+
+def local_size():
+    """Ranks per node: the job's ranks in order form nodes of as many
+    (docs/multinode.md)."""
+    return lib().weft_local_size(context())
+
+
+def node():
+    """This rank's node: rank() // local_size()."""
+    return lib().weft_node(context())
+
+
+def num_nodes():
+    """Nodes in the job; above 1, peers on other nodes are reached only with
+    wl.put, wl.get and wl.signal."""
+    return lib().weft_num_nodes(context())
+
+
+def kernel_context():
+    """The weft_kernel_context every launch appends (a KernelContext)."""
+    ctx, out = context(), KernelContext()
+    check(lib().weft_get_kernel_context(ctx, _c.byref(out)), "weft_get_kernel_context",
+          ctx)
+    return out
 
 
 def backend():

@@ -132,3 +132,18 @@ void weft_allocator_free(weft_allocator *a, uint64_t offset) {
     --a->count;
   }
 }
+
+const weft_block *weft_allocator_find(const weft_allocator *a, uint64_t offset) {
+  size_t lo = 0, hi = a->count;
+  while (lo < hi) { /* the last block starting at or before offset */
+    size_t mid = lo + (hi - lo) / 2;
+    if (a->blocks[mid].offset <= offset)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return NULL;
+  const weft_block *b = &a->blocks[lo - 1];
+  return b->used && offset - b->offset < b->size ? b : NULL;
+}

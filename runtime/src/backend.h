@@ -47,7 +47,15 @@ typedef struct weft_backend_params {
   int num_ranks;
   int local_rank;
   int device; /* device ordinal for GPU backends */
-  weft_bootstrap *bootstrap;
+  weft_bootstrap *bootstrap;      /* every rank */
+  /* The ranks of this node (rank / local_size), numbered rank %
+   * local_size; the same as bootstrap when the job is one node. Only it
+   * passes descriptors. */
+  weft_bootstrap *node_bootstrap;
+  int local_size;
+  int num_nodes;
+  /* The symmetric heap's allocations (an engine checks ranges with them). */
+  const struct weft_allocator *allocator;
 } weft_backend_params;
 
 typedef struct weft_backend_ops {
@@ -59,12 +67,14 @@ typedef struct weft_backend_ops {
   weft_status (*close)(void *state);
 
   /* Collective. Creates this rank's heap of `size` bytes, exchanges it
-   * with every peer and maps every peer's heap: bases[r] is this process's
-   * address of rank r's heap (device addresses on GPU backends).
-   * *multicast_base is 0 unless the user opted in (WEFT_ENABLE_MULTICAST=1)
-   * and the platform supports it. */
+   * with every peer of its node and maps theirs: bases[r] is this
+   * process's address of rank r's heap (device addresses on GPU
+   * backends), NULL for a rank on another node. *multicast_base is 0
+   * unless the user opted in (WEFT_ENABLE_MULTICAST=1) and the platform
+   * supports it. *engine is what the kernel context's `engine` carries
+   * (abi.h), NULL where kernels need none. */
   weft_status (*heap_map)(void *state, size_t size, void **bases,
-                          uint64_t *multicast_base);
+                          uint64_t *multicast_base, void **engine);
   weft_status (*heap_unmap)(void *state);
 
   /* This rank's own memory outside the heap (weft_malloc_local): at least

@@ -235,7 +235,8 @@ static weft_status open_peer(weft_gpu *g, int peer, const void *handle) {
 }
 
 static weft_status hip_heap_map(void *state, size_t size, void **bases,
-                                uint64_t *multicast_base) {
+                                uint64_t *multicast_base, void **engine) {
+  (void)engine;
   hip_state *s = state;
   *multicast_base = 0;
   s->heap_size = size;

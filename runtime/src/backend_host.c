@@ -1,8 +1,10 @@
 /*
  * The host backend: the "device" is the CPU. Each rank's heap is a memfd
- * that every rank maps (MAP_SHARED), so host kernels read and write peers'
- * heaps directly. A launch runs every program of the grid on its own thread
- * at once, so programs that spin-wait on each other make progress.
+ * that every rank of its node maps (MAP_SHARED), so host kernels read and
+ * write those peers' heaps directly; peers on other nodes are reached
+ * through the engine (host_engine.c, over MPI). A launch runs every
+ * program of the grid on its own thread at once, so programs that
+ * spin-wait on each other make progress.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -14,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "host_engine.h"
 #include "internal.h"
 
 #define DEFAULT_MAX_PROGRAMS 1024
@@ -22,7 +25,8 @@
 typedef struct host_state {
   int rank;
   int num_ranks;
-  weft_bootstrap *bootstrap;
+  weft_backend_params params;
+  weft_host_engine_state *engine; /* jobs across nodes */
   size_t heap_size;
   void *bases[WEFT_MAX_RANKS];
   size_t max_programs;
@@ -44,7 +48,7 @@ static weft_status host_open(const weft_backend_params *params, void **state) {
     return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: out of memory");
   s->rank = params->rank;
   s->num_ranks = params->num_ranks;
-  s->bootstrap = params->bootstrap;
+  s->params = *params;
   weft_status st = weft_env_count("WEFT_HOST_MAX_PROGRAMS", DEFAULT_MAX_PROGRAMS,
                                   &s->max_programs);
   if (st == WEFT_SUCCESS)
@@ -67,6 +71,8 @@ static weft_status host_close(void *state) {
 
 static weft_status host_heap_unmap(void *state) {
   host_state *s = state;
+  weft_host_engine_close(s->engine);
+  s->engine = NULL;
   for (int r = 0; r < s->num_ranks; ++r)
     if (s->bases[r]) {
       munmap(s->bases[r], s->heap_size);
@@ -76,7 +82,7 @@ static weft_status host_heap_unmap(void *state) {
 }
 
 static weft_status host_heap_map(void *state, size_t size, void **bases,
-                                 uint64_t *multicast_base) {
+                                 uint64_t *multicast_base, void **engine) {
   host_state *s = state;
   *multicast_base = 0;
   int fd = memfd_create("weft-heap", MFD_CLOEXEC);
@@ -89,20 +95,29 @@ static weft_status host_heap_map(void *state, size_t size, void **bases,
     close(fd);
     return st;
   }
-  int fds[WEFT_MAX_RANKS];
-  weft_status st = weft_bootstrap_allgather_fd(s->bootstrap, fd, fds);
+  /* The node's ranks are first + 0 .. local_size - 1. */
+  int fds[WEFT_MAX_RANKS], local = s->params.local_size;
+  int first = s->rank - s->rank % local;
+  weft_status st = weft_bootstrap_allgather_fd(s->params.node_bootstrap, fd, fds);
   close(fd);
   if (st != WEFT_SUCCESS)
     return st;
   s->heap_size = size;
-  for (int r = 0; r < s->num_ranks; ++r) {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[r], 0);
+  for (int j = 0; j < local; ++j) {
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[j], 0);
     if (p == MAP_FAILED && st == WEFT_SUCCESS)
       st = weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: cannot map rank "
-                     "%d's %zu-byte heap: %s", r, size, strerror(errno));
-    s->bases[r] = p == MAP_FAILED ? NULL : p;
-    bases[r] = s->bases[r];
-    close(fds[r]);
+                     "%d's %zu-byte heap: %s", first + j, size, strerror(errno));
+    s->bases[first + j] = p == MAP_FAILED ? NULL : p;
+    bases[first + j] = s->bases[first + j];
+    close(fds[j]);
+  }
+  /* Whether every rank mapped its node's heaps, before the engine's
+   * collective set-up. */
+  st = weft_bootstrap_agree(s->params.bootstrap, st, NULL, 0, NULL);
+  if (st == WEFT_SUCCESS && s->params.num_nodes > 1) {
+    st = weft_host_engine_open(&s->params, s->bases[s->rank], size, &s->engine);
+    *engine = s->engine;
   }
   if (st != WEFT_SUCCESS)
     host_heap_unmap(s);

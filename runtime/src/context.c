@@ -16,6 +16,7 @@ void weft_init_options_default(weft_init_options *opts) {
   memset(opts, 0, sizeof *opts);
   opts->backend = WEFT_BACKEND_DEFAULT;
   opts->rank = opts->world_size = opts->local_rank = opts->device = -1;
+  opts->local_size = -1;
 }
 
 static weft_status pick_backend(weft_backend requested, weft_backend *out) {
@@ -72,30 +73,91 @@ static weft_status pick_heap_size(const weft_init_options *o, weft_backend b,
   return WEFT_SUCCESS;
 }
 
-/* Every rank must run the same backend and heap size: check it once. */
+/* Every rank must run the same backend, heap size and node size, and the
+ * ranks of a node must share a host: check it once. */
 typedef struct setup_record {
   uint64_t heap_size;
   int32_t backend;
   uint32_t abi_version;
+  int32_t local_size;
+  uint32_t pad_;
+  uint64_t host; /* this machine: its name and boot id, hashed */
 } setup_record;
 
+/* A machine's identity: the host name alone repeats across containers. */
+static uint64_t host_identity(void) {
+  char text[512] = "";
+  gethostname(text, 256);
+  text[255] = 0;
+  size_t n = strlen(text);
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f) {
+    if (!fgets(text + n, (int)(sizeof text - n), f))
+      text[n] = 0;
+    fclose(f);
+  }
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (const char *c = text; *c; ++c)
+    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+  return h;
+}
+
 static weft_status check_setup(weft_context *ctx) {
-  setup_record mine = {ctx->heap_size, (int32_t)ctx->backend, WEFT_ABI_VERSION};
+  setup_record mine = {ctx->heap_size, (int32_t)ctx->backend, WEFT_ABI_VERSION,
+                       ctx->local_size, 0, host_identity()};
   setup_record all[WEFT_MAX_RANKS];
   weft_status st = weft_bootstrap_allgather(ctx->bootstrap, &mine, sizeof mine, all);
   if (st != WEFT_SUCCESS)
     return st;
-  for (int r = 1; r < ctx->num_ranks; ++r)
-    if (memcmp(&all[r], &all[0], sizeof mine) != 0)
+  for (int r = 1; r < ctx->num_ranks; ++r) {
+    const setup_record *a = &all[0], *b = &all[r];
+    if (a->heap_size != b->heap_size || a->backend != b->backend ||
+        a->abi_version != b->abi_version)
       return weft_fail(WEFT_ERROR_ASYMMETRIC,
                        "weft_init: ranks disagree: rank 0 has backend %s and "
                        "a %llu-byte heap, rank %d backend %s and a %llu-byte "
                        "heap (set WEFT_BACKEND and WEFT_HEAP_SIZE alike)",
-                       backend_ops(all[0].backend)->name,
-                       (unsigned long long)all[0].heap_size, r,
-                       backend_ops(all[r].backend)->name,
-                       (unsigned long long)all[r].heap_size);
+                       backend_ops(a->backend)->name,
+                       (unsigned long long)a->heap_size, r,
+                       backend_ops(b->backend)->name,
+                       (unsigned long long)b->heap_size);
+    if (a->local_size != b->local_size)
+      return weft_fail(WEFT_ERROR_ASYMMETRIC, "weft_init: ranks disagree on the "
+                       "ranks per node: rank 0 has %d, rank %d has %d (set "
+                       "WEFT_LOCAL_SIZE alike)", a->local_size, r, b->local_size);
+    int first = r - r % ctx->local_size; /* the first rank of r's node */
+    if (b->host != all[first].host)
+      return weft_fail(WEFT_ERROR_BOOTSTRAP, "weft_init: ranks %d and %d are "
+                       "on node %d (%d ranks per node, in rank order) but on "
+                       "different hosts; a node's ranks share a host", first, r,
+                       r / ctx->local_size, ctx->local_size);
+  }
   return WEFT_SUCCESS;
+}
+
+/* The world's bootstrap (over TCP when the job spans nodes and names an
+ * address, else on this host), and the node's: a Unix one among its ranks,
+ * over which descriptors travel (the world's itself on one node). */
+static weft_status open_bootstraps(weft_context *ctx, const char *job_id,
+                                   double connect_s, double collective_s) {
+  char address[WEFT_BOOTSTRAP_ADDRESS_MAX] = "";
+  weft_status st;
+  if (ctx->num_nodes > 1 &&
+      (st = weft_bootstrap_address(address, sizeof address)) != WEFT_SUCCESS)
+    return st;
+  weft_bootstrap_config world = {ctx->rank, ctx->num_ranks, job_id, connect_s,
+                                 collective_s, address[0] ? address : NULL};
+  if ((st = weft_bootstrap_open(&world, &ctx->bootstrap)) != WEFT_SUCCESS)
+    return st;
+  if (ctx->num_nodes == 1) {
+    ctx->node_bootstrap = ctx->bootstrap;
+    return WEFT_SUCCESS;
+  }
+  char node_job[sizeof ((weft_env_info *)0)->job_id + 32];
+  snprintf(node_job, sizeof node_job, "%s#node%d", job_id, ctx->node);
+  weft_bootstrap_config node = {ctx->rank % ctx->local_size, ctx->local_size,
+                                node_job, connect_s, collective_s, NULL};
+  return weft_bootstrap_open(&node, &ctx->node_bootstrap);
 }
 
 static void teardown(weft_context *ctx) {
@@ -105,6 +167,8 @@ static void teardown(weft_context *ctx) {
     ctx->ops->heap_unmap(ctx->state);
   if (ctx->state)
     ctx->ops->close(ctx->state);
+  if (ctx->node_bootstrap != ctx->bootstrap)
+    weft_bootstrap_close(ctx->node_bootstrap);
   weft_bootstrap_close(ctx->bootstrap);
   weft_allocator_destroy(&ctx->allocator);
   free(ctx);
@@ -131,6 +195,14 @@ static weft_status init(const weft_init_options *o, weft_context *ctx) {
   ctx->local_rank = o->local_rank >= 0 ? o->local_rank
                                        : (o->rank >= 0 ? rank : env.local_rank);
   ctx->device = o->device >= 0 ? o->device : ctx->local_rank;
+  ctx->local_size = o->local_size > 0 ? o->local_size
+                    : o->world_size > 0 ? size : env.local_size;
+  if (ctx->local_size < 1 || size % ctx->local_size)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_init: %d ranks per "
+                     "node do not divide the job's %d ranks", ctx->local_size,
+                     size);
+  ctx->node = rank / ctx->local_size;
+  ctx->num_nodes = size / ctx->local_size;
 
   if ((st = pick_backend(o->backend, &ctx->backend)) != WEFT_SUCCESS)
     return st;
@@ -147,19 +219,22 @@ static weft_status init(const weft_init_options *o, weft_context *ctx) {
       (st = weft_env_seconds("WEFT_WAIT_TIMEOUT", 0, &wait_s)))
     return st;
 
-  weft_bootstrap_config bc = {rank, size, job_id, connect_s, collective_s};
-  if ((st = weft_bootstrap_open(&bc, &ctx->bootstrap)) != WEFT_SUCCESS)
+  if ((st = open_bootstraps(ctx, job_id, connect_s, collective_s)) ||
+      (st = check_setup(ctx)))
     return st;
-  if ((st = check_setup(ctx)) != WEFT_SUCCESS)
+  if ((st = weft_allocator_init(&ctx->allocator, WEFT_RESERVED_BYTES,
+                                ctx->heap_size)))
     return st;
   weft_backend_params params = {rank, size, ctx->local_rank, ctx->device,
-                                ctx->bootstrap};
+                                ctx->bootstrap, ctx->node_bootstrap,
+                                ctx->local_size, ctx->num_nodes, &ctx->allocator};
   if ((st = ctx->ops->open(&params, &ctx->state)) != WEFT_SUCCESS)
     return st;
 
-  void *bases[WEFT_MAX_RANKS] = {0};
+  void *bases[WEFT_MAX_RANKS] = {0}, *engine = NULL;
   uint64_t multicast = 0;
-  if ((st = ctx->ops->heap_map(ctx->state, ctx->heap_size, bases, &multicast)))
+  if ((st = ctx->ops->heap_map(ctx->state, ctx->heap_size, bases, &multicast,
+                               &engine)))
     return st;
   ctx->heap_mapped = 1;
   weft_kernel_context *k = &ctx->kctx;
@@ -172,14 +247,17 @@ static weft_status init(const weft_init_options *o, weft_context *ctx) {
   k->wait_timeout_ns = (uint64_t)(wait_s * 1e9);
   for (int r = 0; r < size; ++r)
     k->heap_base[r] = (uint64_t)(uintptr_t)bases[r];
+  k->local_rank = rank % ctx->local_size;
+  k->local_size = ctx->local_size;
+  k->node = ctx->node;
+  k->num_nodes = ctx->num_nodes;
+  k->engine = (uint64_t)(uintptr_t)engine;
 
   /* Zero the reserved region, and let no rank launch before every peer's
    * region is clean. */
   if ((st = ctx->ops->memset_device(ctx->state, bases[rank], 0,
                                     WEFT_RESERVED_BYTES)) ||
-      (st = ctx->ops->synchronize(ctx->state, NULL)) ||
-      (st = weft_allocator_init(&ctx->allocator, WEFT_RESERVED_BYTES,
-                                ctx->heap_size)))
+      (st = ctx->ops->synchronize(ctx->state, NULL)))
     return st;
   return weft_bootstrap_barrier(ctx->bootstrap);
 }
@@ -228,6 +306,9 @@ weft_status weft_barrier(weft_context *ctx) {
 int weft_rank(const weft_context *ctx) { return ctx ? ctx->rank : -1; }
 int weft_num_ranks(const weft_context *ctx) { return ctx ? ctx->num_ranks : 0; }
 int weft_local_rank(const weft_context *ctx) { return ctx ? ctx->local_rank : -1; }
+int weft_local_size(const weft_context *ctx) { return ctx ? ctx->local_size : 0; }
+int weft_node(const weft_context *ctx) { return ctx ? ctx->node : -1; }
+int weft_num_nodes(const weft_context *ctx) { return ctx ? ctx->num_nodes : 0; }
 
 weft_backend weft_context_backend(const weft_context *ctx) {
   return ctx ? ctx->backend : WEFT_BACKEND_DEFAULT;

@@ -65,7 +65,7 @@ weft_status weft_cuda_enter(cuda_state *s);
 /* The symmetric heap (cuda_heap.c): weft_backend_ops' heap_map and
  * heap_unmap. */
 weft_status weft_cuda_heap_map(void *state, size_t size, void **bases,
-                               uint64_t *multicast_base);
+                               uint64_t *multicast_base, void **engine);
 weft_status weft_cuda_heap_unmap(void *state);
 
 #endif /* WEFT_RUNTIME_CUDA_BACKEND_H */

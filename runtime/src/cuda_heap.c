@@ -281,7 +281,8 @@ static weft_status map_all(cuda_state *s, size_t size) {
 }
 
 weft_status weft_cuda_heap_map(void *state, size_t size, void **bases,
-                               uint64_t *multicast_base) {
+                               uint64_t *multicast_base, void **engine) {
+  (void)engine; /* NVPTX kernels call NVSHMEM's device functions instead */
   cuda_state *s = state;
   *multicast_base = 0;
   weft_status st = map_all(s, size);

@@ -25,16 +25,18 @@ static int env_int(const char *name, int *out) {
 typedef struct launcher {
   const char *name;
   const char *rank, *size, *local_rank;
+  const char *local_size; /* this host's ranks; NULL: the launcher has none */
 } launcher;
 
 /* In priority order: a torchrun job inside a Slurm allocation, or mpirun
  * under Slurm, sees the outer launcher's variables too. */
 static const launcher launchers[] = {
-    {"weft", "WEFT_RANK", "WEFT_WORLD_SIZE", "WEFT_LOCAL_RANK"},
-    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
+    {"weft", "WEFT_RANK", "WEFT_WORLD_SIZE", "WEFT_LOCAL_RANK", NULL},
+    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"},
     {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-     "OMPI_COMM_WORLD_LOCAL_RANK"},
-    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+     "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+     "SLURM_NTASKS_PER_NODE"},
 };
 
 static const char *env_nonempty(const char *name) {
@@ -76,8 +78,60 @@ static void job_id_for(const launcher *l, weft_env_info *out) {
     snprintf(out->job_id, sizeof out->job_id, "%s-%s", l->name, a);
 }
 
+/* Slurm's SLURM_TASKS_PER_NODE: "4" or "4(x3)" when every node has 4;
+ * anything else ("4,2") is an uneven placement: -1. 0 when unset. */
+static int slurm_tasks_per_node(int *out) {
+  const char *text = env_nonempty("SLURM_TASKS_PER_NODE");
+  if (!text)
+    return 0;
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (end == text || v < 1 || v > WEFT_MAX_RANKS)
+    return -1;
+  if (!strncmp(end, "(x", 2)) {
+    long times = strtol(end + 2, &end, 10);
+    if (times < 1 || strcmp(end, ")"))
+      return -1;
+  } else if (*end) {
+    return -1;
+  }
+  *out = (int)v;
+  return 1;
+}
+
+/* Ranks per node: WEFT_LOCAL_SIZE, else what the launcher counts on this
+ * host, else the whole job (one node). */
+static weft_status detect_local_size(const launcher *l, weft_env_info *out) {
+  int size = 0, has = env_int("WEFT_LOCAL_SIZE", &size);
+  const char *from = "WEFT_LOCAL_SIZE";
+  if (has == 0 && l && l->local_size) {
+    from = l->local_size;
+    has = env_int(from, &size);
+    if (has == 0 && !strcmp(l->name, "slurm")) {
+      from = "SLURM_TASKS_PER_NODE";
+      has = slurm_tasks_per_node(&size);
+    }
+  }
+  if (has == 0) {
+    out->local_size = out->world_size;
+    return WEFT_SUCCESS;
+  }
+  if (has < 0 || size < 1)
+    return weft_fail(WEFT_ERROR_BOOTSTRAP, "%s='%s' is not a positive number "
+                     "of ranks per node (Weft needs as many ranks on every node)",
+                     from, getenv(from));
+  if (out->world_size % size)
+    return weft_fail(WEFT_ERROR_BOOTSTRAP, "%s=%d does not divide the job's %d "
+                     "ranks into nodes of as many ranks", from, size,
+                     out->world_size);
+  out->local_size = size;
+  out->local_size_from = from;
+  return WEFT_SUCCESS;
+}
+
 weft_status weft_env_detect(weft_env_info *out) {
   memset(out, 0, sizeof *out);
+  const launcher *found = NULL;
   out->rank = 0;
   out->world_size = 1;
   out->local_rank = 0;
@@ -109,6 +163,7 @@ weft_status weft_env_detect(weft_env_info *out) {
     /* Without a local rank every rank is assumed to be on this host. */
     out->local_rank = has_local ? local : rank;
     out->launcher = l->name;
+    found = l;
     job_id_for(l, out);
     if (!out->job_id[0] && size > 1)
       return weft_fail(WEFT_ERROR_BOOTSTRAP,
@@ -126,7 +181,7 @@ weft_status weft_env_detect(weft_env_info *out) {
       out->job_id_defaulted = 1;
     }
   }
-  return WEFT_SUCCESS;
+  return detect_local_size(found, out);
 }
 
 weft_status weft_parse_size(const char *text, size_t *out) {

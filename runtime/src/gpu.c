@@ -114,6 +114,10 @@ weft_status weft_gpu_open(const weft_gpu_ops *ops,
   g->ordinal = params->device;
   g->bs = params->bootstrap;
   weft_status st = ops->ready();
+  if (st == WEFT_SUCCESS && params->num_nodes > 1)
+    st = weft_fail(WEFT_ERROR_UNSUPPORTED, "%s backend: the job spans %d nodes "
+                   "of %d ranks, and this backend reaches only the ranks of "
+                   "one node", name_of(g), params->num_nodes, params->local_size);
   if (st == WEFT_SUCCESS)
     st = open_device(g);
   device_info mine = {g->ordinal, ""}, all[WEFT_MAX_RANKS];

@@ -160,6 +160,12 @@ weft_status weft_peer_ptr(weft_context *ctx, const void *ptr, int peer, void **o
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                          "weft_peer_ptr: peer %d is not a rank (0..%d)", peer,
                          ctx->num_ranks - 1));
+  if (!ctx->kctx.heap_base[peer])
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                         "weft_peer_ptr: rank %d is on node %d, not on this "
+                         "rank's node %d: its memory is not mapped here "
+                         "(reach it with weft.put / weft.get)", peer,
+                         peer / ctx->local_size, ctx->node));
   *out = (char *)(uintptr_t)ctx->kctx.heap_base[peer] + offset;
   return WEFT_SUCCESS;
 }

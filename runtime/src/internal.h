@@ -31,7 +31,9 @@ weft_status weft_ctx_fail(weft_context *ctx, weft_status status);
 typedef struct weft_env_info {
   int rank;
   int world_size;
-  int local_rank;
+  int local_rank;  /* on this host: picks the device */
+  int local_size;  /* ranks per node (detect_local_size in env.c) */
+  const char *local_size_from; /* the variable it came from; NULL: default */
   char job_id[256];
   int job_id_defaulted; /* no launcher named the job: "single-<pid>" */
   const char *launcher; /* "weft", "torchrun", "openmpi", "slurm", "none" */
@@ -48,7 +50,7 @@ weft_status weft_env_count(const char *name, size_t dflt, size_t *out);
 /* 1 when the environment variable is set to exactly value. */
 int weft_env_is(const char *name, const char *value);
 
-/* ---- bootstrap.c ---- */
+/* ---- bootstrap.c, rendezvous.c ---- */
 
 typedef struct weft_bootstrap_config {
   int rank;
@@ -56,11 +58,20 @@ typedef struct weft_bootstrap_config {
   const char *job_id;
   double connect_timeout_s; /* rendezvous */
   double op_timeout_s;      /* one collective; <= 0: none */
+  /* NULL: a Unix-domain socket on this host (descriptors can travel);
+   * else the "host:port" rank 0 listens on over TCP. */
+  const char *address;
 } weft_bootstrap_config;
 
 weft_status weft_bootstrap_open(const weft_bootstrap_config *config,
                                 weft_bootstrap **out);
 void weft_bootstrap_close(weft_bootstrap *bs);
+
+#define WEFT_BOOTSTRAP_ADDRESS_MAX 256
+/* Where a job's ranks meet over TCP: WEFT_BOOTSTRAP_ADDR ("host:port"), else
+ * MASTER_ADDR with WEFT_BOOTSTRAP_PORT or MASTER_PORT + 1; "" when none is
+ * set. */
+weft_status weft_bootstrap_address(char *out, size_t size);
 
 /* ---- alloc.c: the symmetric heap's first-fit allocator (offsets only) ---- */
 
@@ -86,6 +97,8 @@ uint64_t weft_allocator_alloc(weft_allocator *a, uint64_t size); /* after check 
 /* Checks that offset is the start of a live allocation. */
 weft_status weft_allocator_check_free(const weft_allocator *a, uint64_t offset);
 void weft_allocator_free(weft_allocator *a, uint64_t offset); /* after check */
+/* The live allocation that holds heap offset `offset`, or NULL. */
+const weft_block *weft_allocator_find(const weft_allocator *a, uint64_t offset);
 
 /* ---- local.c: weft_malloc_local blocks ---- */
 
@@ -136,7 +149,9 @@ struct weft_context {
   weft_backend backend;
   const weft_backend_ops *ops;
   void *state; /* the backend's */
-  weft_bootstrap *bootstrap;
+  weft_bootstrap *bootstrap;      /* every rank */
+  weft_bootstrap *node_bootstrap; /* this node's ranks (bootstrap on one node) */
+  int local_size, node, num_nodes;
 
   size_t heap_size;
   int heap_mapped;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host_engine.h"
 #include "internal.h"
 
 static const char *cmp_name(uint32_t cmp) {
@@ -75,17 +76,28 @@ static weft_status check_debug_error(weft_context *ctx) {
                      "(%u,%u,%u)",
                      location, rec.rank, rec.program[0], rec.program[1],
                      rec.program[2]);
-  char what[128];
+  char what[WEFT_ERROR_MAX];
+  const weft_host_engine *engine =
+      (const weft_host_engine *)(uintptr_t)ctx->kctx.engine;
   if (rec.kind == WEFT_DEBUG_BAD_PEER)
     snprintf(what, sizeof what, "bad peer %d (of %d ranks)", rec.peer,
              ctx->num_ranks);
+  else if (rec.kind == WEFT_DEBUG_OFF_NODE)
+    snprintf(what, sizeof what, "peer %d is on node %d, not on this rank's "
+             "node %d: loads, stores and atomics reach only the ranks of their "
+             "node (use wl.put / wl.get)", rec.peer, rec.peer / ctx->local_size,
+             ctx->node);
+  else if (rec.kind == WEFT_DEBUG_OUTSIDE_ALLOC || rec.kind == WEFT_DEBUG_ENGINE)
+    snprintf(what, sizeof what, "%s", weft_host_engine_reason(engine));
   else
     snprintf(what, sizeof what,
              "pointer 0x%" PRIx64 " outside rank %d's heap (translate to %d)",
              rec.pointer, rec.rank, rec.peer);
-  return weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
-                   "debug check failed: %s in kernel %s, rank %d program "
-                   "(%u,%u,%u)",
+  weft_host_engine_clear(engine);
+  int engine_failed = rec.kind == WEFT_DEBUG_ENGINE;
+  return weft_fail(engine_failed ? WEFT_ERROR_BACKEND : WEFT_ERROR_INVALID_ARGUMENT,
+                   "%s: %s in kernel %s, rank %d program (%u,%u,%u)",
+                   engine_failed ? "off-node operation failed" : "debug check failed",
                    what, location, rec.rank, rec.program[0], rec.program[1],
                    rec.program[2]);
 }

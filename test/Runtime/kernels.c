@@ -111,3 +111,72 @@ void read_context(void **args, const weft_kernel_context *ctx,
     out[3] = (int32_t)(p->num[0] * p->num[1] * p->num[2]);
   }
 }
+
+/* What the compiler emits when an engine entry fails: the first failure of
+ * the launch claims the debug record, and the program stops. */
+static void record_engine_failure(const weft_kernel_context *ctx,
+                                  const weft_host_program *p, uint32_t kind,
+                                  int peer) {
+  weft_reserved *res = (weft_reserved *)(uintptr_t)ctx->heap_base[ctx->rank];
+  uint32_t idle = WEFT_DEBUG_OK;
+  if (__atomic_compare_exchange_n(&res->debug_error.kind, &idle, kind, 0,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    res->debug_error.rank = ctx->rank;
+    for (int i = 0; i < 3; ++i)
+      res->debug_error.program[i] = p->id[i];
+    res->debug_error.peer = peer;
+  }
+}
+
+/* args: int64_t *src, int64_t *dst, uint64_t *flag, int64_t count, uint64_t
+ * epoch. Program 0 puts count elements of src into the next rank's dst and
+ * sets its flag to epoch, through the engine when that rank is on another
+ * node and by stores otherwise (as weft.put lowers), then waits for its own
+ * flag. */
+void put_ring(void **args, const weft_kernel_context *ctx, const weft_host_program *p) {
+  if (linear_id(p) != 0)
+    return;
+  int64_t *src = *(int64_t **)args[0], *dst = *(int64_t **)args[1];
+  uint64_t *flag = *(uint64_t **)args[2];
+  int64_t count = *(int64_t *)args[3];
+  uint64_t epoch = *(uint64_t *)args[4];
+  int next = (ctx->rank + 1) % ctx->num_ranks;
+  if (ctx->heap_base[next]) {
+    int64_t *to = translate(ctx, dst, next);
+    for (int64_t i = 0; i < count; ++i)
+      to[i] = src[i];
+    __atomic_store_n((uint64_t *)translate(ctx, flag, next), epoch, __ATOMIC_RELEASE);
+  } else {
+    const weft_host_engine *e = (const weft_host_engine *)(uintptr_t)ctx->engine;
+    uint32_t bad = e->put(e->state, (uintptr_t)dst, (uintptr_t)src,
+                          (uint64_t)count * sizeof *src, next, (uintptr_t)flag, epoch,
+                          WEFT_ENGINE_SIGNAL_SET);
+    if (bad) {
+      record_engine_failure(ctx, p, bad, next);
+      return;
+    }
+  }
+  wait_for(ctx, p, flag, CMP_EQ, epoch);
+}
+
+/* args: int64_t *local, int64_t *src, int64_t count. Program 0 copies the
+ * previous rank's src into local: a get when that rank is on another node. */
+void get_previous(void **args, const weft_kernel_context *ctx,
+                  const weft_host_program *p) {
+  if (linear_id(p) != 0)
+    return;
+  int64_t *local = *(int64_t **)args[0], *src = *(int64_t **)args[1];
+  int64_t count = *(int64_t *)args[2];
+  int prev = (ctx->rank + ctx->num_ranks - 1) % ctx->num_ranks;
+  if (ctx->heap_base[prev]) {
+    const int64_t *from = translate(ctx, src, prev);
+    for (int64_t i = 0; i < count; ++i)
+      local[i] = from[i];
+    return;
+  }
+  const weft_host_engine *e = (const weft_host_engine *)(uintptr_t)ctx->engine;
+  uint32_t bad = e->get(e->state, (uintptr_t)local, (uintptr_t)src,
+                        (uint64_t)count * sizeof *src, prev);
+  if (bad)
+    record_engine_failure(ctx, p, bad, prev);
+}

@@ -591,8 +591,8 @@ static weft_gpu *fake_open(weft_bootstrap *bs, int device, weft_status want,
                            const char *text) {
   weft_env_info env;
   CHECK_OK(weft_env_detect(&env));
-  weft_backend_params params = {env.rank, env.world_size, env.local_rank,
-                                device, bs};
+  weft_backend_params params = {env.rank, env.world_size, env.local_rank, device, bs,
+                                bs, env.world_size, 1, NULL};
   void *state = (void *)1;
   CHECK_FAILS(weft_gpu_open(&fake_ops, &params, &state), want, text);
   CHECK((state != NULL) == (want == WEFT_SUCCESS));
@@ -607,7 +607,7 @@ static int test_gpu_common(void) {
   g_rank = env.rank;
   int n = env.world_size, other = g_rank == 0 ? 1 : 0;
   CHECK(n >= 2);
-  weft_bootstrap_config bc = {env.rank, n, env.job_id, 30, 30};
+  weft_bootstrap_config bc = {env.rank, n, env.job_id, 30, 30, NULL};
   weft_bootstrap *bs;
   CHECK_OK(weft_bootstrap_open(&bc, &bs));
   char text[256];
@@ -723,7 +723,9 @@ static void clear_launcher_env(void) {
       "MASTER_PORT", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
       "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
       "OMPI_MCA_orte_ess_jobid", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
-      "SLURM_JOB_ID", "SLURM_STEP_ID", "WEFT_BACKEND", "WEFT_HEAP_SIZE"};
+      "SLURM_JOB_ID", "SLURM_STEP_ID", "WEFT_BACKEND", "WEFT_HEAP_SIZE",
+      "WEFT_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+      "SLURM_NTASKS_PER_NODE", "SLURM_TASKS_PER_NODE", "WEFT_BOOTSTRAP_ADDR"};
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i)
     unsetenv(vars[i]);
 }
@@ -780,6 +782,37 @@ static int test_env(void) {
   /* weft-run's variables win over everything, WEFT_JOB_ID names any job. */
   check_env("WEFT_RANK=1 WEFT_WORLD_SIZE=2 WEFT_JOB_ID=job-x", 1, 2, 1, "job-x",
             "weft");
+  clear_launcher_env();
+
+  /* Ranks per node: WEFT_LOCAL_SIZE, else the launcher's count of a
+   * host's ranks, else the whole job; it must divide the job. */
+  static const struct { const char *env; int local_size; } layouts[] = {
+      {"WEFT_RANK=1 WEFT_WORLD_SIZE=4 WEFT_JOB_ID=j", 4},
+      {"WEFT_RANK=1 WEFT_WORLD_SIZE=4 WEFT_JOB_ID=j WEFT_LOCAL_SIZE=2", 2},
+      {"RANK=1 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4 TORCHELASTIC_RUN_ID=t", 4},
+      {"RANK=1 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4 TORCHELASTIC_RUN_ID=t WEFT_LOCAL_SIZE=8", 8},
+      {"SLURM_PROCID=3 SLURM_NTASKS=6 SLURM_JOB_ID=1 SLURM_TASKS_PER_NODE=2(x3)", 2},
+      {"SLURM_PROCID=3 SLURM_NTASKS=6 SLURM_JOB_ID=1 SLURM_TASKS_PER_NODE=2(x3) "
+       "SLURM_NTASKS_PER_NODE=3", 3},
+      {"OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=4 OMPI_MCA_ess_base_jobid=9 "
+       "OMPI_COMM_WORLD_LOCAL_SIZE=1", 1}};
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; ++i) {
+    clear_launcher_env();
+    set_env(layouts[i].env);
+    CHECK_OK(weft_env_detect(&e));
+    if (e.local_size != layouts[i].local_size)
+      FAIL("env '%s': %d ranks per node, expected %d", layouts[i].env, e.local_size,
+           layouts[i].local_size);
+  }
+  clear_launcher_env();
+  set_env("WEFT_RANK=0 WEFT_WORLD_SIZE=4 WEFT_JOB_ID=j WEFT_LOCAL_SIZE=3");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP,
+              "WEFT_LOCAL_SIZE=3 does not divide the job's 4 ranks");
+  set_env("WEFT_LOCAL_SIZE=0");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP, "not a positive number");
+  clear_launcher_env();
+  set_env("SLURM_PROCID=0 SLURM_NTASKS=3 SLURM_JOB_ID=1 SLURM_TASKS_PER_NODE=2,1");
+  CHECK_FAILS(weft_env_detect(&e), WEFT_ERROR_BOOTSTRAP, "SLURM_TASKS_PER_NODE='2,1'");
   clear_launcher_env();
 
   /* A local rank defaults to the rank. */

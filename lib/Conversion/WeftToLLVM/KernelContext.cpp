@@ -13,11 +13,12 @@ LLVM::LLVMStructType getKernelContextType(MLIRContext *ctx) {
   auto i64 = IntegerType::get(ctx, 64);
   static_assert(offsetof(weft_kernel_context, heap_size) == 16 &&
                     offsetof(weft_kernel_context, heap_base) == 40 &&
-                    sizeof(weft_kernel_context) == 40 + 8 * WEFT_MAX_RANKS,
+                    offsetof(weft_kernel_context, local_rank) == 40 + 8 * WEFT_MAX_RANKS &&
+                    sizeof(weft_kernel_context) == 64 + 8 * WEFT_MAX_RANKS,
                 "the struct below mirrors weft_kernel_context");
   return LLVM::LLVMStructType::getLiteral(
       ctx, {i32, i32, i32, i32, i64, i64, i64,
-            LLVM::LLVMArrayType::get(i64, WEFT_MAX_RANKS)});
+            LLVM::LLVMArrayType::get(i64, WEFT_MAX_RANKS), i32, i32, i32, i32, i64});
 }
 
 LLVM::LLVMStructType getTensorDescType(MLIRContext *ctx) {

@@ -12,7 +12,6 @@ dtypes and options (like NCCL). Synchronisation is on the device: flags in
 the symmetric heap, epochs counted on the device; no host barrier inside a
 call, so a call can be captured in a CUDA graph (docs/python.md).
 """
-import ctypes as _c
 import math
 
 import numpy as np
@@ -169,13 +168,8 @@ def _get_comm():
 
 
 def _read_multicast():
-    """WEFT_CTX_MULTICAST from the runtime's kernel context (offset 8: flags)."""
-    l = rt.lib()
-    l.weft_get_kernel_context.argtypes = [_c.c_void_p, _c.c_void_p]
-    raw = (_c.c_uint8 * 1064)()
-    rt.check(l.weft_get_kernel_context(rt.context(), raw), "weft_get_kernel_context",
-             rt.state.ctx)
-    return bool(_c.c_uint32.from_buffer(raw, 8).value & 0x1)
+    """WEFT_CTX_MULTICAST from the runtime's kernel context."""
+    return bool(rt.kernel_context().flags & rt.CTX_MULTICAST)
 
 
 def multicast_enabled():

@@ -31,11 +31,11 @@ func.func @helper(%p: !weft.ptr<i32>) -> i32 {
 // integer arithmetic. Calls pass the caller's context along.
 // NVPTX-LABEL: llvm.func @kernel(
 // NVPTX-SAME:    %[[P:.*]]: !llvm.ptr<1>, %[[PEER:.*]]: i32,
-// NVPTX-SAME:    %[[CTX:.*]]: !llvm.ptr {llvm.align = 8 : i64, llvm.byval = !llvm.struct<(i32, i32, i32, i32, i64, i64, i64, array<128 x i64>)>, nvvm.grid_constant})
+// NVPTX-SAME:    %[[CTX:.*]]: !llvm.ptr {llvm.align = 8 : i64, llvm.byval = !llvm.struct<(i32, i32, i32, i32, i64, i64, i64, array<128 x i64>, i32, i32, i32, i32, i64)>, nvvm.grid_constant})
 // NVPTX-SAME:    attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, weft.early_start}
 // AMDGPU-LABEL: llvm.func @kernel(
 // AMDGPU-SAME:    %[[P:.*]]: !llvm.ptr<1>, %[[PEER:.*]]: i32,
-// AMDGPU-SAME:    %[[CTX:.*]]: !llvm.ptr<4> {llvm.align = 8 : i64, llvm.byref = !llvm.struct<(i32, i32, i32, i32, i64, i64, i64, array<128 x i64>)>})
+// AMDGPU-SAME:    %[[CTX:.*]]: !llvm.ptr<4> {llvm.align = 8 : i64, llvm.byref = !llvm.struct<(i32, i32, i32, i32, i64, i64, i64, array<128 x i64>, i32, i32, i32, i32, i64)>})
 // AMDGPU-SAME:    attributes {rocdl.flat_work_group_size = "256,256", rocdl.kernel}
 // HOST-LABEL:  llvm.func internal @__weft_impl_kernel(
 // HOST-SAME:     %[[P:.*]]: !llvm.ptr, %[[PEER:.*]]: i32, %[[CTX:.*]]: !llvm.ptr, %[[PROG:.*]]: !llvm.ptr)

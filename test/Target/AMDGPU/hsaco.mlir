@@ -11,8 +11,8 @@
 // CHECK:       Flags: {{.*}}gfx942
 // CHECK-DAG:   FUNC GLOBAL PROTECTED {{.*}} store_rank{{$}}
 // CHECK-DAG:   OBJECT GLOBAL DEFAULT {{.*}} store_rank.kd{{$}}
-// The kernel arguments: the pointer (8 bytes) and the 1064-byte context.
-// CHECK:       .kernarg_segment_size: 1072
+// The kernel arguments: the pointer (8 bytes) and the 1088-byte context.
+// CHECK:       .kernarg_segment_size: 1096
 // CHECK:       .name: store_rank
 // CHECK:       amdhsa.target: amdgcn-amd-amdhsa--gfx942
 func.func @store_rank(%out: !weft.ptr<i32>) attributes {weft.kernel} {

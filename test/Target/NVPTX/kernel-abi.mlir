@@ -1,5 +1,5 @@
 // The kernel ABI on sm_90: the runtime appends the weft_kernel_context
-// (include/weft/abi.h, 40 + 8 * WEFT_MAX_RANKS = 1064 bytes) as the last,
+// (include/weft/abi.h, 64 + 8 * WEFT_MAX_RANKS = 1088 bytes) as the last,
 // by-value kernel parameter. `nvvm.grid_constant` keeps it in the parameter
 // space: rank, num_ranks and the heap bases are `ld.param`, so a peer
 // translation is register arithmetic and never a global-memory load of a
@@ -14,7 +14,7 @@
 // translate(p, peer) = p - heap_base[rank] + heap_base[peer], with both
 // bases read from the parameter space (heap_base is at offset 40).
 // CHECK-LABEL: .entry translate_load(
-// CHECK:       .param .align 8 .b8 translate_load_param_2[1064]
+// CHECK:       .param .align 8 .b8 translate_load_param_2[1088]
 // CHECK:       .maxntid 128, 1, 1
 // CHECK-NOT:   ld.global
 // CHECK-DAG:   ld.param.b32 [[RANK:%r[0-9]+]], [translate_load_param_2];
