@@ -35,6 +35,16 @@ typedef struct weft_compile_options {
                              $CUDA_HOME, the toolkit of the ptxas on PATH and
                              /usr/local/cuda ($PTXAS and $WEFT_LIBDEVICE
                              override all); NULL = none */
+  int multinode;      /* the kernel runs in a job across nodes: puts, gets
+                         and signals to a peer on another node go through
+                         the engine (cuda: NVSHMEM's device library, linked
+                         in from $WEFT_NVSHMEM_DEVICE_BC or nvshmem_roots;
+                         host: the runtime's); not for hip */
+  const char *nvshmem_roots; /* cuda + multinode: NVSHMEM installations,
+                                ':'-separated, searched for
+                                lib/libnvshmem_device.bc after
+                                $WEFT_NVSHMEM_DEVICE_BC and $NVSHMEM_HOME;
+                                NULL = none */
 } weft_compile_options;
 
 void weft_compile_options_default(weft_compile_options *opts);
@@ -50,6 +60,7 @@ const char *weft_compiler_version(void);
 
 /* A file that compiles with opts (NULL = the defaults) take from the
  * machine, by name: "ptxas" (cuda cubins), "libdevice" (cuda math),
+ * "nvshmem-device" (cuda multinode kernels' off-node operations),
  * "ocml" (hip math), "ockl" (hip device_print),
  * "host-builtins" (host f16/bf16). Its path in *path
  * (free with weft_string_free), else WEFT_ERROR_NOT_FOUND with every place
@@ -68,7 +79,9 @@ void weft_string_free(char *s);
 /* Compiles `ir` for opts->target. The artifacts hold, by name: "weft" (the
  * tile IR after the weft-optimize pipeline), "llir" (LLVM IR), and per
  * target "ptx" and, when ptxas is found, "cubin" (cuda: the driver can
- * load the PTX alone; weft_compiler_locate says why there is none);
+ * load the PTX alone; weft_compiler_locate says why there is none; a
+ * multinode kernel calling NVSHMEM has a cubin only where NVSHMEM's device
+ * library is found, and its PTX alone does not load);
  * "amdgcn" and "hsaco" (hip); "asm" and "so" (host). "kernels", present
  * when a kernel
  * needs a launch setting, is JSON: {"name": {"dynamic_shared_bytes": N,

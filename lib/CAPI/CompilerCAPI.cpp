@@ -141,6 +141,7 @@ weft_status weft::makeCompileOptions(const weft_compile_options *opts,
   kernel.numStages = opts->num_stages == 0 ? 3 : opts->num_stages;
   kernel.warpMma = opts->warp_mma != 0;
   kernel.debug = opts->debug != 0;
+  kernel.multinode = opts->multinode != 0;
   if (llvm::Error err = kernel.check(*target))
     return fail(error, WEFT_ERROR_INVALID_ARGUMENT, std::move(err));
 
@@ -150,11 +151,12 @@ weft_status weft::makeCompileOptions(const weft_compile_options *opts,
                 "invalid opt_level " + std::to_string(opts->opt_level) +
                     ": expected 0..3, or -1 for 3");
   out.codegen.optLevel = optLevel;
-  if (opts->cuda_roots)
-    for (llvm::StringRef root :
-         llvm::split(llvm::StringRef(opts->cuda_roots), ':'))
-      if (!root.empty())
-        out.codegen.cudaRoots.push_back(root.str());
+  for (auto [roots, list] : {std::pair{opts->cuda_roots, &out.codegen.cudaRoots},
+                             std::pair{opts->nvshmem_roots, &out.codegen.nvshmemRoots}})
+    if (roots)
+      for (llvm::StringRef root : llvm::split(llvm::StringRef(roots), ':'))
+        if (!root.empty())
+          list->push_back(root.str());
   return WEFT_SUCCESS;
 }
 
@@ -184,6 +186,8 @@ void weft_compile_options_default(weft_compile_options *opts) {
   opts->num_stages = 3;
   opts->warp_mma = 0;
   opts->cuda_roots = nullptr;
+  opts->multinode = 0;
+  opts->nvshmem_roots = nullptr;
 }
 
 weft_status weft_compiler_create(weft_compiler **out) {
@@ -257,7 +261,7 @@ weft_status weft_compiler_locate(weft_compiler *compiler,
     if (weft_status status =
             makeCompileOptions(opts, options, compiler->lastError))
       return status;
-    auto found = weft::locate(name, options.codegen.cudaRoots);
+    auto found = weft::locate(name, options.codegen);
     if (!found)
       return fail(compiler->lastError, WEFT_ERROR_NOT_FOUND, found.takeError());
     return copyOut(*found, path, compiler->lastError);

@@ -140,5 +140,9 @@ llvm::Error KernelOptions::check(const TargetSpec &target) const {
   if (numStages < 1 || numStages > 8)
     return llvm::createStringError(llvm::formatv(
         "invalid num_stages {0}: expected 1..8 (1: no pipelining)", numStages));
+  if (multinode && target.kind == TargetKind::AMDGPU)
+    return llvm::createStringError(
+        "multinode: " + target.str() + " has no engine for peers on other nodes "
+        "(cuda kernels use NVSHMEM, host kernels the runtime's MPI engine)");
   return llvm::Error::success();
 }

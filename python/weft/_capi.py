@@ -15,7 +15,8 @@ _c = ctypes
 class _Options(_c.Structure):
     _fields_ = [("target", _c.c_char_p), ("num_warps", _c.c_int),
                 ("opt_level", _c.c_int), ("debug", _c.c_int), ("num_stages", _c.c_int),
-                ("warp_mma", _c.c_int), ("cuda_roots", _c.c_char_p)]
+                ("warp_mma", _c.c_int), ("cuda_roots", _c.c_char_p),
+                ("multinode", _c.c_int), ("nvshmem_roots", _c.c_char_p)]
 
 
 _lib = None
@@ -52,28 +53,42 @@ def version():
     return lib().weft_compiler_version().decode()
 
 
-_pip_cuda_roots = None
+# ':'-separated directories of NVIDIA's pip packages, by their names.
+_pip_roots = {}
 
 
-def pip_cuda_roots():
-    """The CUDA toolkits pip packages hold (nvidia-cuda-nvcc: nvidia/cu13
-    for CUDA 13, nvidia/cuda_nvcc for CUDA 12), ':'-separated, which the
-    compiler searches for ptxas and libdevice after the machine's own
-    (compiler.h, cuda_roots)."""
-    global _pip_cuda_roots
-    if _pip_cuda_roots is None:
+def _pip_nvidia(names):
+    """The directories nvidia/<name> of installed pip packages (NVIDIA's
+    share the `nvidia` namespace package), ':'-separated, found once."""
+    if names not in _pip_roots:
         try:
             spec = importlib.util.find_spec("nvidia")
         except (ImportError, ValueError):
             spec = None
         bases = list(spec.submodule_search_locations or []) if spec else []
-        _pip_cuda_roots = ":".join(
-            os.path.join(base, name) for base in bases for name in ("cu13", "cuda_nvcc")
-            if os.path.isdir(os.path.join(base, name)))
-    return _pip_cuda_roots
+        _pip_roots[names] = ":".join(os.path.join(base, name) for base in bases
+                                     for name in names
+                                     if os.path.isdir(os.path.join(base, name)))
+    return _pip_roots[names]
 
 
-def _options(target="host", num_warps=4, debug=False, num_stages=3, warp_mma=False):
+def pip_cuda_roots():
+    """The CUDA toolkits pip packages hold (nvidia-cuda-nvcc: nvidia/cu13
+    for CUDA 13, nvidia/cuda_nvcc for CUDA 12), which the compiler searches
+    for ptxas and libdevice after the machine's own (compiler.h,
+    cuda_roots)."""
+    return _pip_nvidia(("cu13", "cuda_nvcc"))
+
+
+def pip_nvshmem_roots():
+    """NVSHMEM's pip package (nvidia-nvshmem-cu*, which torch brings: its
+    lib/libnvshmem_device.bc), where the compiler looks for NVSHMEM's device
+    library after $NVSHMEM_HOME (compiler.h, nvshmem_roots)."""
+    return _pip_nvidia(("nvshmem",))
+
+
+def _options(target="host", num_warps=4, debug=False, num_stages=3, warp_mma=False,
+             multinode=False):
     opts = _Options()
     lib().weft_compile_options_default(_c.byref(opts))
     opts.target = target.encode()
@@ -82,6 +97,8 @@ def _options(target="host", num_warps=4, debug=False, num_stages=3, warp_mma=Fal
     opts.num_stages = num_stages
     opts.warp_mma = int(bool(warp_mma))
     opts.cuda_roots = pip_cuda_roots().encode() or None
+    opts.multinode = int(bool(multinode))
+    opts.nvshmem_roots = pip_nvshmem_roots().encode() or None
     return opts
 
 
@@ -113,13 +130,14 @@ def _compiler():
 
 def compile_ir(ir, target, options):
     """Compiles IR text with `options` (a launch's: num_warps, debug and,
-    optionally, num_stages and warp_mma); returns {artifact name: bytes}. A
-    failure raises CompilationError located at the Python line of the first
-    diagnostic."""
+    optionally, num_stages, warp_mma and multinode); returns {artifact
+    name: bytes}. A failure raises CompilationError located at the Python
+    line of the first diagnostic."""
     from ._errors import from_diagnostics
     l = lib()
     opts = _options(target, options["num_warps"], options["debug"],
-                    options.get("num_stages", 3), options.get("warp_mma", False))
+                    options.get("num_stages", 3), options.get("warp_mma", False),
+                    options.get("multinode", False))
     data = ir.encode()
     comp = _compiler()
     arts = _c.c_void_p()

@@ -527,13 +527,13 @@ class JITFunction(KernelFunction):
         self._launcher = make_launcher(self, sys.modules[__name__])
 
     def specialize(self, arg_specs, constexprs, target, num_warps, debug, num_stages=3,
-                   cluster=(1, 1, 1), warp_mma=False):
+                   cluster=(1, 1, 1), warp_mma=False, multinode=False):
         """The CompiledKernel for a specialisation (cached in memory and on
-        disk)."""
+        disk). multinode: for a job across nodes (compiler.h)."""
         key = (tuple(arg_specs),
                tuple(sorted(((k, v, type(v)) for k, v in constexprs.items()),
                             key=lambda kv: kv[0])),
-               target, num_warps, debug, num_stages, cluster, warp_mma)
+               target, num_warps, debug, num_stages, cluster, warp_mma, multinode)
         kernel = self._kernels.get(key)
         if kernel is None:
             params, specs_iter = [], iter(arg_specs)
@@ -554,6 +554,8 @@ class JITFunction(KernelFunction):
             ir = gen.generate()
             options = {"num_warps": num_warps, "debug": int(debug), "num_stages": num_stages,
                        "warp_mma": int(warp_mma)}
+            if multinode:  # only then: the cache keys of one node's kernels stay
+                options["multinode"] = 1
             asm = _cache.lookup_or_compile(ir, gen.files, self.__name__, target, options)
             kernel = CompiledKernel(self.__name__, target, ir, asm, num_warps, arg_specs,
                                     cluster)
@@ -594,9 +596,9 @@ class JITFunction(KernelFunction):
         constexprs = tuple(args[i] for i in self.constexpr_index)
         # Launches repeat: the kernel and the resolved constexprs are found
         # by what the call names, resolving nothing (types keep 1 and True
-        # apart).
-        key = (backend, tuple(specs), constexprs, tuple(map(type, constexprs)), num_warps,
-               num_stages, cluster, warp_mma, debug)
+        # apart); a job across nodes compiles its own.
+        key = (backend, rt.state.multinode, tuple(specs), constexprs,
+               tuple(map(type, constexprs)), num_warps, num_stages, cluster, warp_mma, debug)
         try:
             found = self._launches.get(key)
         except TypeError:  # an unhashable constexpr: resolved every time
@@ -619,14 +621,16 @@ class JITFunction(KernelFunction):
                  warp_mma):
         """(the CompiledKernel, its constexprs resolved) of a launch on
         `backend`, compiled (and under WEFT_WARM_TARGET warmed) as needed."""
+        multinode = rt.state.multinode
         if WARM_TARGET:
             warm = _backend_of_target(WARM_TARGET)
             self.specialize(_resolve_specs(specs, warm), _resolve(constexprs, warm),
-                            WARM_TARGET, num_warps, debug, num_stages, cluster, warp_mma)
+                            WARM_TARGET, num_warps, debug, num_stages, cluster, warp_mma,
+                            multinode)
         resolved = _resolve(constexprs, backend)
         return self.specialize(_resolve_specs(specs, backend), resolved,
                                _target_of_backend(backend), num_warps, debug, num_stages,
-                               cluster, warp_mma), resolved
+                               cluster, warp_mma, multinode), resolved
 
     def _bind(self, args, kwargs):
         """The arguments in parameter order. Calls of one form (so many
@@ -675,10 +679,12 @@ def jit(fn=None, *, do_not_specialize=()):
 
 
 def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=None,
-            num_stages=3, cluster=None, warp_mma=False):
+            num_stages=3, cluster=None, warp_mma=False, multinode=False):
     """Compiles without launching (no GPU needed). signature maps each
     run-time argument to a type: "*fp32", "i32", "fp32", "*fp16:16", ...;
-    the options are a launch's (num_warps, num_stages, cluster, warp_mma)."""
+    the options are a launch's (num_warps, num_stages, cluster, warp_mma);
+    multinode=True compiles for a job across nodes (what launches do when
+    weft.num_nodes() > 1: off-node peers through NVSHMEM or MPI)."""
     if not isinstance(fn, JITFunction):
         raise TypeError("weft.compile takes a @weft.jit function")
     constexprs = dict(constexprs or {})
@@ -695,4 +701,4 @@ def compile(fn, signature, constexprs=None, target="host", num_warps=4, debug=No
     constexprs = _resolve(constexprs, _backend_of_target(target))
     return fn.specialize(specs, constexprs, target, num_warps,
                          DEBUG if debug is None else bool(debug), num_stages,
-                         _cluster_shape(cluster), bool(warp_mma))
+                         _cluster_shape(cluster), bool(warp_mma), bool(multinode))

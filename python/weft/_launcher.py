@@ -67,7 +67,8 @@ def make_launcher(fn, jit_module):
         lines.append(f"    _w_s{j} = _w_s{j}[:2] + (0,)")
     specs = tuple_of(f"_w_s{j}" for j in range(len(runtime)))
     types = tuple_of(f"_w_type({n})" for n in constexprs)
-    lines += [f"    _w_found = _w_launches.get((_w_backend, {specs}, {tuple_of(constexprs)}, "
+    lines += [f"    _w_found = _w_launches.get((_w_backend, _w_state.multinode, {specs}, "
+              f"{tuple_of(constexprs)}, "
               f"{types}, num_warps, num_stages, _w_cluster, _w_bool(warp_mma), _w_debug))",
               "    if _w_found is None:",
               f"        {slow}",

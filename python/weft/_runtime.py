@@ -107,6 +107,7 @@ def lib():
 class _State:
     ctx = None
     backend = None
+    multinode = False  # the job spans nodes: kernels compile weft.multinode
     generation = 0  # bumped by init: module handles of older contexts are stale
     stream = None   # launches' default stream (weft.stream); None: the context's
 
@@ -146,6 +147,7 @@ def init(backend=None):
     check(l.weft_init(_c.byref(opts), _c.byref(ctx)), "weft_init")
     state.ctx = ctx
     state.backend = _BACKEND_NAMES[l.weft_context_backend(ctx)]
+    state.multinode = l.weft_num_nodes(ctx) > 1
     state.generation += 1
 
 

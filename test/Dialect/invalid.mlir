@@ -263,3 +263,50 @@ func.func @pointer_xchg(%p: !weft.ptr<!weft.ptr<f32>>, %v: !weft.ptr<f32>) {
   %0 = weft.atomic_rmw xchg relaxed gpu %p, %v : !weft.ptr<!weft.ptr<f32>>
   return
 }
+
+// -----
+
+func.func @put_narrow_signal(%d: !weft.ptr<f32>, %f: !weft.ptr<i32>, %n: i64, %p: i32, %v: i64) {
+  // expected-error @+1 {{a put's signal is a 64-bit flag (NVSHMEM's signals are), got a pointer to 'i32'}}
+  weft.put %d, %d, %n, %p signal set %f, %v : !weft.ptr<f32>, !weft.ptr<f32>, !weft.ptr<i32>
+  return
+}
+
+// -----
+
+func.func @put_signal_without_kind(%d: !weft.ptr<f32>, %f: !weft.ptr<i64>, %n: i64, %p: i32, %v: i64) {
+  // expected-error @+1 {{a signal needs its kind, its flag and its value}}
+  "weft.put"(%d, %d, %n, %p, %f, %v) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1>}> : (!weft.ptr<f32>, !weft.ptr<f32>, i64, i32, !weft.ptr<i64>, i64) -> ()
+  return
+}
+
+// -----
+
+func.func @put_signal_without_value(%d: !weft.ptr<f32>, %f: !weft.ptr<i64>, %n: i64, %p: i32) {
+  // expected-error @+1 {{a signal needs its kind, its flag and its value}}
+  "weft.put"(%d, %d, %n, %p, %f) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>, signal_kind = 0 : i32}> : (!weft.ptr<f32>, !weft.ptr<f32>, i64, i32, !weft.ptr<i64>) -> ()
+  return
+}
+
+// -----
+
+func.func @put_tile(%d: tensor<4x!weft.ptr<f32>>, %n: i64, %p: i32) {
+  // expected-error @+1 {{must be unicast weft pointer}}
+  "weft.put"(%d, %d, %n, %p) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0>}> : (tensor<4x!weft.ptr<f32>>, tensor<4x!weft.ptr<f32>>, i64, i32) -> ()
+  return
+}
+
+// -----
+
+func.func @peer_signal_gpu_scope(%f: !weft.ptr<i64>, %v: i64, %p: i32) {
+  // expected-error @+1 {{scope 'gpu' cannot order a signal to a peer; use 'sys'}}
+  weft.signal set release gpu %f, %v peer %p : !weft.ptr<i64>
+  return
+}
+
+// -----
+
+// A module for a job across nodes on gfx942, which has no engine for them.
+// expected-error @+1 {{multinode: hip:gfx942 has no engine for peers on other nodes}}
+module attributes {weft.target = "hip:gfx942", weft.multinode} {
+}

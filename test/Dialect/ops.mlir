@@ -14,6 +14,33 @@ func.func @queries() -> (i32, i32, i32, i32) {
   return %r, %n, %p, %q : i32, i32, i32, i32
 }
 
+// CHECK-LABEL: func.func @node_layout
+func.func @node_layout() -> (i32, i32, i32) {
+  // CHECK: weft.local_rank : i32
+  %l = weft.local_rank : i32
+  // CHECK: weft.local_size : i32
+  %s = weft.local_size : i32
+  // CHECK: weft.node : i32
+  %n = weft.node : i32
+  return %l, %s, %n : i32, i32, i32
+}
+
+// CHECK-LABEL: func.func @transfers
+func.func @transfers(%d: !weft.ptr<bf16>, %s: !weft.ptr<bf16>, %flag: !weft.ptr<i64>,
+                     %n: i64, %peer: i32, %v: i64) {
+  // CHECK: weft.put %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !weft.ptr<bf16>, !weft.ptr<bf16>{{$}}
+  weft.put %d, %s, %n, %peer : !weft.ptr<bf16>, !weft.ptr<bf16>
+  // CHECK: weft.put %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} signal add %{{.*}}, %{{.*}} : !weft.ptr<bf16>, !weft.ptr<bf16>, !weft.ptr<i64>
+  weft.put %d, %s, %n, %peer signal add %flag, %v : !weft.ptr<bf16>, !weft.ptr<bf16>, !weft.ptr<i64>
+  // CHECK: weft.get %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !weft.ptr<bf16>, !weft.ptr<bf16>
+  weft.get %d, %s, %n, %peer : !weft.ptr<bf16>, !weft.ptr<bf16>
+  // CHECK: weft.quiet
+  weft.quiet
+  // CHECK: weft.signal set release sys %{{.*}}, %{{.*}} peer %{{.*}} : !weft.ptr<i64>
+  weft.signal set release sys %flag, %v peer %peer : !weft.ptr<i64>
+  return
+}
+
 // CHECK-LABEL: func.func @addressing
 func.func @addressing(%p: !weft.ptr<f32>, %ps: tensor<128x!weft.ptr<f32>>,
                       %off: i32, %offs: tensor<128xi64>, %peer: i32) {

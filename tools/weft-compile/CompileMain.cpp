@@ -1,7 +1,7 @@
 //===- CompileMain.cpp - weft IR to PTX/cubin, HSACO or a host .so --------===//
 //
 //   weft-compile kernel.mlir --target=cuda:90 --emit=ptx [-O3]
-//                [--num-warps=4] [--num-stages=3] [--warp-mma] [--debug]
+//                [--num-warps=4] [--num-stages=3] [--warp-mma] [--debug] [--multinode]
 //                [--no-optimize]
 //                [-o out.ptx]
 //
@@ -77,6 +77,9 @@ int weft_compile_main(int argc, char **argv) {
                            "warpgroup MMA (wgmma) applies"));
   cl::opt<bool> debug("debug",
                       cl::desc("Bounds checks on peer ids and heap ranges"));
+  cl::opt<bool> multinode("multinode",
+                          cl::desc("The kernel runs in a job across nodes (peers "
+                                   "on other nodes through NVSHMEM or MPI)"));
   cl::opt<bool> noOptimize("no-optimize",
                            cl::desc("Skip the weft-optimize pipeline "
                                     "(co-optimisation of the tile IR)"));
@@ -93,6 +96,7 @@ int weft_compile_main(int argc, char **argv) {
   opts.num_stages = numStages;
   opts.warp_mma = warpMma;
   opts.debug = debug;
+  opts.multinode = multinode;
   opts.opt_level = optLevel;
   weft::CompileOptions options;
   std::string error;

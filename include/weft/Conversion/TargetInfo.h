@@ -179,6 +179,38 @@ public:
                                mlir::Operation *op, mlir::Value mptr,
                                mlir::Value value) const;
 
+  /// The job's engine, for a peer on another node (weft.multinode modules;
+  /// docs/multinode.md): NVSHMEM's device functions on NVPTX, the runtime's
+  /// weft_host_engine on the host. Addresses are this rank's addresses of
+  /// symmetric objects (dst of a put, src of a get, flags), the other side
+  /// any memory of this rank; nbytes is an i64, peer an i32. Each returns an
+  /// i32 status where the engine has one (the host's: 0, else a
+  /// WEFT_DEBUG_* kind whose record the caller writes), else null. `op` is
+  /// the operation lowered (for declarations).
+  ///
+  /// offNodePut and offNodeGet are called by every thread of the program
+  /// (NVSHMEM's block-wide calls). The put is non-blocking; with a `flag`
+  /// (i64), peer's copy of it is then set to or increased by `value` (i64)
+  /// once the bytes are there. The get's bytes are in dst on return.
+  virtual mlir::Value offNodePut(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Operation *op, const HiddenArgs &hidden,
+                                 mlir::Value dst, mlir::Value src, mlir::Value nbytes,
+                                 mlir::Value peer, mlir::Value flag, mlir::Value value,
+                                 SignalKind kind) const;
+  virtual mlir::Value offNodeGet(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Operation *op, const HiddenArgs &hidden,
+                                 mlir::Value dst, mlir::Value src, mlir::Value nbytes,
+                                 mlir::Value peer) const;
+  /// One thread: sets or adds `value` (the flag's width) to peer's copy of
+  /// `flag`; with `release`, the program's earlier puts complete first.
+  virtual mlir::Value offNodeSignal(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Operation *op, const HiddenArgs &hidden,
+                                    mlir::Value flag, mlir::Value value, mlir::Value peer,
+                                    SignalKind kind, bool release) const;
+  /// Completes the program's earlier puts; called by every thread.
+  virtual mlir::Value offNodeQuiet(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Operation *op, const HiddenArgs &hidden) const;
+
 protected:
   CompileTarget target;
 };

@@ -35,6 +35,10 @@ struct CodegenOptions {
   /// NVPTX: CUDA toolkit roots searched for ptxas and libdevice after
   /// $CUDA_HOME, the toolkit of the ptxas on PATH and /usr/local/cuda.
   std::vector<std::string> cudaRoots;
+  /// NVPTX: NVSHMEM installations searched for its device library
+  /// (lib/libnvshmem_device.bc) after $NVSHMEM_HOME, for kernels that call
+  /// it (weft.multinode). Without it such a kernel gets PTX but no cubin.
+  std::vector<std::string> nvshmemRoots;
 };
 
 /// Sets the module's triple and data layout for `target`, runs the LLVM
@@ -48,11 +52,11 @@ llvm::Expected<Artifacts> emitArtifacts(llvm::Module &module,
                                         const CodegenOptions &options = {});
 
 /// A file codegen needs from the machine, by name: "ptxas", "libdevice",
-/// "ocml", "ockl" or "host-builtins" (lib/Target/Codegen/Toolchain.h says where
-/// each is looked for; the CUDA ones also in `extraCudaRoots`). The error
-/// names every place looked at and the variable that overrides them.
-llvm::Expected<std::string>
-locate(llvm::StringRef name, const std::vector<std::string> &extraCudaRoots);
+/// "nvshmem-device", "ocml", "ockl" or "host-builtins"
+/// (lib/Target/Codegen/Toolchain.h says where each is looked for; the CUDA
+/// ones also in options.cudaRoots, NVSHMEM's in options.nvshmemRoots). The
+/// error names every place looked at and the variable that overrides them.
+llvm::Expected<std::string> locate(llvm::StringRef name, const CodegenOptions &options);
 
 } // namespace weft
 

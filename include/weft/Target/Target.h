@@ -71,9 +71,15 @@ struct KernelOptions {
   bool warpMma = false;
   /// WEFT_DEBUG: bounds checks on peer ids and heap ranges.
   bool debug = false;
+  /// The kernel runs in a job across nodes: puts, gets and signals to a
+  /// peer on another node go through the job's engine (NVSHMEM on NVPTX,
+  /// the runtime's MPI engine on the host), and releasing fences complete
+  /// the engine's puts. Without it every peer is in the node.
+  bool multinode = false;
 
   /// Why these options cannot compile for `target` (a program is at most
-  /// 1024 threads, warps a power of two, 1..8 stages), or success.
+  /// 1024 threads, warps a power of two, 1..8 stages, no engine for other
+  /// nodes on AMDGPU), or success.
   llvm::Error check(const TargetSpec &target) const;
 };
 

@@ -164,6 +164,7 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
       populateMemoryPatterns(converter, lowering, patterns);
       populateSynchronizationPatterns(converter, lowering, patterns);
       populateMultimemPatterns(converter, lowering, patterns);
+      populateTransferPatterns(converter, lowering, patterns);
       populateTileOpPatterns(converter, tiles, patterns);
       populateTileMemoryPatterns(converter, tiles, patterns);
       populateSharedBufferPatterns(converter, tiles, patterns);

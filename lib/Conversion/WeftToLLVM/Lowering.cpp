@@ -95,19 +95,21 @@ void Lowering::forEach(OpBuilder &b, Location loc, Value upper,
 SmallVector<Value> Lowering::forEach(
     OpBuilder &b, Location loc, Value upper, ValueRange inits,
     function_ref<SmallVector<Value>(Value, ValueRange)> body) const {
+  Type index = upper.getType();
+  auto constant = [&](int64_t v) -> Value { return LLVM::ConstantOp::create(b, loc, index, v); };
   SmallVector<Type> carriedTypes(inits.getTypes());
   SmallVector<Location> carriedLocs(inits.size(), loc);
   Block *before = b.getInsertionBlock();
   Block *exit = before->splitBlock(b.getInsertionPoint());
   exit->addArguments(carriedTypes, carriedLocs);
-  SmallVector<Type> headerTypes{b.getI32Type()};
+  SmallVector<Type> headerTypes{index};
   llvm::append_range(headerTypes, carriedTypes);
   SmallVector<Location> headerLocs(headerTypes.size(), loc);
   Block *header = b.createBlock(exit, headerTypes, headerLocs);
   Block *bodyBlock = b.createBlock(exit);
 
   b.setInsertionPointToEnd(before);
-  SmallVector<Value> entryArgs{i32Const(b, loc, 0)};
+  SmallVector<Value> entryArgs{constant(0)};
   llvm::append_range(entryArgs, inits);
   LLVM::BrOp::create(b, loc, entryArgs, header);
 
@@ -118,7 +120,7 @@ SmallVector<Value> Lowering::forEach(
   LLVM::CondBrOp::create(b, loc, more, bodyBlock, ValueRange{}, exit, carried);
 
   b.setInsertionPointToEnd(bodyBlock);
-  SmallVector<Value> next{LLVM::AddOp::create(b, loc, iv, i32Const(b, loc, 1))};
+  SmallVector<Value> next{LLVM::AddOp::create(b, loc, iv, constant(1))};
   llvm::append_range(next, body(iv, carried));
   LLVM::BrOp::create(b, loc, next, header);
 
@@ -147,11 +149,106 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
         b, loc, LLVM::ICmpPredicate::uge,
         LLVM::SubOp::create(b, loc, addr, self), heapSize);
     stopUnlessValid(b, loc, op, badPeer, badPtr, peer, addr);
+    stopIf(b, loc, op, LLVM::XOrOp::create(b, loc, inNode(b, loc, op, peer),
+                                           LLVM::ConstantOp::create(b, loc, b.getBoolAttr(true))),
+           i32Const(b, loc, WEFT_DEBUG_OFF_NODE), peer, addr, "");
   }
   Value other = loadHeapBase(b, loc, ctx, peer);
   Value moved = LLVM::AddOp::create(
       b, loc, LLVM::SubOp::create(b, loc, addr, self), other);
   return LLVM::IntToPtrOp::create(b, loc, ptr.getType(), moved);
+}
+
+Value Lowering::inNode(OpBuilder &b, Location loc, Operation *op, Value peer) const {
+  Value base = loadHeapBase(b, loc, hiddenArgs(op).context, peer);
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, base, i64Const(b, loc, 0));
+}
+
+void Lowering::copyBytes(OpBuilder &b, Location loc, Value dst, Value src,
+                         Value nbytes) const {
+  if (target.singleThreadPrograms()) {
+    LLVM::MemcpyOp::create(b, loc, dst, src, nbytes, /*isVolatile=*/false);
+    return;
+  }
+  // Thread t copies units t, t + T, ... of 16 bytes when the addresses and
+  // the size allow, else of one byte.
+  Type i64 = b.getI64Type();
+  Value ored = LLVM::OrOp::create(
+      b, loc, LLVM::OrOp::create(b, loc, LLVM::PtrToIntOp::create(b, loc, i64, dst),
+                                 LLVM::PtrToIntOp::create(b, loc, i64, src)),
+      nbytes);
+  Value aligned = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                       LLVM::AndOp::create(b, loc, ored, i64Const(b, loc, 15)),
+                                       i64Const(b, loc, 0));
+  int64_t threads = target.getCompileTarget().threadsPerProgram();
+  Value tid = LLVM::ZExtOp::create(b, loc, i64, target.threadId(b, loc));
+  auto copyUnits = [&](Type unit, int64_t size) {
+    Value units = LLVM::UDivOp::create(b, loc, nbytes, i64Const(b, loc, size));
+    Value rounds = LLVM::UDivOp::create(
+        b, loc, LLVM::AddOp::create(b, loc, units, i64Const(b, loc, threads - 1)),
+        i64Const(b, loc, threads));
+    forEach(b, loc, rounds, [&](Value round) {
+      Value i = LLVM::AddOp::create(b, loc, LLVM::MulOp::create(b, loc, round, i64Const(b, loc, threads)),
+                                    tid);
+      Value mine = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, i, units);
+      emitIf(b, loc, mine, {}, [&] {
+        Value v = LLVM::LoadOp::create(b, loc, unit, elementPtr(b, loc, src, unit, i), size);
+        LLVM::StoreOp::create(b, loc, v, elementPtr(b, loc, dst, unit, i), size);
+        return SmallVector<Value>{};
+      }, {});
+    });
+    return SmallVector<Value>{};
+  };
+  emitIfElse(b, loc, aligned, {},
+             [&] { return copyUnits(VectorType::get({4}, b.getI32Type()), 16); },
+             [&] { return copyUnits(b.getI8Type(), 1); });
+}
+
+void Lowering::checkRange(OpBuilder &b, Location loc, Operation *op, Value ptr,
+                          Value nbytes, Value peer) const {
+  if (!target.getOptions().debug)
+    return;
+  Value ctx = hiddenArgs(op).context;
+  Type i64 = b.getI64Type();
+  Value rank = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, rank), b.getI32Type());
+  Value numRanks = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, num_ranks),
+                                  b.getI32Type());
+  Value heapSize = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, heap_size), i64);
+  Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
+  Value offset = LLVM::SubOp::create(b, loc, addr, loadHeapBase(b, loc, ctx, rank));
+  Value badPeer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, peer, numRanks);
+  // offset >= size, or nbytes > size - offset: no sum that could wrap.
+  Value outside = LLVM::OrOp::create(
+      b, loc, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, offset, heapSize),
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt, nbytes,
+                           LLVM::SubOp::create(b, loc, heapSize, offset)));
+  stopUnlessValid(b, loc, op, badPeer, outside, peer, addr);
+}
+
+void Lowering::stopOnStatus(OpBuilder &b, Location loc, Operation *op, Value status,
+                            Value peer, Value ptr) const {
+  if (!status)
+    return;
+  Value failed = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, status,
+                                      i32Const(b, loc, WEFT_DEBUG_OK));
+  stopIf(b, loc, op, failed, status, peer,
+         LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr), "");
+}
+
+void Lowering::quietEngine(OpBuilder &b, Location loc, Operation *op) const {
+  HiddenArgs hidden = hiddenArgs(op);
+  Value status = target.offNodeQuiet(b, loc, op, hidden);
+  Value rank = loadParamField(b, loc, hidden.context, offsetof(weft_kernel_context, rank),
+                              b.getI32Type());
+  stopOnStatus(b, loc, op, status, rank, LLVM::ZeroOp::create(b, loc, target.globalPtrType(b.getContext())));
+}
+
+void Lowering::signalFlag(OpBuilder &b, Location loc, SignalKind kind, Value ptr,
+                          Value value, MemOrder order, MemScope scope) const {
+  if (kind == SignalKind::set)
+    store(b, loc, value, ptr, order, scope);
+  else
+    target.atomicRMW(b, loc, RMWKind::add, ptr, value, order, scope);
 }
 
 /// "<kernel> at <file>:<line>:<col>" (and ": <message>") as a constant of

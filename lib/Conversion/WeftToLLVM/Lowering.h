@@ -49,7 +49,8 @@ public:
                    mlir::Value flag, mlir::Value expected, WaitPredicate pred,
                    MemScope scope) const;
 
-  /// `for (i32 i = 0; i < upper; ++i) body(i)`, with LLVM blocks.
+  /// `for (i = 0; i < upper; ++i) body(i)`, with LLVM blocks; i has
+  /// upper's type (i32 or i64).
   void forEach(mlir::OpBuilder &b, mlir::Location loc, mlir::Value upper,
                llvm::function_ref<void(mlir::Value)> body) const;
   /// The same loop carrying values: starts from `inits`, `body(i, carried)`
@@ -64,9 +65,38 @@ public:
               body) const;
 
   /// Address of `ptr`'s copy on `peer`: ptr - heap_base[rank] + heap_base[peer].
+  /// With debug checks, a peer of another node (heap_base[peer] 0) stops
+  /// the program too.
   mlir::Value translate(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *op, mlir::Value ptr,
                         mlir::Value peer) const;
+
+  /// Whether `peer` (i32) is on this rank's node: its heap is mapped here.
+  mlir::Value inNode(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                     mlir::Value peer) const;
+  /// The program's threads copy `nbytes` (i64) from `src` to `dst` (weak
+  /// accesses, 16 bytes at a time where all three allow it).
+  void copyBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
+                 mlir::Value src, mlir::Value nbytes) const;
+  /// With debug checks: stops the program unless `peer` is a rank and
+  /// [ptr, ptr + nbytes) lies in this rank's heap (`ptr` then names the
+  /// same range of `peer`'s).
+  void checkRange(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                  mlir::Value ptr, mlir::Value nbytes, mlir::Value peer) const;
+  /// An engine operation's i32 status (TargetInfo::offNode*; null where the
+  /// engine has none): a non-zero one is the kind of the debug record the
+  /// program writes before it stops.
+  void stopOnStatus(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                    mlir::Value status, mlir::Value peer, mlir::Value ptr) const;
+  /// The engine completes the program's off-node puts (TargetInfo::
+  /// offNodeQuiet, with its status checked): by every thread, or by one
+  /// after the threads joined.
+  void quietEngine(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op) const;
+  /// Sets or adds `value` to the flag at `ptr` (this node's memory) with a
+  /// weft order and scope: a signal's one operation.
+  void signalFlag(mlir::OpBuilder &b, mlir::Location loc, SignalKind kind,
+                  mlir::Value ptr, mlir::Value value, MemOrder order,
+                  MemScope scope) const;
   /// The debug checks' failure path: when `badPeer` or `badPtr` holds, the
   /// first failure of the launch on this rank fills weft_debug_error (with
   /// `peer`, the i64 `pointer` and the op's location) and the program
@@ -117,6 +147,9 @@ void populateSynchronizationPatterns(const mlir::LLVMTypeConverter &converter,
                                      const Lowering &lowering,
                                      mlir::RewritePatternSet &patterns);
 void populateMultimemPatterns(const mlir::LLVMTypeConverter &converter,
+                              const Lowering &lowering,
+                              mlir::RewritePatternSet &patterns);
+void populateTransferPatterns(const mlir::LLVMTypeConverter &converter,
                               const Lowering &lowering,
                               mlir::RewritePatternSet &patterns);
 

@@ -33,6 +33,23 @@ struct NumRanksOpLowering : WeftPattern<NumRanksOp> {
   }
 };
 
+/// The node layout's fields of the kernel context.
+template <typename Op, size_t Offset>
+struct ContextFieldLowering : WeftPattern<Op> {
+  using WeftPattern<Op>::WeftPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, this->lowering.contextField(rewriter, op.getLoc(), op, Offset,
+                                                       rewriter.getI32Type()));
+    return success();
+  }
+};
+using LocalRankOpLowering =
+    ContextFieldLowering<LocalRankOp, offsetof(weft_kernel_context, local_rank)>;
+using LocalSizeOpLowering =
+    ContextFieldLowering<LocalSizeOp, offsetof(weft_kernel_context, local_size)>;
+using NodeOpLowering = ContextFieldLowering<NodeOp, offsetof(weft_kernel_context, node)>;
+
 struct ProgramIdOpLowering : WeftPattern<ProgramIdOp> {
   using WeftPattern::WeftPattern;
   LogicalResult matchAndRewrite(ProgramIdOp op, OpAdaptor,
@@ -236,11 +253,18 @@ struct AtomicCASOpLowering : WeftPattern<AtomicCASOp> {
 /// thread read before its fence (a relaxed wait's poll, a tile of flags) is
 /// acquired for all of them. Every thread fences. The PTX and C++ models
 /// only order a fence with the accesses of its own thread.
+/// In a weft.multinode module a releasing fence at system scope also
+/// completes the program's off-node puts (their engine's quiet): what it
+/// orders before later writes includes them.
 struct FenceOpLowering : WeftPattern<FenceOp> {
   using WeftPattern::WeftPattern;
   LogicalResult matchAndRewrite(FenceOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    lowering.fenceProgram(rewriter, op.getLoc(), op.getOrder(), op.getScope());
+    Location loc = op.getLoc();
+    if (lowering.target.getOptions().multinode && op.getOrder() != MemOrder::acquire &&
+        op.getScope() == MemScope::sys)
+      lowering.quietEngine(rewriter, loc, op);
+    lowering.fenceProgram(rewriter, loc, op.getOrder(), op.getScope());
     rewriter.eraseOp(op);
     return success();
   }
@@ -277,7 +301,8 @@ struct DescFieldOpLowering : WeftPattern<Op> {
 void populateMemoryPatterns(const LLVMTypeConverter &converter,
                             const Lowering &lowering,
                             RewritePatternSet &patterns) {
-  patterns.add<RankOpLowering, NumRanksOpLowering, ProgramIdOpLowering,
+  patterns.add<RankOpLowering, NumRanksOpLowering, LocalRankOpLowering,
+               LocalSizeOpLowering, NodeOpLowering, ProgramIdOpLowering,
                NumProgramsOpLowering, AddPtrOpLowering, TranslateOpLowering,
                MulticastOpLowering, LoadOpLowering, StoreOpLowering,
                AtomicRMWOpLowering, AtomicCASOpLowering, FenceOpLowering,

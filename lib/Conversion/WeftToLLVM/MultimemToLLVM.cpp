@@ -2,8 +2,9 @@
 //
 // On NVPTX, with multicast live in the context, the multimem instruction
 // itself; otherwise (multicast off, which is the default, AMDGPU, host) one
-// unicast access per peer through the symmetric heap. f16/bf16 reductions
-// accumulate in f32 in both paths.
+// unicast access per peer through the symmetric heap: the ranks of this
+// node, which is what a multicast object spans (every rank when the job is
+// one node). f16/bf16 reductions accumulate in f32 in both paths.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelContext.h"
@@ -43,6 +44,21 @@ SmallVector<Value> multimemOrFallback(OpBuilder &b, Location loc, Operation *op,
         return {};
       },
       fallback);
+}
+
+/// `body(j, peer, carried)` for the j-th rank `peer` of this node, carrying
+/// values from `inits` (Lowering::forEach).
+SmallVector<Value>
+forEachNodeRank(OpBuilder &b, Location loc, Operation *op, const Lowering &lowering,
+                ValueRange inits,
+                function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
+  Type i32 = b.getI32Type();
+  Value size = lowering.contextField(b, loc, op, offsetof(weft_kernel_context, local_size), i32);
+  Value first = LLVM::MulOp::create(
+      b, loc, lowering.contextField(b, loc, op, offsetof(weft_kernel_context, node), i32), size);
+  return lowering.forEach(b, loc, size, inits, [&](Value j, ValueRange carried) {
+    return body(j, LLVM::AddOp::create(b, loc, first, j), carried);
+  });
 }
 
 bool isHalf(Type type) {
@@ -96,15 +112,12 @@ struct LdReduceLowering : WeftPattern<MultimemLdReduceOp> {
     Type type = op.getType();
     Type accType = accumulatorType(rewriter, type);
     auto fallback = [&]() -> SmallVector<Value> {
-      Value ranks = lowering.contextField(
-          rewriter, loc, op, offsetof(weft_kernel_context, num_ranks),
-          rewriter.getI32Type());
-      // The accumulator is carried through the peer loop in registers;
-      // peer 0's value replaces the initial zero.
+      // The accumulator is carried through the peer loop in registers; the
+      // first peer's value replaces the initial zero.
       Value zero = LLVM::ZeroOp::create(rewriter, loc, accType);
-      Value acc = lowering.forEach(
-          rewriter, loc, ranks, zero,
-          [&](Value peer, ValueRange carried) -> SmallVector<Value> {
+      Value acc = forEachNodeRank(
+          rewriter, loc, op, lowering, zero,
+          [&](Value j, Value peer, ValueRange carried) -> SmallVector<Value> {
             Value ptr =
                 lowering.translate(rewriter, loc, op, adaptor.getPtr(), peer);
             Value v = loadPeer(rewriter, loc, type, ptr, op.getOrder());
@@ -112,7 +125,7 @@ struct LdReduceLowering : WeftPattern<MultimemLdReduceOp> {
               v = LLVM::FPExtOp::create(rewriter, loc, accType, v);
             Value first =
                 LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                     peer, i32Const(rewriter, loc, 0));
+                                     j, i32Const(rewriter, loc, 0));
             return {LLVM::SelectOp::create(
                 rewriter, loc, first, v,
                 combine(rewriter, loc, op.getKind(), carried.front(), v))};
@@ -143,14 +156,12 @@ struct StoreLowering : WeftPattern<MultimemStoreOp> {
     auto fallback = [&]() -> SmallVector<Value> {
       if (op.getOrder() == MemOrder::release)
         lowering.target.fence(rewriter, loc, MemOrder::release, MemScope::sys);
-      Value ranks = lowering.contextField(
-          rewriter, loc, op, offsetof(weft_kernel_context, num_ranks),
-          rewriter.getI32Type());
       Value value = adaptor.getValue();
-      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
+      forEachNodeRank(rewriter, loc, op, lowering, {}, [&](Value, Value peer, ValueRange) {
         Value ptr = lowering.translate(rewriter, loc, op, adaptor.getPtr(), peer);
         LLVM::StoreOp::create(rewriter, loc, value, ptr, /*alignment=*/0,
                               /*isVolatile=*/op.getOrder() != MemOrder::weak);
+        return SmallVector<Value>{};
       });
       return {};
     };
@@ -188,12 +199,9 @@ struct RedLowering : WeftPattern<MultimemRedOp> {
     Value value = adaptor.getValue();
     Type elem = getElementTypeOrSelf(value.getType());
     auto fallback = [&]() -> SmallVector<Value> {
-      Value ranks = lowering.contextField(
-          rewriter, loc, op, offsetof(weft_kernel_context, num_ranks),
-          rewriter.getI32Type());
       auto vec = dyn_cast<VectorType>(value.getType());
       int64_t lanes = vec ? vec.getNumElements() : 1;
-      lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
+      forEachNodeRank(rewriter, loc, op, lowering, {}, [&](Value, Value peer, ValueRange) {
         Value ptr = lowering.translate(rewriter, loc, op, adaptor.getPtr(), peer);
         for (int64_t lane = 0; lane < lanes; ++lane) {
           Value laneValue =
@@ -208,6 +216,7 @@ struct RedLowering : WeftPattern<MultimemRedOp> {
           lowering.target.atomicRMW(rewriter, loc, rmwKind(op.getKind(), elem),
                                     lanePtr, laneValue, order, MemScope::sys);
         }
+        return SmallVector<Value>{};
       });
       return {};
     };

@@ -29,6 +29,9 @@ struct LowerOptions : mlir::PassPipelineOptions<LowerOptions> {
   Option<bool> debug{*this, "debug",
                      llvm::cl::desc("Bounds checks on peer ids and heap ranges"),
                      llvm::cl::init(false)};
+  Option<bool> multinode{*this, "multinode",
+                         llvm::cl::desc("The kernel runs in a job across nodes"),
+                         llvm::cl::init(false)};
 };
 
 void addLoweringPasses(mlir::OpPassManager &pm, const WeftSetTargetOptions &target) {
@@ -50,7 +53,8 @@ void addLoweringPasses(mlir::OpPassManager &pm, const WeftSetTargetOptions &targ
 
 void buildLoweringPipeline(mlir::OpPassManager &pm, const CompileTarget &target) {
   const KernelOptions &o = target.options;
-  addLoweringPasses(pm, {target.spec.str(), o.numWarps, o.numStages, o.warpMma, o.debug});
+  addLoweringPasses(pm, {target.spec.str(), o.numWarps, o.numStages, o.warpMma, o.debug,
+                         o.multinode});
 }
 
 void registerWeftPasses() {
@@ -60,7 +64,7 @@ void registerWeftPasses() {
       "weft-lower", "Lower weft IR to the LLVM dialect for one target",
       [](mlir::OpPassManager &pm, const LowerOptions &options) {
         addLoweringPasses(pm, {options.target, options.numWarps, options.numStages,
-                               options.warpMma, options.debug});
+                               options.warpMma, options.debug, options.multinode});
       });
 }
 

@@ -4,9 +4,10 @@
 // program's threads and one thread releases; a wait has one thread poll
 // with relaxed loads, acquire with a fence, and the threads join; the
 // device-wide barrier combines a per-rank arrival counter with per-peer
-// monotonic arrival counts in the reserved region. The dependency wait is
-// nothing where launches never start early (sm_90's is
-// NVPTX/BulkCopiesToLLVM.cpp's).
+// monotonic arrival counts in the reserved region. In a weft.multinode
+// module a signal or an arrival for a peer on another node is the engine's
+// signal (docs/multinode.md). The dependency wait is nothing where launches
+// never start early (sm_90's is NVPTX/BulkCopiesToLLVM.cpp's).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelContext.h"
@@ -25,14 +26,23 @@ struct SignalOpLowering : WeftPattern<SignalOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool release = op.getOrder() == MemOrder::release;
+    Value ptr = adaptor.getPtr(), value = adaptor.getValue(), peer = adaptor.getPeer();
     lowering.oncePerProgram(rewriter, loc, {}, release, /*joinAfter=*/false, [&] {
-      if (op.getKind() == SignalKind::set)
-        lowering.store(rewriter, loc, adaptor.getValue(), adaptor.getPtr(),
-                       op.getOrder(), op.getScope());
-      else
-        lowering.target.atomicRMW(rewriter, loc, RMWKind::add, adaptor.getPtr(),
-                                  adaptor.getValue(), op.getOrder(),
-                                  op.getScope());
+      auto inNode = [&] {
+        Value flag = peer ? lowering.translate(rewriter, loc, op, ptr, peer) : ptr;
+        lowering.signalFlag(rewriter, loc, op.getKind(), flag, value, op.getOrder(),
+                            op.getScope());
+        return SmallVector<Value>{};
+      };
+      if (!peer || !lowering.target.getOptions().multinode)
+        return inNode();
+      emitIfElse(rewriter, loc, lowering.inNode(rewriter, loc, op, peer), {}, inNode, [&] {
+        Value status = lowering.target.offNodeSignal(rewriter, loc, op,
+                                                     lowering.hiddenArgs(op), ptr, value,
+                                                     peer, op.getKind(), release);
+        lowering.stopOnStatus(rewriter, loc, op, status, peer, ptr);
+        return SmallVector<Value>{};
+      });
       return SmallVector<Value>{};
     });
     rewriter.eraseOp(op);
@@ -118,7 +128,9 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
                                           i32Const(rewriter, loc, 1));
 
       // The last program of this rank to arrive tells every rank, waits for
-      // every rank, then opens the barrier for this rank's programs.
+      // every rank, then opens the barrier for this rank's programs. Peers
+      // on other nodes hear it from the engine, after this rank's puts are
+      // complete (the barrier releases them too).
       auto leader = [&] {
         lowering.store(rewriter, loc, i32Const(rewriter, loc, 0), countPtr,
                        MemOrder::relaxed, MemScope::gpu);
@@ -128,13 +140,30 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
         Value ranks = loadParamField(
             rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
         Value slot = arriveOffset(rank);
+        bool multinode = target.getOptions().multinode;
+        if (multinode)
+          lowering.quietEngine(rewriter, loc, op);
+        Value one = i64Const(rewriter, loc, 1);
         lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
-          Value peerReserved =
-              lowering.translate(rewriter, loc, op, reserved, peer);
-          target.atomicRMW(rewriter, loc, RMWKind::add,
-                           byteOffset(rewriter, loc, peerReserved, slot),
-                           i64Const(rewriter, loc, 1), MemOrder::release,
-                           MemScope::sys);
+          auto inNode = [&] {
+            Value peerReserved = lowering.translate(rewriter, loc, op, reserved, peer);
+            target.atomicRMW(rewriter, loc, RMWKind::add,
+                             byteOffset(rewriter, loc, peerReserved, slot), one,
+                             MemOrder::release, MemScope::sys);
+            return SmallVector<Value>{};
+          };
+          if (!multinode) {
+            inNode();
+            return;
+          }
+          emitIfElse(rewriter, loc, lowering.inNode(rewriter, loc, op, peer), {}, inNode,
+                     [&] {
+            Value flag = byteOffset(rewriter, loc, reserved, slot);
+            Value status = target.offNodeSignal(rewriter, loc, op, hidden, flag, one, peer,
+                                                SignalKind::add, /*release=*/false);
+            lowering.stopOnStatus(rewriter, loc, op, status, peer, flag);
+            return SmallVector<Value>{};
+          });
         });
         Value epoch = LLVM::ZExtOp::create(rewriter, loc, i64, nextGen);
         lowering.forEach(rewriter, loc, ranks, [&](Value peer) {

@@ -140,27 +140,34 @@ SmallVector<Value> TargetInfo::loadMatrices(OpBuilder &, Location, Value, unsign
   llvm_unreachable("loadMatrices without mmaShape");
 }
 
-
-
-
-
 void TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned, Value) const {
   llvm_unreachable("asyncCopy without hasAsyncCopy");
 }
 
-
-
-
-
-
-
-
-
-
-
 Value TargetInfo::multimem(OpBuilder &, Location, Operation *, Value,
                            Value) const {
   return {};
+}
+
+// KernelOptions::check refuses weft.multinode where a target has no engine.
+Value TargetInfo::offNodePut(OpBuilder &, Location, Operation *, const HiddenArgs &,
+                             Value, Value, Value, Value, Value, Value, SignalKind) const {
+  llvm_unreachable("offNodePut on a target without an engine");
+}
+
+Value TargetInfo::offNodeGet(OpBuilder &, Location, Operation *, const HiddenArgs &,
+                             Value, Value, Value, Value) const {
+  llvm_unreachable("offNodeGet on a target without an engine");
+}
+
+Value TargetInfo::offNodeSignal(OpBuilder &, Location, Operation *, const HiddenArgs &,
+                                Value, Value, Value, SignalKind, bool) const {
+  llvm_unreachable("offNodeSignal on a target without an engine");
+}
+
+Value TargetInfo::offNodeQuiet(OpBuilder &, Location, Operation *,
+                               const HiddenArgs &) const {
+  llvm_unreachable("offNodeQuiet on a target without an engine");
 }
 
 } // namespace weft

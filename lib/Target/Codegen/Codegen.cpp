@@ -197,14 +197,18 @@ llvm::Expected<std::string> assemble(llvm::StringRef assembly,
   return std::string(buffer.str());
 }
 
+/// `unlinked`: why the PTX calls functions no library here defines
+/// (linkDeviceLibraries), so that ptxas cannot make a cubin of it.
 llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
                       const TargetSpec &spec, const CodegenOptions &options,
-                      Artifacts &artifacts) {
+                      const std::string &unlinked, Artifacts &artifacts) {
   auto ptx =
       runBackend(module, machine, llvm::CodeGenFileType::AssemblyFile);
   if (!ptx)
     return ptx.takeError();
-  auto ptxas = locate("ptxas", options.cudaRoots);
+  auto ptxas = unlinked.empty() ? locate("ptxas", options)
+                                : llvm::Expected<std::string>(
+                                      llvm::createStringError(unlinked));
   if (!ptxas) {
     artifacts["ptx"] = std::move(*ptx);
     if (options.requireCubin)
@@ -236,7 +240,7 @@ constexpr const char *kHostLibraryArgs[] = {
 /// (Toolchain.h), is linked in, only the members the object needs, and
 /// --exclude-libs keeps them out of the .so's exports.
 llvm::Expected<std::string> findHostBuiltins() {
-  return locate("host-builtins", {});
+  return locate("host-builtins", CodegenOptions{});
 }
 
 /// AMDGPU and host: assembly for reading, and the object it assembles to,
@@ -265,10 +269,10 @@ llvm::Error emitLinked(llvm::Module &module, llvm::TargetMachine &machine,
 llvm::Error emitTargetCode(llvm::Module &module, llvm::TargetMachine &machine,
                            const TargetSpec &spec,
                            const CodegenOptions &options,
-                           Artifacts &artifacts) {
+                           const std::string &unlinked, Artifacts &artifacts) {
   switch (spec.kind) {
   case TargetKind::NVPTX:
-    return emitNvptx(module, machine, spec, options, artifacts);
+    return emitNvptx(module, machine, spec, options, unlinked, artifacts);
   case TargetKind::AMDGPU:
     return emitLinked(module, machine, "amdgcn", "hsaco", {}, artifacts);
   case TargetKind::Host: {
@@ -304,7 +308,8 @@ llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
       !module.getModuleFlag("amdhsa_code_object_version"))
     module.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                          500);
-  if (llvm::Error err = linkDeviceLibraries(module, spec, options.cudaRoots))
+  std::string unlinked;
+  if (llvm::Error err = linkDeviceLibraries(module, spec, options, unlinked))
     return std::move(err);
 
   std::string verifierMessages;
@@ -322,7 +327,7 @@ llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
   module.print(llirStream, nullptr);
   artifacts["llir"] = std::move(llir);
   if (llvm::Error err =
-          emitTargetCode(module, **machine, spec, options, artifacts))
+          emitTargetCode(module, **machine, spec, options, unlinked, artifacts))
     return std::move(err);
   return artifacts;
 }

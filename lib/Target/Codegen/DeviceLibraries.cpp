@@ -1,8 +1,11 @@
-//===- DeviceLibraries.cpp - libdevice and OCML linked into GPU code ------===//
+//===- DeviceLibraries.cpp - libdevice, NVSHMEM and OCML in GPU code ------===//
 //
 // Like CUDA and HIP without fast-math, and like Triton: the library's
 // bitcode is linked before optimisation, only the functions the module
 // needs, internalized so that O3 inlines them and drops what stays unused.
+// NVSHMEM's device library also brings its device state, a global the host
+// library fills in once the cubin is loaded (nvshmemx_cumodule_init finds
+// it by name), so its globals stay visible.
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceLibraries.h"
@@ -27,6 +30,8 @@ namespace {
 struct DeviceLibrary {
   llvm::StringRef symbolPrefix;
   FileSearch search;
+  /// Its globals stay external: the host side finds them in the module.
+  bool keepGlobals = false;
 };
 
 /// The first library function `module` calls, or null.
@@ -39,7 +44,7 @@ const llvm::Function *firstLibraryCall(const llvm::Module &module,
   return nullptr;
 }
 
-llvm::Error linkBitcode(llvm::Module &module, llvm::StringRef path) {
+llvm::Error linkBitcode(llvm::Module &module, llvm::StringRef path, bool keepGlobals) {
   llvm::SMDiagnostic diagnostic;
   std::unique_ptr<llvm::Module> library =
       llvm::parseIRFile(path, diagnostic, module.getContext());
@@ -50,11 +55,18 @@ llvm::Error linkBitcode(llvm::Module &module, llvm::StringRef path) {
   // keeps the linker from warning about the mismatch.
   library->setTargetTriple(module.getTargetTriple());
   library->setDataLayout(module.getDataLayout());
+  // The module's own processor and features, not the ones the library was
+  // built for: the inliner refuses callees whose features differ.
+  for (llvm::Function &function : *library) {
+    function.removeFnAttr("target-cpu");
+    function.removeFnAttr("target-features");
+  }
   bool failed = llvm::Linker::linkModules(
       module, std::move(library), llvm::Linker::LinkOnlyNeeded,
-      [](llvm::Module &linked, const llvm::StringSet<> &fromLibrary) {
+      [keepGlobals](llvm::Module &linked, const llvm::StringSet<> &fromLibrary) {
         llvm::internalizeModule(linked, [&](const llvm::GlobalValue &value) {
-          return !value.hasName() || !fromLibrary.contains(value.getName());
+          return !value.hasName() || !fromLibrary.contains(value.getName()) ||
+                 (keepGlobals && llvm::isa<llvm::GlobalVariable>(value));
         });
       });
   if (failed)
@@ -117,27 +129,40 @@ llvm::Error linkLibrary(llvm::Module &module, const DeviceLibrary &library) {
                                   ", which needs " + library.search.what);
   if (!path)
     return path.takeError();
-  return linkBitcode(module, *path);
+  if (llvm::Error err = linkBitcode(module, *path, library.keepGlobals))
+    return err;
+  if (const llvm::Function *missing = firstLibraryCall(module, library))
+    return llvm::createStringError("the kernel calls " + missing->getName() + ", which " +
+                                   *path + " does not define");
+  return llvm::Error::success();
 }
 
 } // namespace
 
-llvm::Error weft::linkDeviceLibraries(
-    llvm::Module &module, const TargetSpec &spec,
-    const std::vector<std::string> &extraCudaRoots) {
+llvm::Error weft::linkDeviceLibraries(llvm::Module &module, const TargetSpec &spec,
+                                      const CodegenOptions &options,
+                                      std::string &unlinked) {
   switch (spec.kind) {
-  case TargetKind::NVPTX:
+  case TargetKind::NVPTX: {
     // libdevice branches on __nvvm_reflect("__CUDA_FTZ"), which the
     // NVVMReflect pass of the NVPTX pipeline folds from this flag:
     // denormals are kept, as nvcc does without -ftz.
     if (!module.getModuleFlag("nvvm-reflect-ftz"))
       module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                            uint32_t{0});
+    // NVSHMEM first: its functions may call libdevice's. Where it is not
+    // installed the calls stay external: the PTX is whole, a cubin is not.
+    DeviceLibrary nvshmem{"nvshmem", *toolchainSearch("nvshmem-device", options),
+                          /*keepGlobals=*/true};
+    if (llvm::Error err = linkLibrary(module, nvshmem)) {
+      unlinked = llvm::toString(std::move(err));
+    }
     if (llvm::Error err = linkLibrary(
-            module, {"__nv_", *toolchainSearch("libdevice", extraCudaRoots)}))
+            module, {"__nv_", *toolchainSearch("libdevice", options)}))
       return err;
     foldPreciseSqrtReflect(module);
     return llvm::Error::success();
+  }
   case TargetKind::AMDGPU:
     for (auto [prefix, library] : {std::pair{"__ocml_", "ocml"}, std::pair{"__ockl_", "ockl"}})
       if (llvm::Error err = linkLibrary(module, {prefix, *toolchainSearch(library, {})}))

@@ -8,7 +8,7 @@
 #ifndef WEFT_LIB_TARGET_DEVICELIBRARIES_H
 #define WEFT_LIB_TARGET_DEVICELIBRARIES_H
 
-#include "weft/Target/Target.h"
+#include "weft/Target/Codegen.h"
 
 #include "llvm/Support/Error.h"
 #include <string>
@@ -20,14 +20,16 @@ class Module;
 
 namespace weft {
 
-/// Links the functions `module` calls from its target's device math library,
-/// internalized so that the optimiser inlines them and drops the rest, and
-/// sets the library's configuration (precise, denormals kept). A module
-/// that calls no library function is left alone; one that does fails with
-/// the paths searched when the library is not installed. libdevice is
-/// looked for in the CUDA roots (Toolchain.h) with `extraCudaRoots`.
+/// Links the functions `module` calls from its target's device libraries
+/// (math; NVSHMEM's on NVPTX), internalized so that the optimiser inlines
+/// them and drops the rest, and sets the library's configuration (precise,
+/// denormals kept). A module that calls no library function is left alone;
+/// one that does fails with the paths searched when the library is not
+/// installed, except NVSHMEM's: then `unlinked` says why its calls stay
+/// external (the PTX is whole, but no cubin can be made). The searches are
+/// Toolchain.h's, with `options`' roots.
 llvm::Error linkDeviceLibraries(llvm::Module &module, const TargetSpec &spec,
-                                const std::vector<std::string> &extraCudaRoots);
+                                const CodegenOptions &options, std::string &unlinked);
 
 } // namespace weft
 

@@ -23,9 +23,8 @@ llvm::Expected<std::string> FileSearch::find(const llvm::Twine &why) const {
     if (found)
       return path;
   }
-  return llvm::createStringError(why + ", but no " + what +
-                                 " was found (looked for " +
-                                 llvm::join(paths, ", ") + "; $" +
+  std::string looked = paths.empty() ? "nowhere to look" : "looked for " + llvm::join(paths, ", ");
+  return llvm::createStringError(why + ", but no " + what + " was found (" + looked + "; $" +
                                  overrideVariable + " names the file)");
 }
 
@@ -87,18 +86,27 @@ std::vector<std::string> underRoots(llvm::ArrayRef<std::string> roots,
 
 } // namespace
 
-std::optional<FileSearch>
-weft::toolchainSearch(llvm::StringRef name,
-                      const std::vector<std::string> &extraCudaRoots) {
+std::optional<FileSearch> weft::toolchainSearch(llvm::StringRef name,
+                                                const CodegenOptions &options) {
   if (name == "ptxas")
     return FileSearch{"ptxas", "a cubin needs ptxas", "PTXAS",
-                      underRoots(cudaRoots(extraCudaRoots), "bin/ptxas"),
+                      underRoots(cudaRoots(options.cudaRoots), "bin/ptxas"),
                       /*executable=*/true};
   if (name == "libdevice")
     return FileSearch{"libdevice", "math functions on cuda need libdevice",
                       "WEFT_LIBDEVICE",
-                      underRoots(cudaRoots(extraCudaRoots),
+                      underRoots(cudaRoots(options.cudaRoots),
                                  "nvvm/libdevice/libdevice.10.bc")};
+  if (name == "nvshmem-device") {
+    std::vector<std::string> roots;
+    if (auto home = llvm::sys::Process::GetEnv("NVSHMEM_HOME"))
+      roots.push_back(*home);
+    roots.insert(roots.end(), options.nvshmemRoots.begin(), options.nvshmemRoots.end());
+    return FileSearch{"libnvshmem_device.bc",
+                      "off-node operations on cuda call NVSHMEM's device library",
+                      "WEFT_NVSHMEM_DEVICE_BC",
+                      underRoots(roots, "lib/libnvshmem_device.bc")};
+  }
   if (name == "ocml" || name == "ockl") {
     // ROCm's device libraries: math (OCML) and the kernel library (OCKL:
     // device printf).
@@ -123,13 +131,12 @@ weft::toolchainSearch(llvm::StringRef name,
   return std::nullopt;
 }
 
-llvm::Expected<std::string>
-weft::locate(llvm::StringRef name,
-             const std::vector<std::string> &extraCudaRoots) {
-  std::optional<FileSearch> search = toolchainSearch(name, extraCudaRoots);
+llvm::Expected<std::string> weft::locate(llvm::StringRef name,
+                                         const CodegenOptions &options) {
+  std::optional<FileSearch> search = toolchainSearch(name, options);
   if (!search)
     return llvm::createStringError(
         "no file named '" + name +
-        "' (ptxas, libdevice, ocml, ockl or host-builtins)");
+        "' (ptxas, libdevice, nvshmem-device, ocml, ockl or host-builtins)");
   return search->find();
 }

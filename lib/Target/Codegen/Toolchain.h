@@ -9,6 +9,8 @@
 #ifndef WEFT_LIB_TARGET_TOOLCHAIN_H
 #define WEFT_LIB_TARGET_TOOLCHAIN_H
 
+#include "weft/Target/Codegen.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -37,14 +39,14 @@ struct FileSearch {
 };
 
 /// The searches, by the name weft::locate (Codegen.h) takes: "ptxas" (in the
-/// CUDA roots with `extraCudaRoots`; $PTXAS), "libdevice" (likewise;
-/// $WEFT_LIBDEVICE), "ocml" and "ockl" ($ROCM_PATH, /opt/rocm, then the
-/// copy beside the compiler; $WEFT_OCML, $WEFT_OCKL) and "host-builtins"
-/// (compiler-rt's, beside the compiler; $WEFT_HOST_BUILTINS). None for
-/// another name.
-std::optional<FileSearch>
-toolchainSearch(llvm::StringRef name,
-                const std::vector<std::string> &extraCudaRoots);
+/// CUDA roots with options.cudaRoots; $PTXAS), "libdevice" (likewise;
+/// $WEFT_LIBDEVICE), "nvshmem-device" (lib/libnvshmem_device.bc under
+/// $NVSHMEM_HOME, then options.nvshmemRoots; $WEFT_NVSHMEM_DEVICE_BC), "ocml"
+/// and "ockl" ($ROCM_PATH, /opt/rocm, then the copy beside the compiler;
+/// $WEFT_OCML, $WEFT_OCKL) and "host-builtins" (compiler-rt's, beside the
+/// compiler; $WEFT_HOST_BUILTINS). None for another name.
+std::optional<FileSearch> toolchainSearch(llvm::StringRef name,
+                                          const CodegenOptions &options);
 
 } // namespace weft
 

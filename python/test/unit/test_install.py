@@ -68,16 +68,17 @@ def test_cubin_without_ptxas_raises_where_ptx_still_compiles(monkeypatch, tmp_pa
         k.asm["hsaco"]
 
 
-def test_pip_cuda_roots(monkeypatch, tmp_path):
-    for name in ("cu13", "cuda_nvcc"):
+def test_pip_roots(monkeypatch, tmp_path):
+    for name in ("cu13", "cuda_nvcc", "nvshmem"):
         (tmp_path / "nvidia" / name).mkdir(parents=True)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(_capi, "_pip_cuda_roots", None)
+    monkeypatch.setattr(_capi, "_pip_roots", {})
     importlib.invalidate_caches()
     sys.modules.pop("nvidia", None)
     roots = _capi.pip_cuda_roots().split(":")
     assert [str(tmp_path / "nvidia" / n) for n in ("cu13", "cuda_nvcc")] == \
         [r for r in roots if r.startswith(str(tmp_path))]
+    assert str(tmp_path / "nvidia" / "nvshmem") in _capi.pip_nvshmem_roots().split(":")
 
 
 def test_torch_ops_without_torch_says_so():

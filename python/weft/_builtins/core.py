@@ -38,6 +38,26 @@ def num_ranks(sem):
 
 
 @builtin(dtypes="int32")
+def local_rank(sem):
+    """This rank's index within its node (the job's ranks in order form
+    nodes of local_size() ranks)."""
+    return sem.emit("weft.local_rank : i32", ty.int32)
+
+
+@builtin(dtypes="int32")
+def local_size(sem):
+    """Ranks per node: loads, stores and atomics reach the ranks of this
+    node; wl.put, wl.get and wl.signal reach every rank."""
+    return sem.emit("weft.local_size : i32", ty.int32)
+
+
+@builtin(dtypes="int32")
+def node(sem):
+    """This rank's node: rank() // local_size()."""
+    return sem.emit("weft.node : i32", ty.int32)
+
+
+@builtin(dtypes="int32")
 def arange(sem, start, end):
     """The 1-D int32 tile start, start + 1, ..., end - 1 (compile-time
     bounds; end - start a power of two)."""

@@ -1,5 +1,6 @@
 """Memory: loads, stores and atomics (on this rank or a peer's copy),
-fences, signals and waits, barriers, multimem, tensor descriptors."""
+fences, signals and waits, barriers, bulk puts and gets, multimem, tensor
+descriptors."""
 from .. import _types as ty
 from .._semantics import Value, is_ptr, mlir_type
 from . import builtin
@@ -213,22 +214,24 @@ def fence(sem, order="acq_rel", scope="sys"):
     sem.emit("weft.fence " + _order(sem, order, scope).strip())
 
 
-def _flag(sem, ptr, op):
+def _flag(sem, ptr, op, what="flag pointer"):
     ptr = _ptr(sem, ptr, op)
     if ptr.shape:
-        raise sem.error(f"wl.{op} takes a scalar flag pointer, not a tile")
+        raise sem.error(f"wl.{op} takes a scalar {what}, not a tile")
     return ptr
 
 
 @builtin(dtypes="int")
 def signal(sem, pointer, value, peer=None, op="set", order="release", scope="sys"):
     """Sets (op='set') or adds to (op='add') the flag at `pointer`, on rank
-    `peer` if given, once per program, releasing the program's writes."""
-    ptr = _peer(sem, _flag(sem, pointer, "signal"), peer)
+    `peer` if given (any rank, on any node), once per program, releasing the
+    program's writes."""
+    ptr = _flag(sem, pointer, "signal")
     _choice(sem, "signal op", op, SIGNAL_OPS)
     value = sem.materialize(value, ptr.dtype.elem)
+    to = "" if peer is None else f" peer {sem.materialize(peer, ty.int32).name}"
     sem.emit(f"weft.signal {op} {_order(sem, order, scope)}{ptr.name}, "
-             f"{value.name} : {ptr.type}")
+             f"{value.name}{to} : {ptr.type}")
 
 
 @builtin(dtypes="int")
@@ -246,6 +249,56 @@ def wait(sem, pointer, value, cmp="eq", order="acquire", scope="sys"):
 def barrier(sem):
     """Every program of the launch on every rank arrives before any leaves."""
     sem.emit("weft.barrier")
+
+
+def _bytes(sem, nbytes, op):
+    if isinstance(nbytes, Value) and (nbytes.shape or not nbytes.dtype.is_int):
+        raise sem.error(f"wl.{op}: nbytes is an integer scalar, not {nbytes!r}")
+    if not isinstance(nbytes, Value) and (isinstance(nbytes, bool) or
+                                          not isinstance(nbytes, int) or nbytes < 0):
+        raise sem.error(f"wl.{op}: nbytes is a byte count, not {nbytes!r}")
+    return sem.materialize(nbytes, ty.int64)
+
+
+@builtin()
+def put(sem, dst, src, nbytes, peer, signal=None, signal_value=1, signal_op="set"):
+    """Copies `nbytes` from this rank's `src` into rank `peer`'s copy of
+    the symmetric `dst` (any rank, on any node; the whole program takes
+    part). Non-blocking: `src` may change, and the data be read there, only
+    after wl.quiet() or the receiver's wait on `signal`: with `signal` (a
+    64-bit flag), peer's copy of it is set to (or, with signal_op='add',
+    increased by) `signal_value` once the bytes are there."""
+    d, s = _flag(sem, dst, "put", "pointer"), _flag(sem, src, "put", "pointer")
+    n, p = _bytes(sem, nbytes, "put"), sem.materialize(peer, ty.int32)
+    text = f"weft.put {d.name}, {s.name}, {n.name}, {p.name}"
+    types = f"{d.type}, {s.type}"
+    if signal is not None:
+        flag = _flag(sem, signal, "put")
+        if flag.dtype.elem.bits != 64 or not flag.dtype.elem.is_int:
+            raise sem.error(f"wl.put: the signal is a 64-bit integer flag (NVSHMEM's "
+                            f"signals are), not a pointer to {flag.dtype.elem!r}")
+        _choice(sem, "signal op", signal_op, SIGNAL_OPS)
+        value = sem.materialize(signal_value, ty.int64)
+        text += f" signal {signal_op} {flag.name}, {value.name}"
+        types += f", {flag.type}"
+    sem.emit(f"{text} : {types}")
+
+
+@builtin()
+def get(sem, dst, src, nbytes, peer):
+    """Copies `nbytes` of rank `peer`'s copy of the symmetric `src` into
+    this rank's `dst` (any rank, on any node; the whole program takes part);
+    the bytes are there when it returns."""
+    d, s = _flag(sem, dst, "get", "pointer"), _flag(sem, src, "get", "pointer")
+    n, p = _bytes(sem, nbytes, "get"), sem.materialize(peer, ty.int32)
+    sem.emit(f"weft.get {d.name}, {s.name}, {n.name}, {p.name} : {d.type}, {s.type}")
+
+
+@builtin()
+def quiet(sem):
+    """Completes every earlier wl.put of the program: the bytes are at the
+    peers and the sources may be reused."""
+    sem.emit("weft.quiet")
 
 
 @builtin(dtypes="pointer")

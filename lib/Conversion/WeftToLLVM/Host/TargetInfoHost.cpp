@@ -2,7 +2,9 @@
 //
 // A program is one CPU thread, so there is nothing to elect, broadcast or
 // join inside a program. Every scope is the system scope: the programs of a
-// launch and the peers are all CPU threads of the same machine.
+// launch and the peers are all CPU threads of the same machine. Peers on
+// other nodes are reached through the runtime's engine (abi.h,
+// weft_host_engine), whose entries the kernel context points to.
 //
 //===----------------------------------------------------------------------===//
 #include "../KernelContext.h"
@@ -138,7 +140,81 @@ public:
     LLVM::CallOp::create(b, loc, schedYield, ValueRange{});
   }
 
+  Value offNodePut(OpBuilder &b, Location loc, Operation *, const HiddenArgs &hidden,
+                   Value dst, Value src, Value nbytes, Value peer, Value flag, Value value,
+                   SignalKind kind) const override {
+    Value op = i32Const(b, loc, flag ? signalOp(kind) : 0);
+    return callEngine(b, loc, hidden, offsetof(weft_host_engine, put),
+                      {address(b, loc, dst), address(b, loc, src), nbytes, peer,
+                       flag ? address(b, loc, flag) : i64Const(b, loc, 0),
+                       flag ? value : i64Const(b, loc, 0), op});
+  }
+
+  Value offNodeGet(OpBuilder &b, Location loc, Operation *, const HiddenArgs &hidden,
+                   Value dst, Value src, Value nbytes, Value peer) const override {
+    return callEngine(b, loc, hidden, offsetof(weft_host_engine, get),
+                      {address(b, loc, dst), address(b, loc, src), nbytes, peer});
+  }
+
+  /// The engine's signal completes the rank's earlier puts whatever the
+  /// order: stronger than a relaxed signal needs, never weaker.
+  Value offNodeSignal(OpBuilder &b, Location loc, Operation *, const HiddenArgs &hidden,
+                      Value flag, Value value, Value peer, SignalKind kind,
+                      bool) const override {
+    unsigned bits = value.getType().getIntOrFloatBitWidth();
+    Value wide = bits == 64 ? value : LLVM::ZExtOp::create(b, loc, b.getI64Type(), value);
+    return callEngine(b, loc, hidden, offsetof(weft_host_engine, signal),
+                      {address(b, loc, flag), wide, peer, i32Const(b, loc, signalOp(kind)),
+                       i32Const(b, loc, bits / 8)});
+  }
+
+  /// Fences and barriers quiet unconditionally: a job of one node has no
+  /// engine, and nothing to complete.
+  Value offNodeQuiet(OpBuilder &b, Location loc, Operation *,
+                     const HiddenArgs &hidden) const override {
+    Value engine = loadParamField(b, loc, hidden.context,
+                                  offsetof(weft_kernel_context, engine), b.getI64Type());
+    Value present = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, engine,
+                                         i64Const(b, loc, 0));
+    return emitIf(b, loc, present, {b.getI32Type()}, [&] {
+      return SmallVector<Value>{
+          callEngine(b, loc, hidden, offsetof(weft_host_engine, quiet), {})};
+    }, {i32Const(b, loc, 0)})[0];
+  }
+
 private:
+  static int signalOp(SignalKind kind) {
+    return kind == SignalKind::set ? WEFT_ENGINE_SIGNAL_SET : WEFT_ENGINE_SIGNAL_ADD;
+  }
+
+  static Value address(OpBuilder &b, Location loc, Value ptr) {
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  }
+
+  /// `entry(state, args...)` of the context's weft_host_engine: its i32
+  /// status.
+  static Value callEngine(OpBuilder &b, Location loc, const HiddenArgs &hidden,
+                          size_t entry, ArrayRef<Value> args) {
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    Value table = LLVM::IntToPtrOp::create(
+        b, loc, ptr,
+        loadParamField(b, loc, hidden.context, offsetof(weft_kernel_context, engine),
+                       b.getI64Type()));
+    auto field = [&](size_t offset) {
+      return LLVM::LoadOp::create(b, loc, ptr, byteOffset(b, loc, table, i64Const(b, loc, offset)),
+                                  /*alignment=*/8, /*isVolatile=*/false,
+                                  /*isNonTemporal=*/false, /*isInvariant=*/true)
+          .getResult();
+    };
+    SmallVector<Value> operands{field(entry), field(offsetof(weft_host_engine, state))};
+    llvm::append_range(operands, args);
+    SmallVector<Type> types{ptr};
+    for (Value arg : args)
+      types.push_back(arg.getType());
+    auto type = LLVM::LLVMFunctionType::get(b.getI32Type(), types);
+    return LLVM::CallOp::create(b, loc, type, operands).getResult();
+  }
+
   static Value loadProgramField(OpBuilder &b, Location loc,
                                 const HiddenArgs &hidden, unsigned offset) {
     return LLVM::LoadOp::create(

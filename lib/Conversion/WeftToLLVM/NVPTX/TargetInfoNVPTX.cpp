@@ -193,6 +193,17 @@ public:
   Value multimem(OpBuilder &b, Location loc, Operation *op, Value mptr,
                  Value value) const override;
 
+  Value offNodePut(OpBuilder &b, Location loc, Operation *op, const HiddenArgs &hidden,
+                   Value dst, Value src, Value nbytes, Value peer, Value flag, Value value,
+                   SignalKind kind) const override;
+  Value offNodeGet(OpBuilder &b, Location loc, Operation *op, const HiddenArgs &hidden,
+                   Value dst, Value src, Value nbytes, Value peer) const override;
+  Value offNodeSignal(OpBuilder &b, Location loc, Operation *op, const HiddenArgs &hidden,
+                      Value flag, Value value, Value peer, SignalKind kind,
+                      bool release) const override;
+  Value offNodeQuiet(OpBuilder &b, Location loc, Operation *op,
+                     const HiddenArgs &hidden) const override;
+
   Value loadHinted(OpBuilder &b, Location loc, Type type, Value ptr, unsigned alignment,
                    const AccessHints &hints) const override;
   void storeHinted(OpBuilder &b, Location loc, Value value, Value ptr, unsigned alignment,
@@ -613,6 +624,85 @@ void NVPTXTargetInfo::printf(OpBuilder &b, Location loc, Operation *op, StringRe
     }
   }
   LLVM::CallOp::create(b, loc, fn, ValueRange{text, buffer});
+}
+
+//===----------------------------------------------------------------------===//
+// Off-node operations: NVSHMEM's device functions, called by name and linked
+// from its device bitcode (lib/Target/Codegen/DeviceLibraries.cpp). They
+// take generic pointers; signal operations are NVSHMEM_SIGNAL_SET (9) and
+// NVSHMEM_SIGNAL_ADD (10).
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr int kNvshmemSignalSet = 9;
+constexpr int kNvshmemSignalAdd = 10;
+
+int nvshmemSignalOp(SignalKind kind) {
+  return kind == SignalKind::set ? kNvshmemSignalSet : kNvshmemSignalAdd;
+}
+
+Value generic(OpBuilder &b, Location loc, Value ptr) {
+  return LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                       ptr);
+}
+
+/// Calls the NVSHMEM device function `name` (declared on first use) with
+/// `args`, for its effect.
+void callNvshmem(OpBuilder &b, Location loc, Operation *op, StringRef name,
+                 ValueRange args) {
+  SmallVector<Type> types(args.getTypes());
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()), types);
+  LLVM::CallOp::create(b, loc, declareFunction(b, op, name, type), args);
+}
+
+} // namespace
+
+Value NVPTXTargetInfo::offNodePut(OpBuilder &b, Location loc, Operation *op,
+                                  const HiddenArgs &, Value dst, Value src, Value nbytes,
+                                  Value peer, Value flag, Value value,
+                                  SignalKind kind) const {
+  if (!flag) {
+    callNvshmem(b, loc, op, "nvshmemx_putmem_nbi_block",
+                {generic(b, loc, dst), generic(b, loc, src), nbytes, peer});
+    return {};
+  }
+  callNvshmem(b, loc, op, "nvshmemx_putmem_signal_nbi_block",
+              {generic(b, loc, dst), generic(b, loc, src), nbytes, generic(b, loc, flag),
+               value, i32Const(b, loc, nvshmemSignalOp(kind)), peer});
+  return {};
+}
+
+Value NVPTXTargetInfo::offNodeGet(OpBuilder &b, Location loc, Operation *op,
+                                  const HiddenArgs &, Value dst, Value src, Value nbytes,
+                                  Value peer) const {
+  callNvshmem(b, loc, op, "nvshmemx_getmem_block",
+              {generic(b, loc, dst), generic(b, loc, src), nbytes, peer});
+  return {};
+}
+
+/// 64-bit flags take NVSHMEM's signal operation, 32-bit ones its atomics.
+Value NVPTXTargetInfo::offNodeSignal(OpBuilder &b, Location loc, Operation *op,
+                                     const HiddenArgs &hidden, Value flag, Value value,
+                                     Value peer, SignalKind kind, bool release) const {
+  if (release)
+    offNodeQuiet(b, loc, op, hidden);
+  if (value.getType().isInteger(64)) {
+    callNvshmem(b, loc, op, "nvshmemx_signal_op",
+                {generic(b, loc, flag), value, i32Const(b, loc, nvshmemSignalOp(kind)), peer});
+    return {};
+  }
+  callNvshmem(b, loc, op,
+              kind == SignalKind::set ? "nvshmem_uint32_atomic_set"
+                                      : "nvshmem_uint32_atomic_add",
+              {generic(b, loc, flag), value, peer});
+  return {};
+}
+
+Value NVPTXTargetInfo::offNodeQuiet(OpBuilder &b, Location loc, Operation *op,
+                                    const HiddenArgs &) const {
+  callNvshmem(b, loc, op, "nvshmem_quiet", {});
+  return {};
 }
 
 std::unique_ptr<TargetInfo> createNVPTXTargetInfo(const CompileTarget &target) {

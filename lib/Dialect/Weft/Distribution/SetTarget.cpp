@@ -24,7 +24,7 @@ struct SetTarget : impl::WeftSetTargetBase<SetTarget> {
       module.emitError() << llvm::toString(spec.takeError());
       return signalPassFailure();
     }
-    CompileTarget stamped{*spec, {numWarps, numStages, warpMma, debug}};
+    CompileTarget stamped{*spec, {numWarps, numStages, warpMma, debug, multinode}};
     if (llvm::Error err = stamped.options.check(stamped.spec)) {
       module.emitError() << llvm::toString(std::move(err));
       return signalPassFailure();

@@ -44,7 +44,8 @@ FailureOr<CompileTarget> readTarget(DictionaryAttr attrs, std::string &why) {
     *field = count.getInt();
   }
   for (auto [name, flag] : {std::pair{kWarpMmaAttrName, &target.options.warpMma},
-                            std::pair{kDebugAttrName, &target.options.debug}}) {
+                            std::pair{kDebugAttrName, &target.options.debug},
+                            std::pair{kMultinodeAttrName, &target.options.multinode}}) {
     Attribute value = attrs.get(name);
     if (value && !isa<UnitAttr>(value)) {
       why = (name + " is a unit attribute (present: on)").str();
@@ -67,7 +68,8 @@ void weft::setCompileTarget(ModuleOp module, const CompileTarget &target) {
   module->setAttr(kNumWarpsAttrName, b.getI32IntegerAttr(target.options.numWarps));
   module->setAttr(kNumStagesAttrName, b.getI32IntegerAttr(target.options.numStages));
   for (auto [name, on] : {std::pair{kWarpMmaAttrName, target.options.warpMma},
-                          std::pair{kDebugAttrName, target.options.debug}}) {
+                          std::pair{kDebugAttrName, target.options.debug},
+                          std::pair{kMultinodeAttrName, target.options.multinode}}) {
     if (on)
       module->setAttr(name, b.getUnitAttr());
     else
@@ -89,7 +91,7 @@ FailureOr<CompileTarget> weft::getCompileTarget(Operation *op) {
 LogicalResult weft::verifyCompileTargetAttr(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().strref();
   if (name != kTargetAttrName && name != kNumWarpsAttrName && name != kNumStagesAttrName &&
-      name != kWarpMmaAttrName && name != kDebugAttrName)
+      name != kWarpMmaAttrName && name != kDebugAttrName && name != kMultinodeAttrName)
     return success();
   // A loop may carry its own pipeline depth (weft-pipeline-dot-operands).
   if (name == kNumStagesAttrName && isa<LoopLikeOpInterface>(op)) {

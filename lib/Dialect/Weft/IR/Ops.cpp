@@ -203,7 +203,30 @@ LogicalResult SignalOp::verify() {
       failed(checkOrder(*this, getOrder(),
                         {MemOrder::relaxed, MemOrder::release}, "a signal")))
     return failure();
+  if (Value peer = getPeer(); peer && getScope() != MemScope::sys &&
+                              !peer.getDefiningOp<RankOp>())
+    return emitOpError() << "scope '" << stringifyMemScope(getScope())
+                         << "' cannot order a signal to a peer; use 'sys'";
   return checkPeerScope(*this, getPtr(), getOrder(), getScope());
+}
+
+//===----------------------------------------------------------------------===//
+// Bulk transfers
+//===----------------------------------------------------------------------===//
+
+LogicalResult PutOp::verify() {
+  bool kind = getSignalKind().has_value(), flag = static_cast<bool>(getSignal()),
+       value = static_cast<bool>(getSignalValue());
+  if (kind != flag || flag != value)
+    return emitOpError("a signal needs its kind, its flag and its value");
+  if (!flag)
+    return success();
+  Type elem = cast<PtrType>(getSignal().getType()).getPointee();
+  if (!elem.isInteger(64))
+    return emitOpError() << "a put's signal is a 64-bit flag (NVSHMEM's signals "
+                            "are), got a pointer to "
+                         << elem;
+  return success();
 }
 
 LogicalResult WaitOp::verify() {

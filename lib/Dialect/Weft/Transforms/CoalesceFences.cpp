@@ -150,7 +150,8 @@ struct MergeAdjacentSignals : OpRewritePattern<SignalOp> {
   LogicalResult matchAndRewrite(SignalOp op,
                                 PatternRewriter &rewriter) const override {
     auto prev = dyn_cast_or_null<SignalOp>(prevMemoryOp(op));
-    if (!prev || prev.getPtr() != op.getPtr() || prev.getKind() != op.getKind())
+    if (!prev || prev.getPtr() != op.getPtr() || prev.getPeer() != op.getPeer() ||
+        prev.getKind() != op.getKind())
       return failure();
     Value value = op.getValue();
     if (op.getKind() == SignalKind::add)

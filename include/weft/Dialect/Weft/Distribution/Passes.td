@@ -15,7 +15,8 @@ def WeftSetTarget : Pass<"weft-set-target", "mlir::ModuleOp"> {
   let description = [{
     The first pass of weft-lower: records the target and the options of
     the compile on the module (`weft.target`, `weft.num_warps`,
-    `weft.num_stages`, `weft.warp_mma`, `weft.debug`), from which every
+    `weft.num_stages`, `weft.warp_mma`, `weft.debug`, `weft.multinode`),
+    from which every
     later pass reads them (weft/Dialect/Weft/IR/CompileTarget.h), so they
     are parsed and checked once. A bad target or option is an error here,
     as is a tile of the upstream ops (arith, math, scf) that breaks the
@@ -32,6 +33,9 @@ def WeftSetTarget : Pass<"weft-set-target", "mlir::ModuleOp"> {
            "wl.dot takes warp-level MMA even where warpgroup MMA applies">,
     Option<"debug", "debug", "bool", /*default=*/"false",
            "Bounds checks on peer ids and heap ranges">,
+    Option<"multinode", "multinode", "bool", /*default=*/"false",
+           "The kernel runs in a job across nodes (peers on other nodes "
+           "through the engine)">,
   ];
 }
 

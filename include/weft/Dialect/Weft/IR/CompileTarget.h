@@ -5,7 +5,8 @@
 // weft-lower) and read by every later pass through getCompileTarget:
 //
 //   module attributes {weft.target = "cuda:90", weft.num_warps = 8 : i32,
-//                      weft.num_stages = 3 : i32, weft.warp_mma, weft.debug}
+//                      weft.num_stages = 3 : i32, weft.warp_mma, weft.debug,
+//                      weft.multinode}
 //
 // An absent attribute takes its default (host, 4 warps, 3 stages, off).
 // The dialect verifies them, so MLIR input with a bad target is an error
@@ -27,6 +28,7 @@ constexpr llvm::StringLiteral kNumWarpsAttrName = "weft.num_warps";
 constexpr llvm::StringLiteral kNumStagesAttrName = "weft.num_stages";
 constexpr llvm::StringLiteral kWarpMmaAttrName = "weft.warp_mma";
 constexpr llvm::StringLiteral kDebugAttrName = "weft.debug";
+constexpr llvm::StringLiteral kMultinodeAttrName = "weft.multinode";
 
 /// Stamps `target` on `module`.
 void setCompileTarget(mlir::ModuleOp module, const CompileTarget &target);

@@ -49,6 +49,27 @@ def Weft_NumRanksOp : Weft_Op<"num_ranks", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+// The node layout (docs/multinode.md): the job's ranks in order form nodes
+// of local_size ranks; loads, stores and atomics reach the ranks of this
+// node only.
+def Weft_LocalRankOp : Weft_Op<"local_rank", [Pure]> {
+  let summary = "this rank's index within its node";
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Weft_LocalSizeOp : Weft_Op<"local_size", [Pure]> {
+  let summary = "number of ranks per node";
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Weft_NodeOp : Weft_Op<"node", [Pure]> {
+  let summary = "this rank's node: rank / local_size";
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Weft_ProgramIdOp : Weft_Op<"program_id", [Pure]> {
   let summary = "index of this program along a grid axis";
   let arguments = (ins Weft_Axis:$axis);
@@ -250,14 +271,23 @@ def Weft_SignalOp : Weft_Op<"signal", [PointeeOf<"ptr", "value">]> {
     the flag: the lowering joins the program's threads, then one thread
     performs the release operation.
 
+    With `peer`, the flag is `peer`'s copy of the symmetric object at
+    `ptr`: in-node an atomic on the translated address; in a module
+    compiled `weft.multinode`, a peer on another node gets the engine's
+    signal (NVSHMEM on NVPTX, the runtime's MPI engine on the host), which
+    with `release` first completes the program's earlier puts.
+
     ```mlir
     weft.signal add release sys %flag, %one : !weft.ptr<i64>
+    weft.signal set release sys %flag, %epoch peer %p : !weft.ptr<i64>
     ```
   }];
   let arguments = (ins Weft_SignalKind:$kind, Weft_MemOrder:$order,
                    Weft_MemScope:$scope, Weft_ScalarPtr:$ptr,
-                   AnySignlessInteger:$value);
-  let assemblyFormat = "$kind $order $scope $ptr `,` $value attr-dict `:` qualified(type($ptr))";
+                   AnySignlessInteger:$value, Optional<I32>:$peer);
+  let assemblyFormat = [{
+    $kind $order $scope $ptr `,` $value (`peer` $peer^)? attr-dict `:` qualified(type($ptr))
+  }];
   let hasVerifier = 1;
 }
 
@@ -290,6 +320,74 @@ def Weft_BarrierOp : Weft_Op<"barrier"> {
     must be resident). Writes before the barrier are visible to every
     program after it, on every rank. Counters live in the runtime-reserved
     region of the heap and are never reset, so launches need no re-zeroing.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Bulk one-sided transfers: what reaches a peer on another node.
+//===----------------------------------------------------------------------===//
+
+def Weft_PutOp : Weft_Op<"put", [AttrSizedOperandSegments]> {
+  let summary = "copy bytes into a peer's copy of a symmetric object";
+  let description = [{
+    The whole program copies `nbytes` from this rank's `src` (any memory of
+    this rank) into `peer`'s copy of the symmetric object at `dst`. The put
+    is non-blocking: neither `src` may change nor `peer`'s `dst` be read
+    until a `weft.quiet` (or a releasing fence) of this program, or until
+    the receiver acquires the signal. With `signal`, `peer`'s copy of the
+    64-bit flag at `signal` is set to, or added `value`, once the bytes are
+    there, so a `weft.wait ... acquire` on it makes them visible
+    (docs/memory-model.md, "Across nodes").
+
+    A peer of this node is reached by the program's stores (and the signal
+    by a release atomic); in a module compiled `weft.multinode`, a peer on
+    another node by the engine: NVSHMEM's `nvshmemx_putmem[_signal]_nbi_block`
+    on NVPTX, the runtime's `weft_host_engine` on the host.
+
+    ```mlir
+    weft.put %dst, %src, %nbytes, %peer : !weft.ptr<f32>, !weft.ptr<f32>
+    weft.put %dst, %src, %nbytes, %peer signal set %flag, %epoch : !weft.ptr<f32>, !weft.ptr<f32>
+    ```
+  }];
+  let arguments = (ins Weft_ScalarPtr:$dst, Weft_ScalarPtr:$src, I64:$nbytes, I32:$peer,
+                   OptionalAttr<Weft_SignalKind>:$signal_kind,
+                   Optional<Weft_ScalarPtr>:$signal, Optional<I64>:$signal_value);
+  let assemblyFormat = [{
+    $dst `,` $src `,` $nbytes `,` $peer
+    (`signal` $signal_kind^ $signal `,` $signal_value)?
+    attr-dict `:` qualified(type($dst)) `,` qualified(type($src)) (`,` qualified(type($signal))^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Weft_GetOp : Weft_Op<"get"> {
+  let summary = "copy bytes out of a peer's copy of a symmetric object";
+  let description = [{
+    The whole program copies `nbytes` of `peer`'s copy of the symmetric
+    object at `src` into this rank's `dst` (any memory of this rank); the
+    bytes are there for every thread of the program when it returns. In
+    node: the program's loads; off node (`weft.multinode`): NVSHMEM's
+    `nvshmemx_getmem_block`, or the host engine's get.
+
+    ```mlir
+    weft.get %dst, %src, %nbytes, %peer : !weft.ptr<f32>, !weft.ptr<f32>
+    ```
+  }];
+  let arguments = (ins Weft_ScalarPtr:$dst, Weft_ScalarPtr:$src, I64:$nbytes, I32:$peer);
+  let assemblyFormat = [{
+    $dst `,` $src `,` $nbytes `,` $peer attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
+  }];
+}
+
+def Weft_QuietOp : Weft_Op<"quiet"> {
+  let summary = "complete every earlier put of the program";
+  let description = [{
+    Every put the program made before is complete: its bytes are at the
+    peer, and its source may be reused. Every thread fences at system scope
+    (the in-node puts' stores) and, in a `weft.multinode` module, the
+    engine completes its transfers (`nvshmem_quiet`, the host engine's
+    quiet); the threads then join.
   }];
   let assemblyFormat = "attr-dict";
 }
