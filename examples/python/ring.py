@@ -1,8 +1,12 @@
-"""Ring put: every rank writes a tile into the next rank's buffer, then
-raises that rank's flag; every rank waits for its own flag and checks what
-the previous rank sent.
+"""Ring put: every program puts its block into the next rank's buffer and
+raises that rank's flag once the bytes are there; every rank waits for its
+own flag and checks what the previous rank sent. wl.put reaches a rank on
+any node (stores within the node, the job's engine across), so the same
+kernel runs on one machine and across nodes:
 
     build/bin/weft-run -n 4 -- /usr/bin/python3 examples/python/ring.py
+    build/bin/weft-run --backend host -n 4 --local-size 2 -- \
+        /usr/bin/python3 examples/python/ring.py    # 2 simulated nodes
 """
 import os
 import sys
@@ -17,13 +21,12 @@ import weft.language as wl  # noqa: E402
 
 @weft.jit
 def ring_put(src, dst, flag, n, BLOCK: wl.constexpr):
-    me = wl.rank()
-    nxt = (me + 1) % wl.num_ranks()
-    offs = wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
-    mask = offs < n
-    tile = wl.load(src + offs, mask=mask)
-    wl.store(dst + offs, tile, mask=mask, peer=nxt)   # into the next rank's dst
-    wl.signal(flag, 1, peer=nxt, op="add")            # releases the store above
+    nxt = (wl.rank() + 1) % wl.num_ranks()
+    start = wl.program_id(0) * BLOCK
+    count = BLOCK if start + BLOCK <= n else n - start
+    # This block into the next rank's dst; its flag goes up by one once the
+    # bytes are there.
+    wl.put(dst + start, src + start, count * 4, nxt, signal=flag, signal_op="add")
     wl.wait(flag, wl.num_programs(0), cmp="ge")       # every program of the previous rank
 
 

@@ -10,7 +10,9 @@
 Every rank calls the same collectives in the same order with the same sizes,
 dtypes and options (like NCCL). Synchronisation is on the device: flags in
 the symmetric heap, epochs counted on the device; no host barrier inside a
-call, so a call can be captured in a CUDA graph (docs/python.md).
+call, so a call can be captured in a CUDA graph (docs/python.md). In a job
+across nodes every collective is hierarchical (_nodes.py): loads and
+stores within a node, puts between nodes (docs/multinode.md).
 """
 import math
 
@@ -22,6 +24,7 @@ from .. import _plans
 from .._jit import _NUMPY_DTYPES, PerBackend, _torch_dtype
 from . import _kernels as K
 from . import _ll
+from . import _nodes
 
 __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
            "all_reduce_residual_rmsnorm", "multicast_enabled", "LL_MAX_BYTES",
@@ -62,7 +65,7 @@ PUSH_BLOCK = PerBackend(host=64, cuda=4096, hip=4096)
 
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
-_ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem")
+_ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem", "hierarchical")
 # The LL buffer is made again after this many calls, so no word in it lives
 # the 2^32 - 1 LL calls after which its flag repeats (_ll.py): a call
 # (_kept counts them) makes at most 16 launches.
@@ -87,6 +90,7 @@ class _Comm:
         self.scratch = {}
         self.multicast = _read_multicast()
         self.ranks, self.backend = ranks, rt.backend()
+        self.nodes = rt.num_nodes()
         # The LL path's grid (_ll_launch): words per block, programs at most.
         self.ll_block = LL_BLOCK[self.backend]
         self.ll_programs = LL_PROGRAMS.get(self.backend, 4)
@@ -296,12 +300,32 @@ def _op(op):
     return _OPS[op]
 
 
+def _hierarchical(comm, name, algorithm):
+    """Whether a call takes the hierarchical kernel (_nodes.py): always
+    across nodes, where the others' loads and stores cannot reach every
+    rank; on one node when asked for."""
+    if comm.nodes == 1:
+        return algorithm == "hierarchical"
+    if algorithm not in ("auto", "hierarchical"):
+        raise ValueError(f"{name}: algorithm {algorithm!r} reaches every rank with loads "
+                         f"and stores, and this job spans {comm.nodes} nodes; across "
+                         "nodes it is 'hierarchical' (or 'auto')")
+    return True
+
+
+def _receive_halves(comm, name, n, dtype):
+    """The receive buffer of a hierarchical kernel: two halves of n
+    elements of dtype (taken by the parity of the call)."""
+    return comm.halves(name, n, dtype)
+
+
 def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     """out = reduction (sum, max, min) of x over ranks; out=None: in place
     (x is overwritten). Returns out. x: symmetric weft.Buffer (else staged).
-    algorithm: "auto" (multimem when multicast is enabled, x is fp32 and op is
-    sum; else LL up to LL_MAX_BYTES per rank, push up to PUSH_MAX_BYTES, else
-    two-shot), or one of "ll", "push", "one_shot", "two_shot", "multimem" to
+    algorithm: "auto" (in a job across nodes "hierarchical"; else multimem
+    when multicast is enabled, x is fp32 and op is sum; else LL up to
+    LL_MAX_BYTES per rank, push up to PUSH_MAX_BYTES, else two-shot), or one
+    of "ll", "push", "one_shot", "two_shot", "multimem", "hierarchical" to
     force it."""
     _kept("all_reduce", (x, out), (op, algorithm, num_programs), _all_reduce, x, out, op,
           algorithm, num_programs)
@@ -334,7 +358,9 @@ def _all_reduce(x, out, op, algorithm, num_programs):
         if _size(out) != n:
             raise ValueError(f"out has {_size(out)} elements but x has {n}")
     comm = _get_comm()
-    if algorithm == "auto":
+    if _hierarchical(comm, "all_reduce", algorithm):
+        algorithm = "hierarchical"
+    elif algorithm == "auto":
         if comm.multicast and dtype is wl.float32 and op == "sum":
             algorithm = "multimem"
         elif n * dtype.bits // 8 <= LL_MAX_BYTES:
@@ -350,6 +376,9 @@ def _all_reduce(x, out, op, algorithm, num_programs):
         raise ValueError(f"the multimem all_reduce only sums (multimem has no fp32 "
                          f"{op}), not op={op!r}")
     if n == 0:
+        return out
+    if algorithm == "hierarchical":
+        _hier_all_reduce(comm, x, out, n, dtype, code, num_programs)
         return out
     if algorithm == "ll":  # x and out stay where they are: peers read neither
         _ll_launch(_ll.ll_all_reduce, comm, x, out, n, dtype, num_programs, OP=code)
@@ -381,6 +410,19 @@ def _all_reduce(x, out, op, algorithm, num_programs):
     return out
 
 
+def _hier_all_reduce(comm, x, out, n, dtype, code, num_programs):
+    """_nodes.hier_all_reduce of x into out (any memory; staged where it is
+    not symmetric), the reduction in f32."""
+    chunk = math.ceil(n / rt.local_size())
+    grid = _programs(chunk, num_programs)
+    xs = _symmetric(comm, x, n, dtype, grid)
+    target = xs if out is x else _symmetric_out(comm, out, n, _dtype_of(out, "out"))
+    recv, half = _receive_halves(comm, "hier", comm.nodes * chunk, wl.float32)
+    _nodes.hier_all_reduce[grid](xs, target, recv, half, comm.flags, n, chunk, comm.epochs,
+                                 comm.half_calls, OP=code, BLOCK=grid.block)
+    _deliver(target, out, n, grid)
+
+
 def reduce_scatter(x, out, op="sum", num_programs=None):
     """out (ceil(n / num_ranks) elements) on rank r = reduction over ranks
     of x[r*c:(r+1)*c], c = ceil(n / num_ranks), x read as zero past its end
@@ -405,6 +447,13 @@ def _reduce_scatter(x, out, op, num_programs):
     if n == 0:
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
+    if comm.nodes > 1:
+        recv, half = _receive_halves(comm, "hier", comm.nodes * chunk, wl.float32)
+        part = comm.buffer("hier_part", comm.nodes * chunk, wl.float32)
+        _nodes.hier_reduce_scatter[grid](xs, out, part, recv, half, comm.flags, n, chunk,
+                                         comm.epochs, comm.half_calls, OP=code,
+                                         BLOCK=grid.block)
+        return out
     K.reduce_scatter_kernel[grid](xs, out, comm.flags, n, chunk, comm.epochs,
                                   OP=code, BLOCK=grid.block)
     return out
@@ -412,8 +461,9 @@ def _reduce_scatter(x, out, op, num_programs):
 
 def all_gather(x, out, num_programs=None, algorithm="auto"):
     """out[p*n:(p+1)*n] = rank p's x; out holds num_ranks * x.size elements.
-    algorithm: "auto" (LL up to LL_MAX_BYTES per rank, else pushes into a
-    symmetric out), "ll" or "push" to force one."""
+    algorithm: "auto" (in a job across nodes "hierarchical"; else LL up to
+    LL_MAX_BYTES per rank, else pushes into a symmetric out), "ll", "push"
+    or "hierarchical" to force one."""
     _kept("all_gather", (x, out), (algorithm, num_programs), _all_gather, x, out,
           num_programs, algorithm)
     return out
@@ -428,10 +478,20 @@ def _all_gather(x, out, num_programs, algorithm):
                          f"num_ranks * x.size = {ranks * n}")
     if out is x and ranks > 1:
         raise ValueError("all_gather: out must not be x")
-    if algorithm not in ("auto", "ll", "push"):
-        raise ValueError(f"algorithm must be one of auto, ll, push, not {algorithm!r}")
+    if algorithm not in ("auto", "ll", "push", "hierarchical"):
+        raise ValueError(f"algorithm must be one of auto, ll, push, hierarchical, not "
+                         f"{algorithm!r}")
     comm = _get_comm()
     if n == 0:
+        return out
+    if _hierarchical(comm, "all_gather", algorithm):
+        grid = _programs(n, num_programs)
+        target = _symmetric_out(comm, out, ranks * n, dtype)
+        recv, half = _receive_halves(comm, "hier", comm.nodes * n, dtype)
+        _nodes.hier_all_gather[grid](x, target, recv, half, comm.flags, n, comm.epochs,
+                                     comm.half_calls, ELEM_BYTES=dtype.bits // 8,
+                                     BLOCK=grid.block)
+        _deliver(target, out, ranks * n, grid)
         return out
     if algorithm == "ll" or algorithm == "auto" and n * dtype.bits // 8 <= LL_MAX_BYTES:
         _ll_launch(_ll.ll_all_gather, comm, x, out, n, dtype, num_programs)
@@ -466,7 +526,13 @@ def _all_to_all(x, out, num_programs):
     if n == 0:
         return out
     target = _symmetric_out(comm, out, n, dtype)
-    K.all_to_all_kernel[grid](x, target, comm.flags, m, comm.epochs, BLOCK=grid.block)
+    if comm.nodes > 1:
+        recv, half = _receive_halves(comm, "hier", n, dtype)
+        _nodes.hier_all_to_all[grid](x, target, recv, half, comm.flags, m, comm.epochs,
+                                     comm.half_calls, ELEM_BYTES=dtype.bits // 8,
+                                     BLOCK=grid.block)
+    else:
+        K.all_to_all_kernel[grid](x, target, comm.flags, m, comm.epochs, BLOCK=grid.block)
     _deliver(target, out, n, grid)
     return out
 
@@ -489,6 +555,12 @@ def _broadcast(x, root, num_programs):
     comm = _get_comm()
     grid = _programs(n, num_programs)
     if n == 0:
+        return x
+    if comm.nodes > 1:
+        recv, half = _receive_halves(comm, "hier", comm.nodes * n, dtype)
+        _nodes.hier_broadcast[grid](x, int(root), recv, half, comm.flags, n, comm.epochs,
+                                    comm.half_calls, ELEM_BYTES=dtype.bits // 8,
+                                    BLOCK=grid.block)
         return x
     K.broadcast_kernel[grid](x, int(root), comm.flags, n, comm.epochs, BLOCK=grid.block)
     return x
@@ -523,6 +595,12 @@ def _all_reduce_residual_rmsnorm(x, residual, weight, eps, out, num_programs):
         num_programs = max(1, min(PROGRAMS.get(rt.backend(), 4), rows))
     grid = _Grid(_grid_of(num_programs)[0], BLOCK)
     if rows * hidden == 0:
+        return out
+    if comm.nodes > 1:  # the reduction across nodes, then the row's work
+        h = comm.buffer("rmsnorm_sum", rows * hidden, wl.float32)
+        _hier_all_reduce(comm, x, h, rows * hidden, dtype, _OPS["sum"], None)
+        K.residual_rmsnorm_kernel[grid](h, residual, weight, out, rows, hidden, float(eps),
+                                        BLOCK=BLOCK)
         return out
     xs = _symmetric(comm, x, rows * hidden, dtype, grid)
     K.all_reduce_residual_rmsnorm_kernel[grid](xs, residual, weight, out, comm.flags, rows,

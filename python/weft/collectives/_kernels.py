@@ -33,7 +33,7 @@ from .. import language as wl
 from .._jit import jit
 
 MAX_PROGRAMS = 256  # flag rows per phase
-NUM_PHASES = 2      # 0: entry, 1: exit
+NUM_PHASES = 3      # 0: entry, 1: exit, 2: the arrivals of puts (_nodes.py)
 # weft.ops' fused GEMMs and sequence-parallel attention keep their state
 # in one int64 array per rank (_Comm.fused_sync): their calls (0), their
 # finished programs (1), the epoch of the last call of a kernel that
@@ -367,15 +367,44 @@ def all_reduce_residual_rmsnorm_kernel(x, residual, weight, out, flags, rows, hi
             cols = start + wl.arange(0, BLOCK)
             mask = cols < hidden
             h = _reduce_block(x, base + cols, mask, 0)
-            h = h + wl.load(residual + base + cols, mask=mask, other=0.0).to(wl.float32)
-            wl.store(residual + base + cols, h, mask=mask)
-            sq = sq + h * h
-        rstd = wl.rsqrt(wl.sum(sq, axis=0) / hidden + eps)
+            sq = _add_residual(h, residual, base + cols, mask, sq)
+        _normalize_row(residual, weight, out, base, hidden, sq, eps, BLOCK)
+    _sync(flags, 1, epoch)                      # nobody reads my x any more
+    _end(epochs, epoch)
+
+
+@jit
+def _add_residual(h, residual, offs, mask, sq):
+    """residual[offs] = h + residual[offs] (f32 sum, rounded where it is
+    stored); sq plus that sum squared."""
+    h = h + wl.load(residual + offs, mask=mask, other=0.0).to(wl.float32)
+    wl.store(residual + offs, h, mask=mask)
+    return sq + h * h
+
+
+@jit
+def _normalize_row(residual, weight, out, base, hidden, sq, eps, BLOCK: wl.constexpr):
+    """out[row] = residual[row] * rsqrt(mean(h^2) + eps) * weight, sq the
+    row's squares of the unrounded h."""
+    rstd = wl.rsqrt(wl.sum(sq, axis=0) / hidden + eps)
+    for start in range(0, hidden, BLOCK):
+        cols = start + wl.arange(0, BLOCK)
+        mask = cols < hidden
+        h = wl.load(residual + base + cols, mask=mask, other=0.0).to(wl.float32)
+        w = wl.load(weight + cols, mask=mask, other=0.0).to(wl.float32)
+        wl.store(out + base + cols, h * rstd * w, mask=mask)
+
+
+@jit
+def residual_rmsnorm_kernel(h, residual, weight, out, rows, hidden, eps, BLOCK: wl.constexpr):
+    """all_reduce_residual_rmsnorm_kernel's work after the reduction, where
+    that is its own call (h: the reduced x in f32; jobs across nodes)."""
+    for row in range(wl.program_id(0), rows, wl.num_programs(0)):
+        base = row * hidden
+        sq = wl.zeros((BLOCK,), wl.float32)
         for start in range(0, hidden, BLOCK):
             cols = start + wl.arange(0, BLOCK)
             mask = cols < hidden
-            h = wl.load(residual + base + cols, mask=mask, other=0.0).to(wl.float32)
-            w = wl.load(weight + cols, mask=mask, other=0.0).to(wl.float32)
-            wl.store(out + base + cols, h * rstd * w, mask=mask)
-    _sync(flags, 1, epoch)                      # nobody reads my x any more
-    _end(epochs, epoch)
+            v = wl.load(h + base + cols, mask=mask, other=0.0)
+            sq = _add_residual(v, residual, base + cols, mask, sq)
+        _normalize_row(residual, weight, out, base, hidden, sq, eps, BLOCK)
