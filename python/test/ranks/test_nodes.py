@@ -16,8 +16,13 @@ from devices import BACKEND, host, local
 from test_collectives import DTYPES, buffer, inputs
 
 SIZES = [1, 7, 1000, 4099]
-MULTINODE = pytest.mark.skipif("weft.num_nodes() == 1",
-                               reason="needs a job across nodes (weft-run --local-size)")
+
+
+@pytest.fixture
+def across_nodes(runtime):
+    """Skips a test that needs a job across nodes (weft-run --local-size)."""
+    if weft.num_nodes() == 1:
+        pytest.skip("needs a job across nodes (weft-run --local-size)")
 
 
 def hierarchical():
@@ -259,8 +264,7 @@ def test_sequence_without_host_barriers():
 
 # --- what is refused -----------------------------------------------------------
 
-@MULTINODE
-def test_single_node_algorithms_are_refused():
+def test_single_node_algorithms_are_refused(across_nodes):
     x = weft.zeros((8,), wl.float32)
     for algorithm in ("ll", "push", "one_shot", "two_shot"):
         with pytest.raises(ValueError, match=f"algorithm '{algorithm}' reaches every rank"):
@@ -274,8 +278,7 @@ def _store_to(x, peer):
     wl.store(x, 1.0, peer=peer)
 
 
-@MULTINODE
-def test_store_to_another_node_is_caught_under_debug():
+def test_store_to_another_node_is_caught_under_debug(across_nodes):
     me, size = weft.rank(), weft.local_size()
     other = (me + size) % weft.num_ranks()  # the same index on the next node
     x = weft.zeros((4,), wl.float32)
@@ -292,10 +295,9 @@ def _put_to(dst, src, nbytes, peer):
     wl.put(dst, src, nbytes, peer)
 
 
-@MULTINODE
 @pytest.mark.skipif(BACKEND != "host", reason="the host's engine checks allocations; "
                     "NVSHMEM's puts are checked against the heap only (debug)")
-def test_put_past_the_end_of_an_allocation():
+def test_put_past_the_end_of_an_allocation(across_nodes):
     me, size = weft.rank(), weft.local_size()
     other = (me + size) % weft.num_ranks()
     dst, src = weft.zeros((256,), wl.float32), weft.zeros((512,), wl.float32)
@@ -339,3 +341,23 @@ def test_transfer_errors_are_compile_errors():
     with pytest.raises(weft.CompilationError, match="scope 'gpu' cannot order a signal to "
                        "a peer; use 'sys'"):
         compiled(gpu_scope, {"f": "*i64", "p": "i32"})
+
+
+def test_fused_ops_across_nodes(across_nodes):
+    """all_gather_matmul gathers hierarchically (its 'gather' algorithm)
+    across nodes; the ops whose kernels reach peers with loads and stores
+    refuse, naming why."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    xs = [np.random.default_rng(40 + p).integers(-3, 4, (20, 16)).astype(np.float32)
+          for p in range(ranks)]
+    w = np.random.default_rng(39).integers(-3, 4, (16, 24)).astype(np.float32)
+    a, b = buffer(xs[me], wl.float32, (20, 16)), buffer(w, wl.float32, (16, 24))
+    out = weft.ops.all_gather_matmul(a, b)
+    np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
+    refused = "reaches its peers with loads and stores, which reach the ranks of one node"
+    with pytest.raises(ValueError, match=r"all_gather_matmul \(algorithm 'overlap'\) " +
+                       refused):
+        weft.ops.all_gather_matmul(a, b, algorithm="overlap")
+    with pytest.raises(ValueError, match="matmul_reduce_scatter " + refused):
+        weft.ops.matmul_reduce_scatter(a, weft.zeros((16, 24 * ranks), wl.float32))
+    weft.barrier()

@@ -171,6 +171,19 @@ def _get_comm():
     return _comm
 
 
+def _node_comm(op):
+    """_get_comm() for an op whose kernels reach every peer with loads and
+    stores (weft.ops' fused kernels): a ValueError naming `op` when the job
+    spans nodes, where they cannot."""
+    comm = _get_comm()
+    if comm.nodes > 1:
+        raise ValueError(f"{op} reaches its peers with loads and stores, which reach the "
+                         f"ranks of one node, and this job spans {comm.nodes} nodes of "
+                         f"{rt.local_size()}: run it in a job of one node (weft.collectives "
+                         "work across nodes)")
+    return comm
+
+
 def _read_multicast():
     """WEFT_CTX_MULTICAST from the runtime's kernel context."""
     return bool(rt.kernel_context().flags & rt.CTX_MULTICAST)

@@ -10,7 +10,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _size
+from ..collectives import _dtype_of, _is_symmetric, _kept, _node_comm, _size
 from ._gemm import _output, _programs
 
 NEG_INF = float("-inf")
@@ -106,7 +106,7 @@ def _flash_decode_combine(o, lse, out, lse_out, num_programs):
     grid = _programs(num_programs, -(-rows // BR[rt.backend()]))
     if rows * d == 0:
         return out
-    comm = _get_comm()
+    comm = _node_comm(op)
     flash_decode_combine_kernel[grid](
         o, lse, out, out if lse_out is None else lse_out, comm.flags, comm.epochs, rows, d,
         WRITE_LSE=lse_out is not None, BR=BR, BD=BD)

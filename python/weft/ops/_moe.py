@@ -42,7 +42,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import MAX_PROGRAMS, _begin, _end, _sync
-from ..collectives import _dtype_of, _get_comm, _grid_of, _kept, _size
+from ..collectives import _dtype_of, _grid_of, _kept, _node_comm, _size
 from ._gemm import DEFAULT_PROGRAMS, _output
 
 # Rows x elements moved per step (GPUs: 8K elements over 4 warps), and
@@ -306,7 +306,7 @@ def _moe_dispatch(x, topk_ids, num_experts, capacity, handle, num_programs):
     moe_route_kernel[(max(1, min(MAX_PROGRAMS, num_experts)),)](
         topk_ids, handle.route, handle.order, handle.send_counts, t * k, num_experts,
         capacity, BQ=BQ)
-    comm = _get_comm()
+    comm = _node_comm(op)
     moe_dispatch_kernel[(handle.programs,)](
         x, handle.recv, handle.counts, handle.sources, handle.order, handle.send_counts,
         handle.flags, handle.calls, comm.flags, comm.epochs, h, capacity,

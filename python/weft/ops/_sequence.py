@@ -41,7 +41,7 @@ from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, FUSED_QUEUE,
                                     _fused_call_done)
-from ..collectives import _get_comm
+from ..collectives import _node_comm
 from ._flash import (BM, BN, NEG_INF, NUM_WARPS, _attend_range, _finish,
                      check_heads, check_out, new_like, qk_scale, transpose_rows)
 
@@ -266,7 +266,7 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
     chunk_rows = CHUNK_ROWS[backend]
     while ranks * batch * sent * -(-seq // chunk_rows) > FUSED_BLOCKS:
         chunk_rows *= 2
-    comm = _get_comm()
+    comm = _node_comm(op)
     # Growing g frees the old one, which calls launched here may still
     # use: drained first.
     g = comm.buffer("attention_kv", tensors * ranks * batch * sent * seq * head_dim, dtype,

@@ -37,7 +37,7 @@ from .._jit import PerBackend, TensorDescriptor
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
                                     _begin, _end, _fused_call_done, _last_to_finish,
                                     _push, _sync)
-from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, all_gather
+from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _node_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
                     blocks_of, even_blocks, matmul, matmul_signature, plan_memo,
@@ -281,6 +281,10 @@ def _all_gather_matmul(a, b, out, num_programs, algorithm):
     comm = _get_comm()
     backend = rt.backend()
     dtype = _dtype_of(a, "a")
+    if comm.nodes > 1:  # only the gather (a hierarchical all_gather) crosses nodes
+        if algorithm in ("overlap", "pull"):
+            _node_comm(f"all_gather_matmul (algorithm {algorithm!r})")
+        algorithm = "gather"
     if algorithm in ("auto", "overlap"):
         constexprs, options, blocks, pieces = _gather_plan(
             rows, n, k, ranks, backend, dtype,
@@ -534,7 +538,7 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if 2 * count >= 1 << 31:
         raise ValueError(f"{op}: {rows} x {n} needs {count} f32 of scratch, more than a "
                          f"kernel addresses (2^31)")
-    comm = _get_comm()
+    comm = _node_comm(op)
     slots, half = comm.halves("fused", count, wl.float32)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
