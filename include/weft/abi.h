@@ -30,6 +30,9 @@ extern "C" {
 /* weft_kernel_context.flags */
 #define WEFT_CTX_MULTICAST 0x1u /* multicast_base is a live NVLS mapping */
 #define WEFT_CTX_DEBUG 0x2u     /* runtime built the context for a debug run */
+/* The job runs an engine for the peers whose heap_base is 0 (a job across
+ * nodes; a cuda heap from NVSHMEM): its kernels are compiled weft.multinode. */
+#define WEFT_CTX_ENGINE 0x4u
 
 typedef struct weft_kernel_context {
   int32_t rank;

@@ -2,8 +2,6 @@
 libWeftCAPI.so). Loaded on first use: a GPU machine without LLVM runs from
 the kernel cache and never loads it."""
 import ctypes
-import importlib.util
-import os
 import threading
 
 from . import _libs
@@ -53,38 +51,19 @@ def version():
     return lib().weft_compiler_version().decode()
 
 
-# ':'-separated directories of NVIDIA's pip packages, by their names.
-_pip_roots = {}
-
-
-def _pip_nvidia(names):
-    """The directories nvidia/<name> of installed pip packages (NVIDIA's
-    share the `nvidia` namespace package), ':'-separated, found once."""
-    if names not in _pip_roots:
-        try:
-            spec = importlib.util.find_spec("nvidia")
-        except (ImportError, ValueError):
-            spec = None
-        bases = list(spec.submodule_search_locations or []) if spec else []
-        _pip_roots[names] = ":".join(os.path.join(base, name) for base in bases
-                                     for name in names
-                                     if os.path.isdir(os.path.join(base, name)))
-    return _pip_roots[names]
-
-
 def pip_cuda_roots():
     """The CUDA toolkits pip packages hold (nvidia-cuda-nvcc: nvidia/cu13
     for CUDA 13, nvidia/cuda_nvcc for CUDA 12), which the compiler searches
     for ptxas and libdevice after the machine's own (compiler.h,
     cuda_roots)."""
-    return _pip_nvidia(("cu13", "cuda_nvcc"))
+    return _libs.pip_nvidia(("cu13", "cuda_nvcc"))
 
 
 def pip_nvshmem_roots():
     """NVSHMEM's pip package (nvidia-nvshmem-cu*, which torch brings: its
     lib/libnvshmem_device.bc), where the compiler looks for NVSHMEM's device
     library after $NVSHMEM_HOME (compiler.h, nvshmem_roots)."""
-    return _pip_nvidia(("nvshmem",))
+    return _libs.pip_nvidia(("nvshmem",))
 
 
 def _options(target="host", num_warps=4, debug=False, num_stages=3, warp_mma=False,

@@ -7,6 +7,7 @@ The layout (bin/, include/, lib/, share/) is found, in order:
   build/ beside it    a checkout (python/weft -> ../../build).
 """
 import ctypes
+import importlib.util
 import os
 import platform
 import re
@@ -76,3 +77,23 @@ def load(name):
         return ctypes.CDLL(path)
     except OSError as e:
         raise ImportError(explain_load_error(path, str(e))) from None
+
+
+# ':'-separated directories of NVIDIA's pip packages, by their names.
+_pip_roots = {}
+
+
+def pip_nvidia(names):
+    """The directories nvidia/<name> of installed pip packages (NVIDIA's
+    share the `nvidia` namespace package: nvidia-cuda-nvcc's cu13 or
+    cuda_nvcc, nvidia-nvshmem's nvshmem), ':'-separated, found once."""
+    if names not in _pip_roots:
+        try:
+            spec = importlib.util.find_spec("nvidia")
+        except (ImportError, ValueError):
+            spec = None
+        bases = list(spec.submodule_search_locations or []) if spec else []
+        _pip_roots[names] = ":".join(os.path.join(base, name) for base in bases
+                                     for name in names
+                                     if os.path.isdir(os.path.join(base, name)))
+    return _pip_roots[names]

@@ -2,6 +2,7 @@
 host API (init, finalize, rank, ...) and symmetric buffers."""
 import ctypes as _c
 import math
+import os
 
 from . import _floats, _libs
 from . import language as wl
@@ -21,6 +22,7 @@ class _InitOptions(_c.Structure):
 
 MAX_RANKS = 128       # abi.h, WEFT_MAX_RANKS
 CTX_MULTICAST = 0x1   # abi.h, weft_kernel_context.flags
+CTX_ENGINE = 0x4
 
 
 class KernelContext(_c.Structure):
@@ -107,7 +109,7 @@ def lib():
 class _State:
     ctx = None
     backend = None
-    multinode = False  # the job spans nodes: kernels compile weft.multinode
+    multinode = False  # the job runs an engine (WEFT_CTX_ENGINE): kernels compile weft.multinode
     generation = 0  # bumped by init: module handles of older contexts are stale
     stream = None   # launches' default stream (weft.stream); None: the context's
 
@@ -143,11 +145,16 @@ def init(backend=None):
     opts = _InitOptions()
     l.weft_init_options_default(_c.byref(opts))
     opts.backend = BACKENDS[backend]
+    # A cuda job across nodes runs NVSHMEM, from its pip package unless
+    # NVSHMEM_HOME names another installation.
+    nvshmem = _libs.pip_nvidia(("nvshmem",))
+    if nvshmem and not os.environ.get("NVSHMEM_HOME"):
+        os.environ["NVSHMEM_HOME"] = nvshmem.split(":")[0]
     ctx = _c.c_void_p()
     check(l.weft_init(_c.byref(opts), _c.byref(ctx)), "weft_init")
     state.ctx = ctx
     state.backend = _BACKEND_NAMES[l.weft_context_backend(ctx)]
-    state.multinode = l.weft_num_nodes(ctx) > 1
+    state.multinode = bool(kernel_context().flags & CTX_ENGINE)
     state.generation += 1
 
 

@@ -58,6 +58,21 @@ typedef struct weft_backend_params {
   const struct weft_allocator *allocator;
 } weft_backend_params;
 
+/* What a backend's heap gives the kernel context. */
+typedef struct weft_heap_layout {
+  /* This process's address of rank r's heap (device addresses on GPU
+   * backends), NULL for a rank on another node. */
+  void *bases[WEFT_MAX_RANKS];
+  /* 0 unless the user opted in (WEFT_ENABLE_MULTICAST=1) and the platform
+   * supports it. */
+  uint64_t multicast_base;
+  /* What the kernel context's `engine` carries (abi.h), NULL where kernels
+   * need none. */
+  void *engine;
+  /* WEFT_CTX_ENGINE when the job runs an engine for unmapped peers. */
+  uint32_t flags;
+} weft_heap_layout;
+
 typedef struct weft_backend_ops {
   const char *name;  /* "host", "cuda", "hip" */
   uint32_t warp_size;
@@ -67,14 +82,9 @@ typedef struct weft_backend_ops {
   weft_status (*close)(void *state);
 
   /* Collective. Creates this rank's heap of `size` bytes, exchanges it
-   * with every peer of its node and maps theirs: bases[r] is this
-   * process's address of rank r's heap (device addresses on GPU
-   * backends), NULL for a rank on another node. *multicast_base is 0
-   * unless the user opted in (WEFT_ENABLE_MULTICAST=1) and the platform
-   * supports it. *engine is what the kernel context's `engine` carries
-   * (abi.h), NULL where kernels need none. */
-  weft_status (*heap_map)(void *state, size_t size, void **bases,
-                          uint64_t *multicast_base, void **engine);
+   * with every peer of its node and maps theirs, and says how kernels
+   * reach the rest (*out, zeroed by the caller). */
+  weft_status (*heap_map)(void *state, size_t size, weft_heap_layout *out);
   weft_status (*heap_unmap)(void *state);
 
   /* This rank's own memory outside the heap (weft_malloc_local): at least

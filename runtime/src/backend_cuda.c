@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cuda_backend.h"
+#include "nvshmem.h"
 
 /* ---- the driver, loaded once per process ---- */
 
@@ -224,13 +225,20 @@ static weft_status cuda_module_load(void *state, const void *image, size_t size,
     return weft_fail(WEFT_ERROR_MODULE, "cuda backend: cuModuleLoadDataEx "
                      "(%s): %s: %s%s%s", weft_module_format_name(format),
                      cu_name(r), cu_string(r), log[0] ? ": " : "", log);
+  if ((st = weft_nvshmem_module_loaded(m)) != WEFT_SUCCESS) {
+    weft_cuda.cuModuleUnload(m);
+    return st;
+  }
   *module = m;
   return WEFT_SUCCESS;
 }
 
 static weft_status cuda_module_unload(void *state, void *module) {
   weft_status st = weft_cuda_enter(state);
-  return st != WEFT_SUCCESS ? st : CU(cuModuleUnload, (CUmodule)module);
+  if (st != WEFT_SUCCESS)
+    return st;
+  weft_nvshmem_module_unloading((CUmodule)module);
+  return CU(cuModuleUnload, (CUmodule)module);
 }
 
 static weft_status find_function(weft_gpu *g, void *module, const char *name,
@@ -365,6 +373,7 @@ static weft_status cuda_encode_tensor_map(void *state, void *map128, const void 
 static const weft_gpu_ops gpu_ops = {
     .backend = &weft_backend_cuda,
     .interconnect = "NVLink",
+    .engine = "NVSHMEM",
     .visible_devices = "CUDA_VISIBLE_DEVICES",
     .state_size = sizeof(cuda_state),
     .ready = driver_ready,

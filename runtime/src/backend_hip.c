@@ -234,11 +234,8 @@ static weft_status open_peer(weft_gpu *g, int peer, const void *handle) {
              hipIpcMemLazyEnablePeerAccess);
 }
 
-static weft_status hip_heap_map(void *state, size_t size, void **bases,
-                                uint64_t *multicast_base, void **engine) {
-  (void)engine;
+static weft_status hip_heap_map(void *state, size_t size, weft_heap_layout *out) {
   hip_state *s = state;
-  *multicast_base = 0;
   s->heap_size = size;
   hipIpcMemHandle_t mine;
   memset(&mine, 0, sizeof mine);
@@ -247,7 +244,7 @@ static weft_status hip_heap_map(void *state, size_t size, void **bases,
   if (st != WEFT_SUCCESS)
     return weft_gpu_undo(st, hip_heap_unmap, s);
   for (int r = 0; r < s->gpu.num_ranks; ++r)
-    bases[r] = s->bases[r];
+    out->bases[r] = s->bases[r];
   weft_gpu_debug(&s->gpu, "fine-grained ipc heap", s->heap_size, 0);
   return WEFT_SUCCESS;
 }

@@ -81,10 +81,8 @@ static weft_status host_heap_unmap(void *state) {
   return WEFT_SUCCESS;
 }
 
-static weft_status host_heap_map(void *state, size_t size, void **bases,
-                                 uint64_t *multicast_base, void **engine) {
+static weft_status host_heap_map(void *state, size_t size, weft_heap_layout *out) {
   host_state *s = state;
-  *multicast_base = 0;
   int fd = memfd_create("weft-heap", MFD_CLOEXEC);
   if (fd < 0)
     return weft_fail(WEFT_ERROR_BACKEND, "host backend: memfd_create: %s",
@@ -109,7 +107,7 @@ static weft_status host_heap_map(void *state, size_t size, void **bases,
       st = weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "host backend: cannot map rank "
                      "%d's %zu-byte heap: %s", first + j, size, strerror(errno));
     s->bases[first + j] = p == MAP_FAILED ? NULL : p;
-    bases[first + j] = s->bases[first + j];
+    out->bases[first + j] = s->bases[first + j];
     close(fds[j]);
   }
   /* Whether every rank mapped its node's heaps, before the engine's
@@ -117,7 +115,8 @@ static weft_status host_heap_map(void *state, size_t size, void **bases,
   st = weft_bootstrap_agree(s->params.bootstrap, st, NULL, 0, NULL);
   if (st == WEFT_SUCCESS && s->params.num_nodes > 1) {
     st = weft_host_engine_open(&s->params, s->bases[s->rank], size, &s->engine);
-    *engine = s->engine;
+    out->engine = s->engine;
+    out->flags = WEFT_CTX_ENGINE;
   }
   if (st != WEFT_SUCCESS)
     host_heap_unmap(s);

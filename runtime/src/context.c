@@ -231,31 +231,30 @@ static weft_status init(const weft_init_options *o, weft_context *ctx) {
   if ((st = ctx->ops->open(&params, &ctx->state)) != WEFT_SUCCESS)
     return st;
 
-  void *bases[WEFT_MAX_RANKS] = {0}, *engine = NULL;
-  uint64_t multicast = 0;
-  if ((st = ctx->ops->heap_map(ctx->state, ctx->heap_size, bases, &multicast,
-                               &engine)))
+  weft_heap_layout heap;
+  memset(&heap, 0, sizeof heap);
+  if ((st = ctx->ops->heap_map(ctx->state, ctx->heap_size, &heap)))
     return st;
   ctx->heap_mapped = 1;
   weft_kernel_context *k = &ctx->kctx;
   k->rank = rank;
   k->num_ranks = size;
-  k->flags = multicast ? WEFT_CTX_MULTICAST : 0;
+  k->flags = heap.flags | (heap.multicast_base ? WEFT_CTX_MULTICAST : 0);
   k->abi_version = WEFT_ABI_VERSION;
   k->heap_size = ctx->heap_size;
-  k->multicast_base = multicast;
+  k->multicast_base = heap.multicast_base;
   k->wait_timeout_ns = (uint64_t)(wait_s * 1e9);
   for (int r = 0; r < size; ++r)
-    k->heap_base[r] = (uint64_t)(uintptr_t)bases[r];
+    k->heap_base[r] = (uint64_t)(uintptr_t)heap.bases[r];
   k->local_rank = rank % ctx->local_size;
   k->local_size = ctx->local_size;
   k->node = ctx->node;
   k->num_nodes = ctx->num_nodes;
-  k->engine = (uint64_t)(uintptr_t)engine;
+  k->engine = (uint64_t)(uintptr_t)heap.engine;
 
   /* Zero the reserved region, and let no rank launch before every peer's
    * region is clean. */
-  if ((st = ctx->ops->memset_device(ctx->state, bases[rank], 0,
+  if ((st = ctx->ops->memset_device(ctx->state, heap.bases[rank], 0,
                                     WEFT_RESERVED_BYTES)) ||
       (st = ctx->ops->synchronize(ctx->state, NULL)))
     return st;

@@ -34,7 +34,8 @@ weft_status weft_cuda_check(CUresult r, const char *call);
 /* Looks up the multicast entry points, only for users who opted in. */
 weft_status weft_cuda_load_multicast(void);
 
-typedef enum heap_kind { HEAP_VMM = 1, HEAP_IPC = 2 } heap_kind;
+/* HEAP_NVSHMEM: NVSHMEM's symmetric heap, for jobs across nodes. */
+typedef enum heap_kind { HEAP_VMM = 1, HEAP_IPC = 2, HEAP_NVSHMEM = 3 } heap_kind;
 
 typedef struct rank_heap {
   CUdeviceptr va;                      /* this process's address; 0: none */
@@ -50,6 +51,7 @@ typedef struct cuda_state {
   const char *kind_reason; /* why this kind, for WEFT_DEBUG */
   size_t heap_size;        /* mapped bytes per rank (granularity-rounded) */
   rank_heap heaps[WEFT_MAX_RANKS];
+  void *nvshmem_heap;      /* HEAP_NVSHMEM: this rank's, from nvshmem_malloc */
 
   /* WEFT_ENABLE_MULTICAST=1 only. */
   CUmemGenericAllocationHandle mc_handle;
@@ -64,8 +66,7 @@ weft_status weft_cuda_enter(cuda_state *s);
 
 /* The symmetric heap (cuda_heap.c): weft_backend_ops' heap_map and
  * heap_unmap. */
-weft_status weft_cuda_heap_map(void *state, size_t size, void **bases,
-                               uint64_t *multicast_base, void **engine);
+weft_status weft_cuda_heap_map(void *state, size_t size, weft_heap_layout *out);
 weft_status weft_cuda_heap_unmap(void *state);
 
 #endif /* WEFT_RUNTIME_CUDA_BACKEND_H */

@@ -214,6 +214,8 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
   X(cuModuleUnload, "cuModuleUnload", (CUmodule))                              \
   X(cuModuleGetFunction, "cuModuleGetFunction",                                \
     (CUfunction *, CUmodule, const char *))                                    \
+  X(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                 \
+    (CUdeviceptr *, size_t *, CUmodule, const char *))                         \
   X(cuFuncSetAttribute, "cuFuncSetAttribute",                                  \
     (CUfunction, CUfunction_attribute, int))                                   \
   X(cuLaunchKernel, "cuLaunchKernel",                                          \

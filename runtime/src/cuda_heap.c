@@ -4,7 +4,9 @@
  * shared through legacy IPC handles (WEFT_CUDA_HEAP=ipc, and the fallback
  * where the device cannot export descriptors), every peer's mapped into
  * this process; and, only with WEFT_ENABLE_MULTICAST=1, an NVLS multicast
- * mapping of it.
+ * mapping of it. In a job across nodes the heap is NVSHMEM's (nvshmem.h),
+ * whose kernels' device functions reach the other nodes' ranks; this
+ * node's ranks are mapped by NVSHMEM too.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -15,9 +17,11 @@
 #include <unistd.h>
 
 #include "cuda_backend.h"
+#include "nvshmem.h"
 
 static const char *kind_name(int32_t kind) {
-  return kind == HEAP_VMM ? "vmm" : kind == HEAP_IPC ? "ipc" : "?";
+  return kind == HEAP_VMM ? "vmm" : kind == HEAP_IPC ? "ipc"
+                                  : kind == HEAP_NVSHMEM ? "nvshmem" : "?";
 }
 
 static CUmemAllocationProp vmm_prop(const cuda_state *s) {
@@ -49,7 +53,7 @@ static weft_status plan_heap(cuda_state *s, size_t size, heap_plan *plan) {
   plan->size = size;
   if (want && *want && strcmp(want, "vmm") && strcmp(want, "ipc"))
     return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "cuda backend: "
-                     "WEFT_CUDA_HEAP='%s': expected vmm or ipc", want);
+                     "WEFT_CUDA_HEAP='%s': expected vmm, ipc or nvshmem", want);
   if (want && !strcmp(want, "ipc")) {
     plan->kind = HEAP_IPC;
     s->kind_reason = "WEFT_CUDA_HEAP=ipc";
@@ -219,6 +223,11 @@ static weft_status multicast_map(cuda_state *s, uint64_t *base) {
 weft_status weft_cuda_heap_unmap(void *state) {
   cuda_state *s = state;
   weft_status st = weft_cuda_enter(s);
+  if (s->kind == HEAP_NVSHMEM) {
+    weft_nvshmem_close(s->nvshmem_heap);
+    s->nvshmem_heap = NULL;
+    return st;
+  }
   if (s->mc_mapped)
     weft_keep(&st, CU(cuMemUnmap, s->mc_va, s->heap_size));
   if (s->mc_va)
@@ -280,23 +289,56 @@ static weft_status map_all(cuda_state *s, size_t size) {
   return st;
 }
 
-weft_status weft_cuda_heap_map(void *state, size_t size, void **bases,
-                               uint64_t *multicast_base, void **engine) {
-  (void)engine; /* NVPTX kernels call NVSHMEM's device functions instead */
-  cuda_state *s = state;
-  *multicast_base = 0;
-  weft_status st = map_all(s, size);
-  if (st == WEFT_SUCCESS && weft_env_is("WEFT_ENABLE_MULTICAST", "1"))
-    st = multicast_map(s, multicast_base);
-  if (st != WEFT_SUCCESS) {
-    *multicast_base = 0;
-    return weft_gpu_undo(st, weft_cuda_heap_unmap, s);
+/* NVSHMEM's heap: for a job across nodes, or asked for
+ * (WEFT_CUDA_HEAP=nvshmem). The ranks of this node must be ones NVSHMEM
+ * maps (nvshmem_ptr); those of other nodes stay unmapped (NULL), even
+ * where NVSHMEM could map them, so that their kernels take NVSHMEM's path
+ * to them as on separate machines. */
+static weft_status nvshmem_map(cuda_state *s, size_t size, void **bases) {
+  weft_gpu *g = &s->gpu;
+  s->kind = HEAP_NVSHMEM;
+  s->kind_reason = g->num_nodes > 1 ? "the job spans nodes" : "WEFT_CUDA_HEAP=nvshmem";
+  s->heap_size = size;
+  weft_status st = weft_cuda_enter(s);
+  st = weft_bootstrap_agree(g->bs, st, NULL, 0, NULL);
+  if (st == WEFT_SUCCESS)
+    st = weft_nvshmem_open(g->bs, g->rank, g->num_ranks, size, &s->nvshmem_heap);
+  if (st != WEFT_SUCCESS)
+    return st;
+  int first = g->rank - g->rank % g->local_size;
+  for (int p = first; st == WEFT_SUCCESS && p < first + g->local_size; ++p) {
+    bases[p] = p == g->rank ? s->nvshmem_heap : weft_nvshmem_ptr(s->nvshmem_heap, p);
+    if (!bases[p])
+      st = weft_fail(WEFT_ERROR_UNSUPPORTED, "cuda backend: rank %d is on rank %d's "
+                     "node, but NVSHMEM does not map its memory here (no NVLink or "
+                     "PCIe P2P between their GPUs)", p, g->rank);
   }
-  for (int r = 0; r < s->gpu.num_ranks; ++r)
-    bases[r] = (void *)(uintptr_t)s->heaps[r].va;
+  return weft_gpu_agree(g, st);
+}
+
+/* NVPTX kernels reach NVSHMEM through its device functions: no `engine`
+ * in the context, only its flag. */
+weft_status weft_cuda_heap_map(void *state, size_t size, weft_heap_layout *out) {
+  cuda_state *s = state;
   char heap[160];
+  weft_status st;
+  if (s->gpu.num_nodes > 1 || weft_env_is("WEFT_CUDA_HEAP", "nvshmem")) {
+    if ((st = nvshmem_map(s, size, out->bases)) != WEFT_SUCCESS)
+      return weft_gpu_undo(st, weft_cuda_heap_unmap, s);
+    out->flags = WEFT_CTX_ENGINE;
+  } else {
+    st = map_all(s, size);
+    if (st == WEFT_SUCCESS && weft_env_is("WEFT_ENABLE_MULTICAST", "1"))
+      st = multicast_map(s, &out->multicast_base);
+    if (st != WEFT_SUCCESS) {
+      out->multicast_base = 0;
+      return weft_gpu_undo(st, weft_cuda_heap_unmap, s);
+    }
+    for (int r = 0; r < s->gpu.num_ranks; ++r)
+      out->bases[r] = (void *)(uintptr_t)s->heaps[r].va;
+  }
   snprintf(heap, sizeof heap, "%s heap (%s)", kind_name(s->kind), s->kind_reason);
-  weft_gpu_debug(&s->gpu, heap, s->heap_size, *multicast_base != 0);
+  weft_gpu_debug(&s->gpu, heap, s->heap_size, out->multicast_base != 0);
   return WEFT_SUCCESS;
 }
 

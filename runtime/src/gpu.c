@@ -67,11 +67,12 @@ typedef struct device_info {
   char bus_id[32];
 } device_info;
 
-/* Every pair of ranks must be on distinct GPUs that reach each other. */
+/* Every pair of ranks of a node must be on distinct GPUs that reach each
+ * other (the engine reaches other nodes). */
 static weft_status check_peers(const weft_gpu *g, const device_info *all) {
   const char *name = name_of(g);
   for (int r = 0; r < g->num_ranks; ++r) {
-    if (r == g->rank)
+    if (r == g->rank || r / g->local_size != g->rank / g->local_size)
       continue;
     const device_info *p = &all[r];
     if (!strcmp(p->bus_id, g->bus_id))
@@ -113,8 +114,10 @@ weft_status weft_gpu_open(const weft_gpu_ops *ops,
   g->num_ranks = params->num_ranks;
   g->ordinal = params->device;
   g->bs = params->bootstrap;
+  g->local_size = params->local_size;
+  g->num_nodes = params->num_nodes;
   weft_status st = ops->ready();
-  if (st == WEFT_SUCCESS && params->num_nodes > 1)
+  if (st == WEFT_SUCCESS && params->num_nodes > 1 && !ops->engine)
     st = weft_fail(WEFT_ERROR_UNSUPPORTED, "%s backend: the job spans %d nodes "
                    "of %d ranks, and this backend reaches only the ranks of "
                    "one node", name_of(g), params->num_nodes, params->local_size);

@@ -26,6 +26,9 @@ typedef struct weft_gpu weft_gpu;
 typedef struct weft_gpu_ops {
   const weft_backend_ops *backend; /* its name, warp size and close */
   const char *interconnect;        /* "NVLink", "xGMI" */
+  /* What reaches ranks on other nodes ("NVSHMEM"); NULL: the backend
+   * takes jobs of one node only. */
+  const char *engine;
   const char *visible_devices;     /* the variables that pick visible GPUs */
   size_t state_size;               /* the backend's state, a weft_gpu first */
   /* Loads the driver (once per process); weft_fail's when it cannot. */
@@ -72,6 +75,7 @@ typedef struct weft_gpu_ops {
 struct weft_gpu {
   const weft_gpu_ops *ops;
   int rank, num_ranks;
+  int local_size, num_nodes; /* nodes of local_size consecutive ranks */
   int ordinal;     /* the device as this process counts them */
   int device;      /* the driver's handle of it (CUdevice; HIP: the ordinal) */
   void *stream;    /* the backend's own stream (CUstream, hipStream_t) */
@@ -88,8 +92,9 @@ int weft_gpu_available(const weft_gpu_ops *ops);
 
 /* The backend's `open`, collective: allocates the state, loads the driver,
  * opens the device, then every rank exchanges its GPU's bus id and checks
- * that each pair of ranks has distinct GPUs that reach each other. On
- * failure the state is closed again and *state stays NULL. */
+ * that each pair of ranks of a node has distinct GPUs that reach each
+ * other (a job across nodes needs the backend's engine). On failure the
+ * state is closed again and *state stays NULL. */
 weft_status weft_gpu_open(const weft_gpu_ops *ops,
                           const weft_backend_params *params, void **state);
 

@@ -72,7 +72,7 @@ def test_pip_roots(monkeypatch, tmp_path):
     for name in ("cu13", "cuda_nvcc", "nvshmem"):
         (tmp_path / "nvidia" / name).mkdir(parents=True)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(_capi, "_pip_roots", {})
+    monkeypatch.setattr(_libs, "_pip_roots", {})
     importlib.invalidate_caches()
     sys.modules.pop("nvidia", None)
     roots = _capi.pip_cuda_roots().split(":")
