@@ -5,7 +5,7 @@
 #   - what that package holds: the device functions the compiler calls;
 #   - python/test/ranks/test_nodes.py with every GPU its own node
 #     (`--local-size 1`: NVSHMEM, over its P2P transport here, for every
-#     peer), where there are two GPUs or more;
+#     peer), where there are two GPUs or more, else two ranks sharing one;
 #   - the same on one node with NVSHMEM's heap (WEFT_CUDA_HEAP=nvshmem:
 #     kernels compiled for an engine, NVSHMEM started, its device state
 #     initialised in every module) and on one node with Weft's own heap.
@@ -24,6 +24,12 @@ tests=("$python" -m pytest -q -p no:cacheprovider -rs python/test/ranks/test_nod
 if ((ngpus >= 2)); then
   step nodes-nvshmem "$build/bin/weft-run" -n "$ngpus" --local-size 1 --backend cuda \
     --timeout 500 -- "${tests[@]}"
+else
+  # One GPU: two one-rank nodes share it (NVSHMEM's multiple processes per
+  # GPU; their kernels time-slice, so this checks results, not speed): the
+  # machine's local rank, which picks the device, is 0 for both.
+  step nodes-nvshmem-one-gpu "$build/bin/weft-run" -n 2 --local-size 1 --backend cuda \
+    --timeout 500 -- env WEFT_LOCAL_RANK=0 "${tests[@]}"
 fi
 step one-node-nvshmem-heap env WEFT_CUDA_HEAP=nvshmem "$build/bin/weft-run" -n "$ngpus" \
   --backend cuda --timeout 500 -- "${tests[@]}"

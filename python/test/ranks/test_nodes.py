@@ -286,6 +286,7 @@ def test_store_to_another_node_is_caught_under_debug(across_nodes):
     with pytest.raises(weft.WeftError, match=f"debug check failed: peer {other} is on node "
                        f"{other // size}, not on this rank's node {me // size}"):
         _store_to[(1,)](x, other, debug=True)
+        weft.synchronize()  # a GPU's records are read when its stream is
     assert (x.to_numpy() == 0).all()
     weft.barrier()
 
@@ -306,6 +307,18 @@ def test_put_past_the_end_of_an_allocation(across_nodes):
                        r"offset 0x[0-9a-f]+ runs past the end of its allocation"):
         _put_to[(1,)](dst, src, 2048, other)
     _put_to[(1,)](dst, src, 1024, other)  # the whole allocation is fine
+    weft.barrier()
+
+
+def test_put_past_the_heap_is_caught_under_debug(across_nodes):
+    me, size = weft.rank(), weft.local_size()
+    other = (me + size) % weft.num_ranks()
+    dst, src = weft.zeros((256,), wl.float32), weft.zeros((256,), wl.float32)
+    weft.barrier()
+    with pytest.raises(weft.WeftError, match=r"debug check failed: pointer 0x[0-9a-f]+ "
+                       f"outside rank {me}'s heap"):
+        _put_to[(1,)](dst, src, 1 << 40, other, debug=True)  # beyond any heap
+        weft.synchronize()
     weft.barrier()
 
 
