@@ -13,8 +13,9 @@ exchange through torch symmetric memory's NVSHMEM backend (bench/README.md,
 Ranks pair up (r with r ^ 1). put_latency: one kernel makes --iters round
 trips of a put with its signal (each rank waits for the other's), half a
 round trip a row. put_bandwidth: both ranks of a pair put `bytes` to each
-other at once, split between --programs programs, a launch a sample
-(host-timed between synchronizations), bytes / time one way. all_to_all:
+other at once, split between --programs programs, then wait for the
+other's signals (a launch of each a sample, host-timed between
+synchronizations), bytes / time one way. all_to_all:
 `bytes` to every rank, a call a sample, eager. Every result is checked.
 """
 import argparse
@@ -49,17 +50,22 @@ def _pingpong(buf, flag, nbytes, base, iters):
             wl.put(buf, buf, nbytes, me ^ 1, signal=flag, signal_value=t + 2)
 
 
-@weft.jit(do_not_specialize=("base",))
-def _stream(src, dst, flag, nbytes, base):
+@weft.jit
+def _stream(src, dst, flag, nbytes):
     """Each program puts its share (16-byte multiples) of src into the pair
-    rank's dst and adds one to its flag; then waits for every program of
-    the pair rank's."""
+    rank's dst and adds one to its flag."""
     share = wl.cdiv(wl.cdiv(nbytes, wl.num_programs(0)), 16) * 16
     lo = wl.program_id(0) * share
     lo = nbytes if lo > nbytes else lo
     count = nbytes - lo if lo + share > nbytes else share
     wl.put(dst + lo, src + lo, count, wl.rank() ^ 1, signal=flag, signal_op="add")
-    wl.wait(flag, base + wl.num_programs(0), cmp="ge")
+
+
+@weft.jit(do_not_specialize=("expected",))
+def _arrived(flag, expected):
+    """Waits, in a launch of its own (programs of one launch need not run at
+    once), until every program of the pair rank's stream has signalled."""
+    wl.wait(flag, expected, cmp="ge")
 
 
 def parse_sizes(text):
@@ -126,8 +132,9 @@ def weft_rows(args, log):
         weft.barrier()
         with log.watchdog.case(row("put_bandwidth", nbytes)):
             def call():
-                _stream[(args.programs,)](src, dst, flags["stream"], nbytes, counts["stream"])
+                _stream[(args.programs,)](src, dst, flags["stream"], nbytes)
                 counts["stream"] += args.programs
+                _arrived[(1,)](flags["stream"], counts["stream"])
             call()
             ok = np.array_equal(dst.to_numpy(), (np.arange(nbytes) * 7 + (me ^ 1)) % 251)
             median, best = timed(call, args.samples, weft.synchronize)

@@ -147,8 +147,16 @@ static weft_status open_bootstraps(weft_context *ctx, const char *job_id,
     return st;
   weft_bootstrap_config world = {ctx->rank, ctx->num_ranks, job_id, connect_s,
                                  collective_s, address[0] ? address : NULL};
-  if ((st = weft_bootstrap_open(&world, &ctx->bootstrap)) != WEFT_SUCCESS)
-    return st;
+  if ((st = weft_bootstrap_open(&world, &ctx->bootstrap)) != WEFT_SUCCESS) {
+    if (ctx->num_nodes == 1 || address[0])
+      return st;
+    /* Nodes on one host meet on a Unix socket; on several they cannot. */
+    char why[WEFT_ERROR_MAX];
+    snprintf(why, sizeof why, "%s", weft_thread_error());
+    return weft_fail(st, "%s; a job across hosts meets over TCP: set MASTER_ADDR "
+                     "and MASTER_PORT, or WEFT_BOOTSTRAP_ADDR=host:port, alike on "
+                     "every rank", why);
+  }
   if (ctx->num_nodes == 1) {
     ctx->node_bootstrap = ctx->bootstrap;
     return WEFT_SUCCESS;

@@ -8,6 +8,7 @@
  *                                and a put past the end of its allocation
  *   nodes_test tcp [VICTIM]      the bootstrap over TCP alone: collectives,
  *                                a wrong token, a rank lost across nodes
+ *   nodes_test no_address        a job across nodes given no TCP address
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -189,6 +190,25 @@ static int test_tcp_token(void) {
   return 0;
 }
 
+/* Without an address the nodes meet on this host's Unix socket, which a
+ * rank on another host never reaches: rank 1 plays it (it never joins),
+ * and rank 0's timeout says what a job across hosts needs. */
+static int test_no_address(void) {
+  unsetenv("WEFT_BOOTSTRAP_ADDR");
+  weft_env_info env;
+  CHECK_OK(weft_env_detect(&env));
+  g_rank = env.rank;
+  if (env.rank != 0)
+    return 0;
+  weft_init_options o = options_for(WEFT_BACKEND_HOST);
+  o.timeout_s = 2;
+  weft_context *ctx = NULL;
+  CHECK_FAILS(weft_init(&o, &ctx), WEFT_ERROR_TIMEOUT,
+              "a job across hosts meets over TCP: set MASTER_ADDR");
+  CHECK(ctx == NULL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: nodes_test CASE [ARGS]\n");
@@ -199,6 +219,7 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "engine") && argc > 2) return test_engine(argv[2]);
   if (!strcmp(c, "tcp")) return test_tcp(argc > 2 ? atoi(argv[2]) : -1);
   if (!strcmp(c, "tcp_token")) return test_tcp_token();
+  if (!strcmp(c, "no_address")) return test_no_address();
   fprintf(stderr, "nodes_test: unknown case '%s'\n", c);
   return 2;
 }

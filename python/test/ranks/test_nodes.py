@@ -372,5 +372,6 @@ def test_fused_ops_across_nodes(across_nodes):
                        refused):
         weft.ops.all_gather_matmul(a, b, algorithm="overlap")
     with pytest.raises(ValueError, match="matmul_reduce_scatter " + refused):
-        weft.ops.matmul_reduce_scatter(a, weft.zeros((16, 24 * ranks), wl.float32))
+        weft.ops.matmul_reduce_scatter(weft.zeros((2 * ranks, 16), wl.float32),
+                                       weft.zeros((16, 24 * ranks), wl.float32))
     weft.barrier()
