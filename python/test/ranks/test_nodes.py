@@ -164,6 +164,24 @@ def test_all_reduce(n, dtype):
     weft.barrier()
 
 
+@pytest.mark.parametrize("dtype", [wl.float32, wl.bfloat16])
+def test_all_reduce_split_between_nodes(dtype):
+    """Chunks this large take two steps between three nodes or more (a
+    reduce-scatter, then an all-gather: _split_between_nodes); between two
+    nodes, one exchange."""
+    me, nodes, size = weft.rank(), weft.num_nodes(), weft.local_size()
+    chunk = 3 * C.NIC_LATENCY_BYTES // 8 + 37  # past the split at three nodes
+    n = size * chunk - 5
+    assert C._split_between_nodes(nodes, 4 * chunk) == (nodes >= 3)
+    x, out = weft.empty((n,), dtype), weft.empty((n,), dtype)
+    for seed, op, reduce in ((6, "sum", np.sum), (7, "max", np.max)):
+        xs = inputs(n, seed)
+        x.copy_from(xs[me])
+        C.all_reduce(x, out, op=op, algorithm=hierarchical())
+        np.testing.assert_array_equal(out.to_numpy(), reduce(xs, axis=0))
+    weft.barrier()
+
+
 def test_all_reduce_local_input_is_staged():
     me, n = weft.rank(), 1000
     xs = inputs(n, 4)

@@ -63,6 +63,12 @@ LL_PROGRAMS = {"host": 4, "cuda": 256, "hip": 256}
 # (the same sweep).
 PUSH_BLOCK = PerBackend(host=64, cuda=4096, hip=4096)
 
+# A NIC's latency as bytes at its bandwidth (about 4 us at 45 GB/s, a
+# 400 Gb/s link): the hierarchical all-reduce splits its step between nodes
+# where that saves more bytes than this per node (_split_between_nodes). A
+# model's figure (docs/multinode.md), not a measurement: no NIC was lent.
+NIC_LATENCY_BYTES = 192 << 10
+
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
 _ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem", "hierarchical")
@@ -423,16 +429,36 @@ def _all_reduce(x, out, op, algorithm, num_programs):
     return out
 
 
+def _split_between_nodes(nodes, chunk_bytes):
+    """Whether the all-reduce among N nodes of each rank's chunk takes two
+    steps (a reduce-scatter, then an all-gather: 2 (N-1)/N chunks on each
+    rank's link) rather than one exchange (N-1 chunks): once the bytes
+    saved, (N-1)(N-2)/N chunks, take longer than the second step's latency
+    (docs/multinode.md, "A model"). Never for two nodes, where both move
+    one chunk."""
+    return (nodes - 1) * (nodes - 2) * chunk_bytes > nodes * NIC_LATENCY_BYTES
+
+
 def _hier_all_reduce(comm, x, out, n, dtype, code, num_programs):
-    """_nodes.hier_all_reduce of x into out (any memory; staged where it is
-    not symmetric), the reduction in f32."""
+    """_nodes.hier_all_reduce (or, split, hier_all_reduce_split) of x into
+    out (any memory; staged where it is not symmetric), the reduction in
+    f32."""
     chunk = math.ceil(n / rt.local_size())
-    grid = _programs(chunk, num_programs)
+    split = _split_between_nodes(comm.nodes, 4 * chunk)
+    sub = math.ceil(chunk / comm.nodes)
+    grid = _programs(sub if split else chunk, num_programs)
     xs = _symmetric(comm, x, n, dtype, grid)
     target = xs if out is x else _symmetric_out(comm, out, n, _dtype_of(out, "out"))
-    recv, half = _receive_halves(comm, "hier", comm.nodes * chunk, wl.float32)
-    _nodes.hier_all_reduce[grid](xs, target, recv, half, comm.flags, n, chunk, comm.epochs,
-                                 comm.half_calls, OP=code, BLOCK=grid.block)
+    if split:
+        recv, half = _receive_halves(comm, "hier", 2 * comm.nodes * sub, wl.float32)
+        part = comm.buffer("hier_part", comm.nodes * sub, wl.float32)
+        _nodes.hier_all_reduce_split[grid](xs, target, part, recv, half, comm.flags, n, chunk,
+                                           sub, comm.epochs, comm.half_calls, OP=code,
+                                           BLOCK=grid.block)
+    else:
+        recv, half = _receive_halves(comm, "hier", comm.nodes * chunk, wl.float32)
+        _nodes.hier_all_reduce[grid](xs, target, recv, half, comm.flags, n, chunk,
+                                     comm.epochs, comm.half_calls, OP=code, BLOCK=grid.block)
     _deliver(target, out, n, grid)
 
 

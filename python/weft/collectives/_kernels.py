@@ -33,7 +33,7 @@ from .. import language as wl
 from .._jit import jit
 
 MAX_PROGRAMS = 256  # flag rows per phase
-NUM_PHASES = 3      # 0: entry, 1: exit, 2: the arrivals of puts (_nodes.py)
+NUM_PHASES = 4      # 0: entry, 1: exit, 2 and 3: the arrivals of puts (_nodes.py)
 # weft.ops' fused GEMMs and sequence-parallel attention keep their state
 # in one int64 array per rank (_Comm.fused_sync): their calls (0), their
 # finished programs (1), the epoch of the last call of a kernel that

@@ -25,8 +25,10 @@ from .._jit import jit
 from ._kernels import (MAX_PROGRAMS, _begin, _call_done, _call_number, _combine, _end,
                        _fold, _sync)
 
-# comm.flags' rows (_kernels.py): 0 entry, 1 exit, ARRIVALS the puts'.
+# comm.flags' rows (_kernels.py): 0 entry, 1 exit, ARRIVALS the puts',
+# GATHERS the second step's puts of hier_all_reduce_split.
 ARRIVALS = 2
+GATHERS = 3
 
 
 @jit
@@ -62,35 +64,35 @@ def _share_end(count, BLOCK: wl.constexpr):
 
 
 @jit
-def _arrivals(flags):
-    """This program's arrival flags: one per sending rank."""
-    return flags + (ARRIVALS * MAX_PROGRAMS + wl.program_id(0)) * wl.num_ranks()
+def _arrivals(flags, ROW: wl.constexpr):
+    """This program's arrival flags in row ROW: one per sending rank."""
+    return flags + (ROW * MAX_PROGRAMS + wl.program_id(0)) * wl.num_ranks()
 
 
 @jit
-def _send_column(slot, src, lo, hi, count, epoch, flags, ELEM_BYTES: wl.constexpr):
+def _send_column(slot, src, lo, hi, count, epoch, arrivals, ELEM_BYTES: wl.constexpr):
     """Puts src[lo:hi] into slot[node * count + lo:...] of the rank with
     this local index on every other node, each put signalling its arrival
-    there (the call's epoch in this rank's flag)."""
+    there (the call's epoch in this rank's flag of `arrivals`)."""
     size = wl.local_size()
     nodes = wl.num_ranks() // size
     me_node = wl.node()
     for k in range(1, nodes):
         dest = (me_node + k) % nodes
         wl.put(slot + me_node * count + lo, src + lo, (hi - lo) * ELEM_BYTES,
-               dest * size + wl.local_rank(), signal=_arrivals(flags) + wl.rank(),
+               dest * size + wl.local_rank(), signal=arrivals + wl.rank(),
                signal_value=epoch)
 
 
 @jit
-def _await_column(flags, epoch):
+def _await_column(arrivals, epoch):
     """Waits for the puts of the rank with this local index on every other
-    node (_send_column's)."""
+    node (_send_column's, or _reduce_column's, into `arrivals`)."""
     size = wl.local_size()
     nodes = wl.num_ranks() // size
     for k in range(1, nodes):
         src = (wl.node() + k) % nodes
-        wl.wait(_arrivals(flags) + src * size + wl.local_rank(), epoch, cmp="ge")
+        wl.wait(arrivals + src * size + wl.local_rank(), epoch, cmp="ge")
 
 
 @jit
@@ -139,8 +141,9 @@ def hier_all_reduce(x, out, recv, half, flags, n, chunk, epochs, calls, OP: wl.c
         mask = (offs < hi) & (base + offs < n)
         part = _reduce_node(x, base + offs, mask, OP)
         wl.store(slot + me_node * chunk + offs, part, mask=offs < hi)
-    _send_column(slot, slot + me_node * chunk, lo, hi, chunk, epoch, flags, 4)
-    _await_column(flags, epoch)
+    _send_column(slot, slot + me_node * chunk, lo, hi, chunk, epoch,
+                 _arrivals(flags, ARRIVALS), 4)
+    _await_column(_arrivals(flags, ARRIVALS), epoch)
     for start in range(lo, hi, BLOCK):
         offs = start + wl.arange(0, BLOCK)
         mask = (offs < hi) & (base + offs < n)
@@ -154,40 +157,97 @@ def hier_all_reduce(x, out, recv, half, flags, n, chunk, epochs, calls, OP: wl.c
 
 
 @jit
-def hier_reduce_scatter(x, out, part, recv, half, flags, n, chunk, epochs, calls,
-                        OP: wl.constexpr, BLOCK: wl.constexpr):
-    """out (chunk elements) on rank r = the reduction of x[r*chunk:...]
-    over every rank, x read as zero past n. Local rank l reduces, over its
-    node, the chunks of rank l of every node (f32: its own chunk's into its
-    slot of the receive half, the others' into `part`), puts each to its
-    rank's slot for this node, and reduces the nodes' partials of its own
-    chunk in node order. x symmetric."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
-    slot = recv + (call % 2) * half
+def _reduce_column(x, dest, part, slot, start, stride, span, n, count, lo, hi, epoch, flags,
+                   OP: wl.constexpr, BLOCK: wl.constexpr):
+    """A reduce-scatter among the ranks with this local index, one per node,
+    of their node's reductions: part k is x[start + k*stride + i] for
+    i < count (zero where k*stride + i >= span or the index >= n). This
+    rank reduces every part over its node (f32: its own node's part into
+    its slot of the receive half, the others into `part`), puts part k to
+    node k's rank, and stores into dest the reduction of its node's part
+    over the nodes, in node order. Every program takes [lo, hi) of each
+    part."""
     size = wl.local_size()
     nodes = wl.num_ranks() // size
     me_node = wl.node()
+    for k in range(nodes):
+        to = slot + me_node * count if k == me_node else part + k * count
+        for first in range(lo, hi, BLOCK):
+            offs = first + wl.arange(0, BLOCK)
+            at = k * stride + offs
+            mask = (offs < hi) & (at < span) & (start + at < n)
+            wl.store(to + offs, _reduce_node(x, start + at, mask, OP), mask=offs < hi)
+    for i in range(1, nodes):
+        k = (me_node + i) % nodes
+        wl.put(slot + me_node * count + lo, part + k * count + lo, (hi - lo) * 4,
+               k * size + wl.local_rank(), signal=_arrivals(flags, ARRIVALS) + wl.rank(),
+               signal_value=epoch)
+    _await_column(_arrivals(flags, ARRIVALS), epoch)
+    for first in range(lo, hi, BLOCK):
+        offs = first + wl.arange(0, BLOCK)
+        acc = _fold_nodes(slot, count, offs, offs < hi, OP, BLOCK)
+        wl.store(dest + offs, acc, mask=offs < hi)
+
+
+@jit
+def hier_all_reduce_split(x, out, part, recv, half, flags, n, chunk, sub, epochs, calls,
+                          OP: wl.constexpr, BLOCK: wl.constexpr):
+    """hier_all_reduce for many nodes and large chunks: between the nodes a
+    reduce-scatter and then an all-gather of each chunk, 2 (N-1)/N chunks
+    on every rank's link instead of N-1 (docs/multinode.md, "A model").
+    Local rank l's chunk is N parts of `sub` elements; rank l of node k
+    reduces part k over every node (_reduce_column) and puts the result to
+    rank l of every other node, which all store every part into their
+    node's ranks' out. The receive half holds the nodes' partials of this
+    rank's part, then every part reduced."""
+    epoch = _begin(epochs)
+    call = _call_number(calls)
+    size = wl.local_size()
+    nodes = wl.num_ranks() // size
+    me_node = wl.node()
+    first = me_node * size
+    slot = recv + (call % 2) * half
+    gathered = slot + nodes * sub
+    base = wl.local_rank() * chunk
+    lo = _share(sub, BLOCK)
+    hi = _share_end(sub, BLOCK)
+    _node_sync(flags, 0, epoch)                 # node peers' x is ready
+    _reduce_column(x, gathered + me_node * sub, part, slot, base, sub, chunk, n, sub, lo, hi,
+                   epoch, flags, OP, BLOCK)
+    _send_column(gathered, gathered + me_node * sub, lo, hi, sub, epoch,
+                 _arrivals(flags, GATHERS), 4)
+    _await_column(_arrivals(flags, GATHERS), epoch)
+    for m in range(nodes):
+        for start in range(lo, hi, BLOCK):
+            offs = start + wl.arange(0, BLOCK)
+            at = m * sub + offs
+            mask = (offs < hi) & (at < chunk) & (base + at < n)
+            v = wl.load(gathered + at, mask=mask)
+            for j in range(size):
+                wl.store(out + base + at, v, mask=mask, peer=first + j)
+    wl.quiet()                                  # the parts may be rewritten
+    _node_sync(flags, 1, epoch)                 # every chunk landed in my out
+    _end(epochs, epoch)
+    _call_done(calls, call)
+
+
+@jit
+def hier_reduce_scatter(x, out, part, recv, half, flags, n, chunk, epochs, calls,
+                        OP: wl.constexpr, BLOCK: wl.constexpr):
+    """out (chunk elements) on rank r = the reduction of x[r*chunk:...]
+    over every rank, x read as zero past n: among the ranks with this local
+    index, a reduce-scatter of their node's reductions (_reduce_column),
+    node k's part being the chunk of its rank. x symmetric."""
+    epoch = _begin(epochs)
+    call = _call_number(calls)
+    size = wl.local_size()
+    nodes = wl.num_ranks() // size
     lo = _share(chunk, BLOCK)
     hi = _share_end(chunk, BLOCK)
     _node_sync(flags, 0, epoch)                 # node peers' x is ready
-    for k in range(nodes):
-        base = (k * size + wl.local_rank()) * chunk
-        dest = slot + me_node * chunk if k == me_node else part + k * chunk
-        for start in range(lo, hi, BLOCK):
-            offs = start + wl.arange(0, BLOCK)
-            mask = (offs < hi) & (base + offs < n)
-            wl.store(dest + offs, _reduce_node(x, base + offs, mask, OP), mask=offs < hi)
-    for i in range(1, nodes):
-        k = (me_node + i) % nodes
-        wl.put(slot + me_node * chunk + lo, part + k * chunk + lo, (hi - lo) * 4,
-               k * size + wl.local_rank(), signal=_arrivals(flags) + wl.rank(),
-               signal_value=epoch)
-    _await_column(flags, epoch)
-    for start in range(lo, hi, BLOCK):
-        offs = start + wl.arange(0, BLOCK)
-        acc = _fold_nodes(slot, chunk, offs, offs < hi, OP, BLOCK)
-        wl.store(out + offs, acc, mask=offs < hi)
+    _reduce_column(x, out, part, recv + (call % 2) * half, wl.local_rank() * chunk,
+                   size * chunk, nodes * size * chunk, n, chunk, lo, hi, epoch, flags, OP,
+                   BLOCK)
     wl.quiet()
     _node_sync(flags, 1, epoch)                 # nobody reads my x any more
     _end(epochs, epoch)
@@ -209,8 +269,8 @@ def hier_all_gather(x, out, recv, half, flags, n, epochs, calls, ELEM_BYTES: wl.
     lo = _share(n, BLOCK)
     hi = _share_end(n, BLOCK)
     _node_sync(flags, 0, epoch)                 # node peers' out is free
-    _send_column(slot, x, lo, hi, n, epoch, flags, ELEM_BYTES)
-    _await_column(flags, epoch)
+    _send_column(slot, x, lo, hi, n, epoch, _arrivals(flags, ARRIVALS), ELEM_BYTES)
+    _await_column(_arrivals(flags, ARRIVALS), epoch)
     for m in range(wl.num_ranks() // size):
         column = (m * size + wl.local_rank()) * n
         source = x if m == wl.node() else slot + m * n
@@ -245,7 +305,7 @@ def hier_all_to_all(x, out, recv, half, flags, m, epochs, calls, ELEM_BYTES: wl.
         for j in range(size):
             dst = ((wl.node() + i) % nodes) * size + j
             wl.put(slot + me * m + lo, x + dst * m + lo, (hi - lo) * ELEM_BYTES, dst,
-                   signal=_arrivals(flags) + me, signal_value=epoch)
+                   signal=_arrivals(flags, ARRIVALS) + me, signal_value=epoch)
     for start in range(lo, hi, BLOCK):
         offs = start + wl.arange(0, BLOCK)
         for j in range(size):
@@ -254,7 +314,7 @@ def hier_all_to_all(x, out, recv, half, flags, m, epochs, calls, ELEM_BYTES: wl.
     for i in range(1, nodes):
         for j in range(size):
             src = ((wl.node() + i) % nodes) * size + j
-            wl.wait(_arrivals(flags) + src, epoch, cmp="ge")
+            wl.wait(_arrivals(flags, ARRIVALS) + src, epoch, cmp="ge")
             for start in range(lo, hi, BLOCK):
                 offs = start + wl.arange(0, BLOCK)
                 v = wl.load(slot + src * m + offs, mask=offs < hi)
@@ -282,10 +342,10 @@ def hier_broadcast(x, root, recv, half, flags, n, epochs, calls, ELEM_BYTES: wl.
     hi = _share_end(n, BLOCK)
     _node_sync(flags, 0, epoch)                 # node peers' x is free
     if wl.rank() == root:
-        _send_column(slot, x, lo, hi, n, epoch, flags, ELEM_BYTES)
+        _send_column(slot, x, lo, hi, n, epoch, _arrivals(flags, ARRIVALS), ELEM_BYTES)
     if wl.local_rank() == root % size:
         if wl.node() != root // size:
-            wl.wait(_arrivals(flags) + root, epoch, cmp="ge")
+            wl.wait(_arrivals(flags, ARRIVALS) + root, epoch, cmp="ge")
         source = x if wl.node() == root // size else slot + (root // size) * n
         for start in range(lo, hi, BLOCK):
             offs = start + wl.arange(0, BLOCK)
