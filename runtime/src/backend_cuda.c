@@ -186,16 +186,22 @@ static weft_status exchange_capture_mode(int *mode) {
   return st;
 }
 
+/* Local memory: with NVSHMEM's heap, also NVSHMEM's to reach (nvshmem.h). */
 static weft_status device_alloc(weft_gpu *g, size_t size, void **out) {
-  (void)g;
   CUdeviceptr p = 0;
   weft_status st = CU(cuMemAlloc, &p, size);
   *out = (void *)(uintptr_t)p;
+  if (st == WEFT_SUCCESS && ((cuda_state *)g)->kind == HEAP_NVSHMEM &&
+      (st = weft_nvshmem_register(*out, size)) != WEFT_SUCCESS) {
+    CU(cuMemFree, p);
+    *out = NULL;
+  }
   return st;
 }
 
 static weft_status device_free(weft_gpu *g, void *ptr) {
-  (void)g;
+  if (((cuda_state *)g)->kind == HEAP_NVSHMEM)
+    weft_nvshmem_unregister(ptr);
   return CU(cuMemFree, (CUdeviceptr)(uintptr_t)ptr);
 }
 

@@ -69,7 +69,9 @@ _Static_assert(sizeof(nvshmem_uniqueid) == 128 && sizeof(nvshmem_init_args) == 1
   X(free_, "nvshmem_free", void, (void *))                                     \
   X(ptr, "nvshmem_ptr", void *, (const void *, int))                           \
   X(module_init, "nvshmemx_cumodule_init", int, (CUmodule))                    \
-  X(module_finalize, "nvshmemx_cumodule_finalize", int, (CUmodule))
+  X(module_finalize, "nvshmemx_cumodule_finalize", int, (CUmodule))            \
+  X(buffer_register, "nvshmemx_buffer_register", int, (void *, size_t))        \
+  X(buffer_unregister, "nvshmemx_buffer_unregister", int, (void *))
 
 #define FIELD(field, symbol, ret, params) ret(*field) params;
 static struct {
@@ -186,6 +188,18 @@ void weft_nvshmem_close(void *heap) {
 }
 
 void *weft_nvshmem_ptr(void *ptr, int pe) { return nv.active ? nv.ptr(ptr, pe) : NULL; }
+
+weft_status weft_nvshmem_register(void *ptr, size_t size) {
+  if (!nv.active || nv.buffer_register(ptr, size) == 0)
+    return WEFT_SUCCESS;
+  return weft_fail(WEFT_ERROR_BACKEND, "cuda backend: nvshmemx_buffer_register of "
+                   "%zu bytes at %p failed", size, ptr);
+}
+
+void weft_nvshmem_unregister(void *ptr) {
+  if (nv.active)
+    nv.buffer_unregister(ptr);
+}
 
 weft_status weft_nvshmem_module_loaded(CUmodule module) {
   CUdeviceptr state = 0;

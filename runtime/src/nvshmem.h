@@ -25,6 +25,12 @@ void weft_nvshmem_close(void *heap);
 /* This process's address of `pe`'s copy of the symmetric `ptr` where the
  * GPUs reach each other directly (NVLink, PCIe), else NULL. */
 void *weft_nvshmem_ptr(void *ptr, int pe);
+/* This rank's memory outside the heap (weft_malloc_local), registered with
+ * NVSHMEM so that its transports may read and write it as the local side
+ * of a transfer (a put's source, a get's destination); nothing without
+ * NVSHMEM. */
+weft_status weft_nvshmem_register(void *ptr, size_t size);
+void weft_nvshmem_unregister(void *ptr);
 /* A loaded module that calls NVSHMEM (its device state is a global of
  * it) gets that state filled in; one that does not is left alone. Fails
  * when the module needs NVSHMEM and this job does not run it (one node). */

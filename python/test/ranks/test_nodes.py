@@ -102,6 +102,8 @@ def test_put_signal_orders(how, acquire, n):
     flags = weft.zeros((ranks,), wl.int64)
     weft.barrier()
     for epoch in (1, 2, 3):
+        if epoch == 3:  # from this rank's own memory too
+            src = weft.empty((n,), wl.float32, local=True)
         src.copy_from(np.arange(n) + 1000.0 * me + 100000.0 * epoch)
         weft.barrier()  # nobody reads a src of the last round any more
         _put_all[(1,)](src, dst, flags, n, epoch, HOW=how)
@@ -117,7 +119,9 @@ def test_get_from_every_rank(n):
     me, ranks = weft.rank(), weft.num_ranks()
     src = weft.empty((n,), wl.float32)
     src.copy_from(np.arange(n) * 2.0 + me)
-    got = local(np.zeros(ranks * n, np.float32))  # a get lands in any memory
+    # Into this rank's own memory: what NVSHMEM's transports reach is the
+    # heap and Weft's local allocations (registered with it).
+    got = weft.zeros((ranks * n,), wl.float32, local=True)
     weft.barrier()
     _get_all[(1,)](got, src, n)
     np.testing.assert_array_equal(host(got), np.concatenate(

@@ -267,7 +267,8 @@ def put(sem, dst, src, nbytes, peer, signal=None, signal_value=1, signal_op="set
     part). Non-blocking: `src` may change, and the data be read there, only
     after wl.quiet() or the receiver's wait on `signal`: with `signal` (a
     64-bit flag), peer's copy of it is set to (or, with signal_op='add',
-    increased by) `signal_value` once the bytes are there."""
+    increased by) `signal_value` once the bytes are there. To another
+    node on GPUs, `src` is Weft's memory (the heap or a local buffer)."""
     d, s = _flag(sem, dst, "put", "pointer"), _flag(sem, src, "put", "pointer")
     n, p = _bytes(sem, nbytes, "put"), sem.materialize(peer, ty.int32)
     text = f"weft.put {d.name}, {s.name}, {n.name}, {p.name}"
@@ -288,7 +289,8 @@ def put(sem, dst, src, nbytes, peer, signal=None, signal_value=1, signal_op="set
 def get(sem, dst, src, nbytes, peer):
     """Copies `nbytes` of rank `peer`'s copy of the symmetric `src` into
     this rank's `dst` (any rank, on any node; the whole program takes part);
-    the bytes are there when it returns."""
+    the bytes are there when it returns. From another node on GPUs, `dst`
+    is Weft's memory (the heap or a local buffer)."""
     d, s = _flag(sem, dst, "get", "pointer"), _flag(sem, src, "get", "pointer")
     n, p = _bytes(sem, nbytes, "get"), sem.materialize(peer, ty.int32)
     sem.emit(f"weft.get {d.name}, {s.name}, {n.name}, {p.name} : {d.type}, {s.type}")
