@@ -16,7 +16,8 @@ round trip a row. put_bandwidth: both ranks of a pair put `bytes` to each
 other at once, split between --programs programs, then wait for the
 other's signals (a launch of each a sample, host-timed between
 synchronizations), bytes / time one way. all_to_all:
-`bytes` to every rank, a call a sample, eager. Every result is checked.
+`bytes` to every rank, a call a sample, eager. Every transfer's data is
+checked (put_latency's: its signals arrive).
 """
 import argparse
 import os
@@ -86,6 +87,27 @@ def timed(fn, samples, sync):
     return times[len(times) // 2], times[0]
 
 
+def _row(env, op, nbytes, system):
+    """A case's CSV row before it has run (a watchdog's timeout logs it)."""
+    return dict(env, op=op, bytes=nbytes, system=system, median_us=float("nan"),
+                min_us=float("nan"), GBps=float("nan"), correct=False, error="")
+
+
+def _report(log, me, row, median, best, ok, per=1, rate=False):
+    """Logs a case from its median and best seconds (of `per` events a
+    sample: round trips' halves), with its GB/s where `rate`; rank 0
+    prints it."""
+    us, best_us = median / per * 1e6, best / per * 1e6
+    r = dict(row, median_us=round(us, 3), min_us=round(best_us, 3), correct=ok)
+    if rate:
+        r["GBps"] = round(row["bytes"] / median / 1e9, 1)
+    log.log.add(r)
+    if me == 0:
+        gbps = f" {r['GBps']:7.1f} GB/s" if rate else ""
+        print(f"{r['system']:13s} {r['op']:13s} {CB.fmt_size(r['bytes']):>5s}: {us:10.2f} us"
+              f"{gbps} {'ok' if ok else 'WRONG'}", flush=True)
+
+
 def weft_rows(args, log):
     me, ranks = weft.rank(), weft.num_ranks()
     # Across nodes the engine is NVSHMEM on GPUs, MPI on the host backend.
@@ -98,11 +120,8 @@ def weft_rows(args, log):
     counts = {k: 0 for k in flags}
     weft.barrier()
 
-    def row(op, nbytes, **values):
-        r = dict(env, op=op, bytes=nbytes, system=system, median_us=float("nan"),
-                 min_us=float("nan"), GBps=float("nan"), correct=False, error="")
-        r.update(values)
-        return r
+    def row(op, nbytes):
+        return _row(env, op, nbytes, system)
 
     for nbytes in parse_sizes(args.latency_sizes):
         if log.log.done(op="put_latency", bytes=nbytes, system=system):
@@ -114,12 +133,7 @@ def weft_rows(args, log):
                 counts["pingpong"] += 2 * args.iters
             call()
             median, best = timed(call, args.samples, weft.synchronize)
-        half = 1e6 / (2 * args.iters)
-        log.log.add(row("put_latency", nbytes, median_us=round(median * half, 3),
-                        min_us=round(best * half, 3), correct=True))
-        if me == 0:
-            print(f"{system:13s} put_latency {CB.fmt_size(nbytes):>5s}: "
-                  f"{median * half:8.2f} us one way", flush=True)
+        _report(log, me, row("put_latency", nbytes), median, best, True, per=2 * args.iters)
         weft.barrier()
         buf.free()
 
@@ -138,12 +152,7 @@ def weft_rows(args, log):
             call()
             ok = np.array_equal(dst.to_numpy(), (np.arange(nbytes) * 7 + (me ^ 1)) % 251)
             median, best = timed(call, args.samples, weft.synchronize)
-        log.log.add(row("put_bandwidth", nbytes, median_us=round(median * 1e6, 2),
-                        min_us=round(best * 1e6, 2), GBps=round(nbytes / median / 1e9, 1),
-                        correct=ok))
-        if me == 0:
-            print(f"{system:13s} put_bandwidth {CB.fmt_size(nbytes):>5s}: "
-                  f"{nbytes / median / 1e9:7.1f} GB/s {'ok' if ok else 'WRONG'}", flush=True)
+        _report(log, me, row("put_bandwidth", nbytes), median, best, ok, rate=True)
         weft.barrier()
         src.free()
         dst.free()
@@ -161,11 +170,7 @@ def weft_rows(args, log):
             ok = np.array_equal(out.to_numpy(), want)
             median, best = timed(lambda: C.all_to_all(x, out), args.samples,
                                  weft.synchronize)
-        log.log.add(row("all_to_all", nbytes, median_us=round(median * 1e6, 2),
-                        min_us=round(best * 1e6, 2), correct=ok))
-        if me == 0:
-            print(f"{system:13s} all_to_all {CB.fmt_size(nbytes):>5s} a peer: "
-                  f"{median * 1e6:8.1f} us {'ok' if ok else 'WRONG'}", flush=True)
+        _report(log, me, row("all_to_all", nbytes), median, best, ok)
         weft.barrier()
         x.free()
         out.free()
@@ -187,9 +192,7 @@ def torch_rows(args, log):
     sync = torch.cuda.synchronize
     for nbytes in parse_sizes(args.all_to_all_sizes):
         m = nbytes // 4
-        row = dict(log.env, op="all_to_all", bytes=nbytes, system="torch_nvshmem",
-                   median_us=float("nan"), min_us=float("nan"), GBps=float("nan"),
-                   correct=False, error="")
+        row = _row(log.env, "all_to_all", nbytes, "torch_nvshmem")
         if log.log.done(op="all_to_all", bytes=nbytes, system="torch_nvshmem"):
             continue
         with log.watchdog.case(row):
@@ -207,11 +210,7 @@ def torch_rows(args, log):
                               1000.0 * p for p in range(ranks)])
             ok = bool(torch.equal(out, want))
             median, best = timed(call, args.samples, sync)
-        log.log.add(dict(row, median_us=round(median * 1e6, 2), min_us=round(best * 1e6, 2),
-                         correct=ok))
-        if me == 0:
-            print(f"torch_nvshmem all_to_all {CB.fmt_size(nbytes):>5s} a peer: "
-                  f"{median * 1e6:8.1f} us {'ok' if ok else 'WRONG'}", flush=True)
+        _report(log, me, row, median, best, ok)
         dist.barrier()
     dist.destroy_process_group()
 

@@ -48,6 +48,18 @@ def _node_sync(flags, phase, epoch):
 
 
 @jit
+def _finish(flags, epochs, epoch, calls, call):
+    """A hierarchical call's end: its puts complete (their sources may be
+    rewritten, the receivers' halves are theirs), then a phase among the
+    node's ranks (every store into their memory has landed, and none still
+    reads this rank's), and the call counted done."""
+    wl.quiet()
+    _node_sync(flags, 1, epoch)
+    _end(epochs, epoch)
+    _call_done(calls, call)
+
+
+@jit
 def _share(count, BLOCK: wl.constexpr):
     """The start of this program's contiguous share of `count` elements
     (whole BLOCKs; the last programs' may be empty)."""
@@ -150,10 +162,7 @@ def hier_all_reduce(x, out, recv, half, flags, n, chunk, epochs, calls, OP: wl.c
         acc = _fold_nodes(slot, chunk, offs, mask, OP, BLOCK)
         for j in range(wl.local_size()):
             wl.store(out + base + offs, acc, mask=mask, peer=first + j)
-    wl.quiet()                                  # the partials may be rewritten
-    _node_sync(flags, 1, epoch)                 # every chunk landed in my out
-    _end(epochs, epoch)
-    _call_done(calls, call)
+    _finish(flags, epochs, epoch, calls, call)
 
 
 @jit
@@ -225,10 +234,7 @@ def hier_all_reduce_split(x, out, part, recv, half, flags, n, chunk, sub, epochs
             v = wl.load(gathered + at, mask=mask)
             for j in range(size):
                 wl.store(out + base + at, v, mask=mask, peer=first + j)
-    wl.quiet()                                  # the parts may be rewritten
-    _node_sync(flags, 1, epoch)                 # every chunk landed in my out
-    _end(epochs, epoch)
-    _call_done(calls, call)
+    _finish(flags, epochs, epoch, calls, call)
 
 
 @jit
@@ -248,10 +254,7 @@ def hier_reduce_scatter(x, out, part, recv, half, flags, n, chunk, epochs, calls
     _reduce_column(x, out, part, recv + (call % 2) * half, wl.local_rank() * chunk,
                    size * chunk, nodes * size * chunk, n, chunk, lo, hi, epoch, flags, OP,
                    BLOCK)
-    wl.quiet()
-    _node_sync(flags, 1, epoch)                 # nobody reads my x any more
-    _end(epochs, epoch)
-    _call_done(calls, call)
+    _finish(flags, epochs, epoch, calls, call)
 
 
 @jit
@@ -279,10 +282,7 @@ def hier_all_gather(x, out, recv, half, flags, n, epochs, calls, ELEM_BYTES: wl.
             v = wl.load(source + offs, mask=offs < hi)
             for j in range(size):
                 wl.store(out + column + offs, v, mask=offs < hi, peer=first + j)
-    wl.quiet()                                  # x may change after the call
-    _node_sync(flags, 1, epoch)                 # every block landed in my out
-    _end(epochs, epoch)
-    _call_done(calls, call)
+    _finish(flags, epochs, epoch, calls, call)
 
 
 @jit
@@ -319,10 +319,7 @@ def hier_all_to_all(x, out, recv, half, flags, m, epochs, calls, ELEM_BYTES: wl.
                 offs = start + wl.arange(0, BLOCK)
                 v = wl.load(slot + src * m + offs, mask=offs < hi)
                 wl.store(out + src * m + offs, v, mask=offs < hi)
-    wl.quiet()
-    _node_sync(flags, 1, epoch)                 # every block landed in my out
-    _end(epochs, epoch)
-    _call_done(calls, call)
+    _finish(flags, epochs, epoch, calls, call)
 
 
 @jit
