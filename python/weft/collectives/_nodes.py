@@ -61,18 +61,25 @@ def _finish(flags, epochs, epoch, calls, call):
 
 @jit
 def _share(count, BLOCK: wl.constexpr):
-    """The start of this program's contiguous share of `count` elements
-    (whole BLOCKs; the last programs' may be empty)."""
+    """This program's contiguous share [lo, hi) of `count` elements (whole
+    BLOCKs; the last programs' may be empty)."""
     per = wl.cdiv(wl.cdiv(count, wl.num_programs(0)), BLOCK) * BLOCK
-    start = wl.program_id(0) * per
-    return count if start > count else start
+    lo = wl.program_id(0) * per
+    hi = lo + per
+    return (count if lo > count else lo), (count if hi > count else hi)
 
 
 @jit
-def _share_end(count, BLOCK: wl.constexpr):
-    per = wl.cdiv(wl.cdiv(count, wl.num_programs(0)), BLOCK) * BLOCK
-    end = (wl.program_id(0) + 1) * per
-    return count if end > count else end
+def _start(epochs, calls, recv, half, flags, count, BLOCK: wl.constexpr):
+    """A hierarchical call's start, after a phase among the node's ranks
+    (what they wrote before is visible, and what this call writes into
+    them is theirs no longer): its epoch, its number, the receive half its
+    parity takes, and this program's share of `count` elements."""
+    epoch = _begin(epochs)
+    call = _call_number(calls)
+    _node_sync(flags, 0, epoch)
+    lo, hi = _share(count, BLOCK)
+    return epoch, call, recv + (call % 2) * half, lo, hi
 
 
 @jit
@@ -139,15 +146,10 @@ def hier_all_reduce(x, out, recv, half, flags, n, chunk, epochs, calls, OP: wl.c
     result into every node rank's out (symmetric; x symmetric too). In
     place (out is x) is safe: chunk l of any node rank is read and written
     only by local rank l, block by block."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
-    slot = recv + (call % 2) * half
+    epoch, call, slot, lo, hi = _start(epochs, calls, recv, half, flags, chunk, BLOCK)
     me_node = wl.node()
     first = me_node * wl.local_size()
     base = wl.local_rank() * chunk
-    lo = _share(chunk, BLOCK)
-    hi = _share_end(chunk, BLOCK)
-    _node_sync(flags, 0, epoch)                 # node peers' x is ready
     for start in range(lo, hi, BLOCK):
         offs = start + wl.arange(0, BLOCK)
         mask = (offs < hi) & (base + offs < n)
@@ -209,18 +211,13 @@ def hier_all_reduce_split(x, out, part, recv, half, flags, n, chunk, sub, epochs
     rank l of every other node, which all store every part into their
     node's ranks' out. The receive half holds the nodes' partials of this
     rank's part, then every part reduced."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
+    epoch, call, slot, lo, hi = _start(epochs, calls, recv, half, flags, sub, BLOCK)
     size = wl.local_size()
     nodes = wl.num_ranks() // size
     me_node = wl.node()
     first = me_node * size
-    slot = recv + (call % 2) * half
     gathered = slot + nodes * sub
     base = wl.local_rank() * chunk
-    lo = _share(sub, BLOCK)
-    hi = _share_end(sub, BLOCK)
-    _node_sync(flags, 0, epoch)                 # node peers' x is ready
     _reduce_column(x, gathered + me_node * sub, part, slot, base, sub, chunk, n, sub, lo, hi,
                    epoch, flags, OP, BLOCK)
     _send_column(gathered, gathered + me_node * sub, lo, hi, sub, epoch,
@@ -244,14 +241,10 @@ def hier_reduce_scatter(x, out, part, recv, half, flags, n, chunk, epochs, calls
     over every rank, x read as zero past n: among the ranks with this local
     index, a reduce-scatter of their node's reductions (_reduce_column),
     node k's part being the chunk of its rank. x symmetric."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
+    epoch, call, slot, lo, hi = _start(epochs, calls, recv, half, flags, chunk, BLOCK)
     size = wl.local_size()
     nodes = wl.num_ranks() // size
-    lo = _share(chunk, BLOCK)
-    hi = _share_end(chunk, BLOCK)
-    _node_sync(flags, 0, epoch)                 # node peers' x is ready
-    _reduce_column(x, out, part, recv + (call % 2) * half, wl.local_rank() * chunk,
+    _reduce_column(x, out, part, slot, wl.local_rank() * chunk,
                    size * chunk, nodes * size * chunk, n, chunk, lo, hi, epoch, flags, OP,
                    BLOCK)
     _finish(flags, epochs, epoch, calls, call)
@@ -264,14 +257,9 @@ def hier_all_gather(x, out, recv, half, flags, n, epochs, calls, ELEM_BYTES: wl.
     puts its x to rank l of every other node, then stores the x of rank l
     of every node (its own and the received) into every node rank's out
     (symmetric)."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
-    slot = recv + (call % 2) * half
+    epoch, call, slot, lo, hi = _start(epochs, calls, recv, half, flags, n, BLOCK)
     size = wl.local_size()
     first = wl.node() * size
-    lo = _share(n, BLOCK)
-    hi = _share_end(n, BLOCK)
-    _node_sync(flags, 0, epoch)                 # node peers' out is free
     _send_column(slot, x, lo, hi, n, epoch, _arrivals(flags, ARRIVALS), ELEM_BYTES)
     _await_column(_arrivals(flags, ARRIVALS), epoch)
     for m in range(wl.num_ranks() // size):
@@ -291,16 +279,11 @@ def hier_all_to_all(x, out, recv, half, flags, m, epochs, calls, ELEM_BYTES: wl.
     """Rank p's out[me*m:(me+1)*m] = my x[p*m:(p+1)*m]: stored into the
     node's ranks' out (symmetric), put into the receive half of every rank
     of the other nodes, which copies it into its out."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
-    slot = recv + (call % 2) * half
+    epoch, call, slot, lo, hi = _start(epochs, calls, recv, half, flags, m, BLOCK)
     me = wl.rank()
     size = wl.local_size()
     nodes = wl.num_ranks() // size
     first = wl.node() * size
-    lo = _share(m, BLOCK)
-    hi = _share_end(m, BLOCK)
-    _node_sync(flags, 0, epoch)                 # node peers' out is free
     for i in range(1, nodes):
         for j in range(size):
             dst = ((wl.node() + i) % nodes) * size + j
@@ -330,14 +313,9 @@ def hier_broadcast(x, root, recv, half, flags, n, epochs, calls, ELEM_BYTES: wl.
     in its own node, store it into their node's ranks' x. The puts go one
     way, so the call ends with a phase among every rank (_sync): no root
     runs a call ahead into a receive half still being read."""
-    epoch = _begin(epochs)
-    call = _call_number(calls)
-    slot = recv + (call % 2) * half
+    epoch, call, slot, lo, hi = _start(epochs, calls, recv, half, flags, n, BLOCK)
     size = wl.local_size()
     first = wl.node() * size
-    lo = _share(n, BLOCK)
-    hi = _share_end(n, BLOCK)
-    _node_sync(flags, 0, epoch)                 # node peers' x is free
     if wl.rank() == root:
         _send_column(slot, x, lo, hi, n, epoch, _arrivals(flags, ARRIVALS), ELEM_BYTES)
     if wl.local_rank() == root % size:
