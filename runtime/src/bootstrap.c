@@ -48,7 +48,7 @@ void weft_bs_sleep(double s) {
   nanosleep(&ts, NULL);
 }
 
-uint64_t weft_bs_hash(const char *s) { /* FNV-1a */
+uint64_t weft_hash_string(const char *s) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (; *s; ++s)
     h = (h ^ (unsigned char)*s) * 0x100000001b3ull;

@@ -48,7 +48,6 @@ double weft_bs_now(void);
 /* poll()'s timeout until deadline (0: none). */
 int weft_bs_poll_ms(double deadline);
 void weft_bs_sleep(double s);
-uint64_t weft_bs_hash(const char *s);
 
 /* 1: sent, 0: the peer is gone, -1: timed out. */
 int weft_bs_send_all(int fd, const void *buf, size_t len, double deadline);

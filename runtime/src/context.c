@@ -96,10 +96,7 @@ static uint64_t host_identity(void) {
       text[n] = 0;
     fclose(f);
   }
-  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-  for (const char *c = text; *c; ++c)
-    h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  return h;
+  return weft_hash_string(text);
 }
 
 static weft_status check_setup(weft_context *ctx) {

@@ -67,6 +67,9 @@ weft_status weft_bootstrap_open(const weft_bootstrap_config *config,
                                 weft_bootstrap **out);
 void weft_bootstrap_close(weft_bootstrap *bs);
 
+/* FNV-1a of a string: job ids, host identities. */
+uint64_t weft_hash_string(const char *s);
+
 #define WEFT_BOOTSTRAP_ADDRESS_MAX 256
 /* Where a job's ranks meet over TCP: WEFT_BOOTSTRAP_ADDR ("host:port"), else
  * MASTER_ADDR with WEFT_BOOTSTRAP_PORT or MASTER_PORT + 1; "" when none is

@@ -75,7 +75,7 @@ static weft_status make_paths(const char *job_id, paths *p) {
                         "0123456789-_.", *c)) ? *c : '_';
   name[n] = 0;
   snprintf(p->dir, sizeof p->dir, "%s/%s-%016llx", base, name,
-           (unsigned long long)weft_bs_hash(job_id));
+           (unsigned long long)weft_hash_string(job_id));
   snprintf(p->socket, sizeof p->socket, "%s/rank0.sock", p->dir);
   snprintf(p->token, sizeof p->token, "%s/token", p->dir);
   if (strlen(p->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path))
@@ -229,6 +229,12 @@ static weft_status listen_on(const endpoint *ep, int *lfd) {
 
 /* ---- rendezvous ---- */
 
+/* What a rank that never meets rank 0 has got wrong, for the timeout. */
+static const char *meeting_rule(const endpoint *ep) {
+  return ep->unix_paths ? "every rank must run on this host with the same job id"
+                        : "every rank must reach this address with the same job id";
+}
+
 static int set_nonblocking(int fd) {
   int flags = fcntl(fd, F_GETFL);
   return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -295,11 +301,7 @@ static weft_status root_accept(weft_bootstrap *bs, const endpoint *ep,
       else
         st = weft_fail(WEFT_ERROR_TIMEOUT, "bootstrap: rank 0 timed out with "
                        "%d of %d ranks joined at %s (%s)", joined, bs->size,
-                       ep->name, ep->unix_paths
-                           ? "every rank must run on this host with the same "
-                             "job id"
-                           : "every rank must reach this address with the "
-                             "same job id");
+                       ep->name, meeting_rule(ep));
       break;
     }
     int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -333,10 +335,7 @@ static weft_status peer_connect(weft_bootstrap *bs, const endpoint *ep,
   int from_env = env_token(token);
   double backoff = 0.005;
   char last[320];
-  snprintf(last, sizeof last, "rank 0 never listened (%s)",
-           ep->unix_paths ? "every rank must run on one host with the same job id"
-                          : "every rank must reach this address with the same "
-                            "job id");
+  snprintf(last, sizeof last, "rank 0 never listened (%s)", meeting_rule(ep));
   weft_status last_status = WEFT_ERROR_TIMEOUT;
   for (;;) {
     if (deadline > 0 && weft_bs_now() >= deadline)
@@ -466,7 +465,7 @@ weft_status weft_bootstrap_open(const weft_bootstrap_config *config,
   }
   double deadline = config->connect_timeout_s > 0
                         ? weft_bs_now() + config->connect_timeout_s : 0;
-  uint64_t job_hash = weft_bs_hash(config->job_id);
+  uint64_t job_hash = weft_hash_string(config->job_id);
   if (st == WEFT_SUCCESS && bs->rank == 0) {
     st = root_token(&ep, token);
     if (st == WEFT_SUCCESS)

@@ -223,6 +223,7 @@ int main(int argc, char **argv) {
   const char *chosen = backend ? backend : getenv("WEFT_BACKEND");
   int under_mpirun = spans_nodes && chosen && !strcmp(chosen, "host");
   char address[64] = "", size_text[16];
+  snprintf(size_text, sizeof size_text, "%d", local_size);
   if (spans_nodes && free_loopback_address(address, sizeof address)) {
     fprintf(stderr, "weft-run: no loopback TCP port for the ranks to meet on: "
                     "%s\n", strerror(errno));
@@ -268,10 +269,8 @@ int main(int argc, char **argv) {
       setenv("WEFT_JOB_TOKEN", token, 1);
       if (backend)
         setenv("WEFT_BACKEND", backend, 1);
-      if (local_size) {
-        snprintf(size_text, sizeof size_text, "%d", local_size);
+      if (local_size)
         setenv("WEFT_LOCAL_SIZE", size_text, 1);
-      }
       if (address[0])
         setenv("WEFT_BOOTSTRAP_ADDR", address, 1);
       if (under_mpirun) { /* the ranks take mpirun's numbering */

@@ -198,28 +198,34 @@ static const char *mpi_error(void *state) {
   return s && s->error[0] ? s->error : "mpi transport: out of host memory";
 }
 
-static int mpi_put(void *state, uint64_t offset, const void *src, size_t n, int peer) {
-  mpi_state *s = state;
-  /* MPI counts are ints: large puts go in pieces. */
+/* MPI_Put (get 0) or MPI_Get (get 1) of n bytes between `local` and peer's
+ * heap at offset; MPI counts are ints, so large ones go in pieces. */
+static int transfer(mpi_state *s, int get, void *local, uint64_t offset, size_t n,
+                    int peer) {
   const size_t piece = (size_t)1 << 30;
   for (size_t done = 0; done < n; done += piece) {
     int count = (int)(n - done < piece ? n - done : piece);
-    CHECK(s, MPI_Put, ((const char *)src + done, count, MPI_BYTE, peer,
-                       (MPI_Aint)(offset + done), count, MPI_BYTE, s->win),
-          "of %zu bytes to rank %d", n, peer);
+    char *at = (char *)local + done;
+    MPI_Aint disp = (MPI_Aint)(offset + done);
+    int code = get ? MPI_Get(at, count, MPI_BYTE, peer, disp, count, MPI_BYTE, s->win)
+                   : MPI_Put(at, count, MPI_BYTE, peer, disp, count, MPI_BYTE, s->win);
+    if (code != MPI_SUCCESS) {
+      fail(s, get ? "MPI_Get" : "MPI_Put", code, "of %zu bytes %s rank %d", n,
+           get ? "from" : "to", peer);
+      return -1;
+    }
   }
   return 0;
 }
 
+static int mpi_put(void *state, uint64_t offset, const void *src, size_t n, int peer) {
+  return transfer(state, 0, (void *)(uintptr_t)src, offset, n, peer);
+}
+
 static int mpi_get(void *state, void *dst, uint64_t offset, size_t n, int peer) {
   mpi_state *s = state;
-  const size_t piece = (size_t)1 << 30;
-  for (size_t done = 0; done < n; done += piece) {
-    int count = (int)(n - done < piece ? n - done : piece);
-    CHECK(s, MPI_Get, ((char *)dst + done, count, MPI_BYTE, peer,
-                       (MPI_Aint)(offset + done), count, MPI_BYTE, s->win),
-          "of %zu bytes from rank %d", n, peer);
-  }
+  if (transfer(s, 1, dst, offset, n, peer))
+    return -1;
   CHECK(s, MPI_Win_flush, (peer, s->win), "to rank %d", peer);
   return 0;
 }

@@ -137,18 +137,10 @@ Value Lowering::translate(OpBuilder &b, Location loc, Operation *op, Value ptr,
   Value self = loadHeapBase(b, loc, ctx, rank);
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
   if (target.getOptions().debug) {
-    // A peer that is no rank, or a pointer outside this rank's heap, would
-    // silently reach some other memory: stop the program there instead.
-    Value numRanks = loadParamField(
-        b, loc, ctx, offsetof(weft_kernel_context, num_ranks), b.getI32Type());
-    Value heapSize = loadParamField(
-        b, loc, ctx, offsetof(weft_kernel_context, heap_size), i64);
-    Value badPeer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge,
-                                         peer, numRanks);
-    Value badPtr = LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::uge,
-        LLVM::SubOp::create(b, loc, addr, self), heapSize);
-    stopUnlessValid(b, loc, op, badPeer, badPtr, peer, addr);
+    // A peer that is no rank, a pointer outside this rank's heap or a peer
+    // whose heap is not mapped here (another node's) would silently reach
+    // some other memory: stop the program there instead.
+    checkRange(b, loc, op, ptr, /*nbytes=*/{}, peer);
     stopIf(b, loc, op, LLVM::XOrOp::create(b, loc, inNode(b, loc, op, peer),
                                            LLVM::ConstantOp::create(b, loc, b.getBoolAttr(true))),
            i32Const(b, loc, WEFT_DEBUG_OFF_NODE), peer, addr, "");
@@ -214,14 +206,16 @@ void Lowering::checkRange(OpBuilder &b, Location loc, Operation *op, Value ptr,
   Value numRanks = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, num_ranks),
                                   b.getI32Type());
   Value heapSize = loadParamField(b, loc, ctx, offsetof(weft_kernel_context, heap_size), i64);
+  Value badPeer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, peer, numRanks);
   Value addr = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
   Value offset = LLVM::SubOp::create(b, loc, addr, loadHeapBase(b, loc, ctx, rank));
-  Value badPeer = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, peer, numRanks);
   // offset >= size, or nbytes > size - offset: no sum that could wrap.
-  Value outside = LLVM::OrOp::create(
-      b, loc, LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, offset, heapSize),
-      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt, nbytes,
-                           LLVM::SubOp::create(b, loc, heapSize, offset)));
+  Value outside = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, offset, heapSize);
+  if (nbytes)
+    outside = LLVM::OrOp::create(
+        b, loc, outside,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt, nbytes,
+                             LLVM::SubOp::create(b, loc, heapSize, offset)));
   stopUnlessValid(b, loc, op, badPeer, outside, peer, addr);
 }
 
@@ -249,6 +243,34 @@ void Lowering::signalFlag(OpBuilder &b, Location loc, SignalKind kind, Value ptr
     store(b, loc, value, ptr, order, scope);
   else
     target.atomicRMW(b, loc, RMWKind::add, ptr, value, order, scope);
+}
+
+void Lowering::byPlacement(OpBuilder &b, Location loc, Operation *op, Value peer,
+                           function_ref<void()> inNodeBody,
+                           function_ref<void()> offNodeBody) const {
+  if (!target.getOptions().multinode) {
+    inNodeBody();
+    return;
+  }
+  auto run = [](function_ref<void()> f) {
+    return [f] {
+      f();
+      return SmallVector<Value>{};
+    };
+  };
+  emitIfElse(b, loc, inNode(b, loc, op, peer), {}, run(inNodeBody), run(offNodeBody));
+}
+
+void Lowering::signalPeer(OpBuilder &b, Location loc, Operation *op, Value ptr,
+                          Value value, Value peer, SignalKind kind, MemOrder order,
+                          MemScope scope, bool quietFirst) const {
+  byPlacement(b, loc, op, peer, [&] {
+    signalFlag(b, loc, kind, translate(b, loc, op, ptr, peer), value, order, scope);
+  }, [&] {
+    Value status = target.offNodeSignal(b, loc, op, hiddenArgs(op), ptr, value, peer, kind,
+                                        quietFirst);
+    stopOnStatus(b, loc, op, status, peer, ptr);
+  });
 }
 
 /// "<kernel> at <file>:<line>:<col>" (and ": <message>") as a constant of

@@ -80,7 +80,7 @@ public:
                  mlir::Value src, mlir::Value nbytes) const;
   /// With debug checks: stops the program unless `peer` is a rank and
   /// [ptr, ptr + nbytes) lies in this rank's heap (`ptr` then names the
-  /// same range of `peer`'s).
+  /// same range of `peer`'s); a null `nbytes` checks `ptr` alone.
   void checkRange(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                   mlir::Value ptr, mlir::Value nbytes, mlir::Value peer) const;
   /// An engine operation's i32 status (TargetInfo::offNode*; null where the
@@ -97,6 +97,20 @@ public:
   void signalFlag(mlir::OpBuilder &b, mlir::Location loc, SignalKind kind,
                   mlir::Value ptr, mlir::Value value, MemOrder order,
                   MemScope scope) const;
+  /// `inNode()` where every peer is on this node (a module without
+  /// weft.multinode); else a uniform branch on whether `peer`'s heap is
+  /// mapped here, between it and `offNode()`.
+  void byPlacement(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                   mlir::Value peer, llvm::function_ref<void()> inNode,
+                   llvm::function_ref<void()> offNode) const;
+  /// One thread sets or adds `value` to `peer`'s copy of the flag at `ptr`
+  /// (this rank's address): signalFlag through the translated address on
+  /// this node, the engine's signal beyond it (after the engine completes
+  /// the program's puts when `quietFirst`).
+  void signalPeer(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                  mlir::Value ptr, mlir::Value value, mlir::Value peer,
+                  SignalKind kind, MemOrder order, MemScope scope,
+                  bool quietFirst) const;
   /// The debug checks' failure path: when `badPeer` or `badPtr` holds, the
   /// first failure of the launch on this rank fills weft_debug_error (with
   /// `peer`, the i64 `pointer` and the op's location) and the program

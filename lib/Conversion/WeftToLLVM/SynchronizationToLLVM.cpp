@@ -28,21 +28,12 @@ struct SignalOpLowering : WeftPattern<SignalOp> {
     bool release = op.getOrder() == MemOrder::release;
     Value ptr = adaptor.getPtr(), value = adaptor.getValue(), peer = adaptor.getPeer();
     lowering.oncePerProgram(rewriter, loc, {}, release, /*joinAfter=*/false, [&] {
-      auto inNode = [&] {
-        Value flag = peer ? lowering.translate(rewriter, loc, op, ptr, peer) : ptr;
-        lowering.signalFlag(rewriter, loc, op.getKind(), flag, value, op.getOrder(),
+      if (peer)
+        lowering.signalPeer(rewriter, loc, op, ptr, value, peer, op.getKind(),
+                            op.getOrder(), op.getScope(), /*quietFirst=*/release);
+      else
+        lowering.signalFlag(rewriter, loc, op.getKind(), ptr, value, op.getOrder(),
                             op.getScope());
-        return SmallVector<Value>{};
-      };
-      if (!peer || !lowering.target.getOptions().multinode)
-        return inNode();
-      emitIfElse(rewriter, loc, lowering.inNode(rewriter, loc, op, peer), {}, inNode, [&] {
-        Value status = lowering.target.offNodeSignal(rewriter, loc, op,
-                                                     lowering.hiddenArgs(op), ptr, value,
-                                                     peer, op.getKind(), release);
-        lowering.stopOnStatus(rewriter, loc, op, status, peer, ptr);
-        return SmallVector<Value>{};
-      });
       return SmallVector<Value>{};
     });
     rewriter.eraseOp(op);
@@ -140,30 +131,13 @@ struct BarrierOpLowering : WeftPattern<BarrierOp> {
         Value ranks = loadParamField(
             rewriter, loc, ctx, offsetof(weft_kernel_context, num_ranks), i32);
         Value slot = arriveOffset(rank);
-        bool multinode = target.getOptions().multinode;
-        if (multinode)
-          lowering.quietEngine(rewriter, loc, op);
+        if (target.getOptions().multinode)
+          lowering.quietEngine(rewriter, loc, op); // once, not per peer
+        Value arrival = byteOffset(rewriter, loc, reserved, slot);
         Value one = i64Const(rewriter, loc, 1);
         lowering.forEach(rewriter, loc, ranks, [&](Value peer) {
-          auto inNode = [&] {
-            Value peerReserved = lowering.translate(rewriter, loc, op, reserved, peer);
-            target.atomicRMW(rewriter, loc, RMWKind::add,
-                             byteOffset(rewriter, loc, peerReserved, slot), one,
-                             MemOrder::release, MemScope::sys);
-            return SmallVector<Value>{};
-          };
-          if (!multinode) {
-            inNode();
-            return;
-          }
-          emitIfElse(rewriter, loc, lowering.inNode(rewriter, loc, op, peer), {}, inNode,
-                     [&] {
-            Value flag = byteOffset(rewriter, loc, reserved, slot);
-            Value status = target.offNodeSignal(rewriter, loc, op, hidden, flag, one, peer,
-                                                SignalKind::add, /*release=*/false);
-            lowering.stopOnStatus(rewriter, loc, op, status, peer, flag);
-            return SmallVector<Value>{};
-          });
+          lowering.signalPeer(rewriter, loc, op, arrival, one, peer, SignalKind::add,
+                              MemOrder::release, MemScope::sys, /*quietFirst=*/false);
         });
         Value epoch = LLVM::ZExtOp::create(rewriter, loc, i64, nextGen);
         lowering.forEach(rewriter, loc, ranks, [&](Value peer) {

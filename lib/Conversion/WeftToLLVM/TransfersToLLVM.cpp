@@ -17,23 +17,6 @@ using namespace mlir;
 namespace weft {
 namespace {
 
-/// `inNode()` where every peer is in the node; else a branch between it
-/// and `offNode()` on `peer`.
-void byPlacement(OpBuilder &b, Location loc, Operation *op, const Lowering &lowering,
-                 Value peer, function_ref<void()> inNode, function_ref<void()> offNode) {
-  auto run = [](function_ref<void()> f) {
-    return [f] {
-      f();
-      return SmallVector<Value>{};
-    };
-  };
-  if (!lowering.target.getOptions().multinode) {
-    inNode();
-    return;
-  }
-  emitIfElse(b, loc, lowering.inNode(b, loc, op, peer), {}, run(inNode), run(offNode));
-}
-
 struct PutOpLowering : WeftPattern<PutOp> {
   using WeftPattern::WeftPattern;
 
@@ -49,7 +32,7 @@ struct PutOpLowering : WeftPattern<PutOp> {
     lowering.checkRange(rewriter, loc, op, dst, nbytes, peer);
     if (flag)
       lowering.checkRange(rewriter, loc, op, flag, i64Const(rewriter, loc, 8), peer);
-    byPlacement(rewriter, loc, op, lowering, peer, [&] {
+    lowering.byPlacement(rewriter, loc, op, peer, [&] {
       lowering.copyBytes(rewriter, loc, lowering.translate(rewriter, loc, op, dst, peer), src,
                          nbytes);
       if (flag)
@@ -81,7 +64,7 @@ struct GetOpLowering : WeftPattern<GetOp> {
     // No thread's earlier access to dst may meet the copy's writes.
     lowering.joinProgram(rewriter, loc);
     lowering.checkRange(rewriter, loc, op, src, nbytes, peer);
-    byPlacement(rewriter, loc, op, lowering, peer, [&] {
+    lowering.byPlacement(rewriter, loc, op, peer, [&] {
       lowering.copyBytes(rewriter, loc, dst, lowering.translate(rewriter, loc, op, src, peer),
                          nbytes);
     }, [&] {

@@ -332,12 +332,6 @@ def _hierarchical(comm, name, algorithm):
     return True
 
 
-def _receive_halves(comm, name, n, dtype):
-    """The receive buffer of a hierarchical kernel: two halves of n
-    elements of dtype (taken by the parity of the call)."""
-    return comm.halves(name, n, dtype)
-
-
 def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     """out = reduction (sum, max, min) of x over ranks; out=None: in place
     (x is overwritten). Returns out. x: symmetric weft.Buffer (else staged).
@@ -450,13 +444,13 @@ def _hier_all_reduce(comm, x, out, n, dtype, code, num_programs):
     xs = _symmetric(comm, x, n, dtype, grid)
     target = xs if out is x else _symmetric_out(comm, out, n, _dtype_of(out, "out"))
     if split:
-        recv, half = _receive_halves(comm, "hier", 2 * comm.nodes * sub, wl.float32)
+        recv, half = comm.halves("hier", 2 * comm.nodes * sub, wl.float32)
         part = comm.buffer("hier_part", comm.nodes * sub, wl.float32)
         _nodes.hier_all_reduce_split[grid](xs, target, part, recv, half, comm.flags, n, chunk,
                                            sub, comm.epochs, comm.half_calls, OP=code,
                                            BLOCK=grid.block)
     else:
-        recv, half = _receive_halves(comm, "hier", comm.nodes * chunk, wl.float32)
+        recv, half = comm.halves("hier", comm.nodes * chunk, wl.float32)
         _nodes.hier_all_reduce[grid](xs, target, recv, half, comm.flags, n, chunk,
                                      comm.epochs, comm.half_calls, OP=code, BLOCK=grid.block)
     _deliver(target, out, n, grid)
@@ -487,7 +481,7 @@ def _reduce_scatter(x, out, op, num_programs):
         return out
     xs = _symmetric(comm, x, n, dtype, grid)
     if comm.nodes > 1:
-        recv, half = _receive_halves(comm, "hier", comm.nodes * chunk, wl.float32)
+        recv, half = comm.halves("hier", comm.nodes * chunk, wl.float32)
         part = comm.buffer("hier_part", comm.nodes * chunk, wl.float32)
         _nodes.hier_reduce_scatter[grid](xs, out, part, recv, half, comm.flags, n, chunk,
                                          comm.epochs, comm.half_calls, OP=code,
@@ -526,7 +520,7 @@ def _all_gather(x, out, num_programs, algorithm):
     if _hierarchical(comm, "all_gather", algorithm):
         grid = _programs(n, num_programs)
         target = _symmetric_out(comm, out, ranks * n, dtype)
-        recv, half = _receive_halves(comm, "hier", comm.nodes * n, dtype)
+        recv, half = comm.halves("hier", comm.nodes * n, dtype)
         _nodes.hier_all_gather[grid](x, target, recv, half, comm.flags, n, comm.epochs,
                                      comm.half_calls, ELEM_BYTES=dtype.bits // 8,
                                      BLOCK=grid.block)
@@ -566,7 +560,7 @@ def _all_to_all(x, out, num_programs):
         return out
     target = _symmetric_out(comm, out, n, dtype)
     if comm.nodes > 1:
-        recv, half = _receive_halves(comm, "hier", n, dtype)
+        recv, half = comm.halves("hier", n, dtype)
         _nodes.hier_all_to_all[grid](x, target, recv, half, comm.flags, m, comm.epochs,
                                      comm.half_calls, ELEM_BYTES=dtype.bits // 8,
                                      BLOCK=grid.block)
@@ -596,7 +590,7 @@ def _broadcast(x, root, num_programs):
     if n == 0:
         return x
     if comm.nodes > 1:
-        recv, half = _receive_halves(comm, "hier", comm.nodes * n, dtype)
+        recv, half = comm.halves("hier", comm.nodes * n, dtype)
         _nodes.hier_broadcast[grid](x, int(root), recv, half, comm.flags, n, comm.epochs,
                                     comm.half_calls, ELEM_BYTES=dtype.bits // 8,
                                     BLOCK=grid.block)
