@@ -327,10 +327,14 @@ class Run:
         return fn, ok
 
 
-def environment():
+def environment(ranks=None, backend=None):
+    """The run's machine and versions, a CSV row's first columns; `ranks`
+    and `backend` are Weft's job's unless given (a job without Weft)."""
+    ranks = weft.num_ranks() if ranks is None else ranks
+    backend = weft.backend() if backend is None else backend
     info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "host": platform.node(), "ranks": weft.num_ranks(), "backend": weft.backend()}
-    if weft.backend() == "cuda":
+            "host": platform.node(), "ranks": ranks, "backend": backend}
+    if backend == "cuda":
         import torch
         nccl = torch.cuda.nccl.version()
         info.update(gpu=torch.cuda.get_device_name(), torch=torch.__version__,
@@ -406,10 +410,11 @@ class CsvLog:
     the same cases: done) and new rows are appended."""
 
     def __init__(self, path, rank, resume=False):
-        self.earlier = []
+        self.earlier, self.fields = [], None
         if resume and path and os.path.exists(path):
             with open(path, newline="") as f:
-                self.earlier = list(csv.DictReader(f))
+                reader = csv.DictReader(f)
+                self.earlier, self.fields = list(reader), reader.fieldnames
         self.path = path if rank == 0 else None
         self.rows = []
         self.file = self.writer = None
@@ -425,7 +430,10 @@ class CsvLog:
         if self.writer is None:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
             self.file = open(self.path, "a" if self.earlier else "w", newline="")
-            self.writer = csv.DictWriter(self.file, fieldnames=list(row))
+            # Appended rows follow the file's header (a column they lack
+            # stays empty; one it lacks is an error, not a shifted row).
+            self.writer = csv.DictWriter(self.file, fieldnames=self.fields or list(row),
+                                         restval="")
             if not self.earlier:
                 self.writer.writeheader()
         self.writer.writerow(row)

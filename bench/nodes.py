@@ -8,7 +8,9 @@ exchange through torch symmetric memory's NVSHMEM backend (bench/README.md,
     weft-run -n 2 --backend cuda -- python3 bench/nodes.py --csv F
         system weft_store: one node (wl.put is the program's stores)
     weft-run -n 2 --backend cuda -- python3 bench/nodes.py --torch --csv F
-        system torch_nvshmem: torch.ops.symm_mem.nvshmem_all_to_all
+        system torch_nvshmem: the same puts from Triton kernels calling NVSHMEM
+        through torch's extern library (bench/torch_nvshmem.py), and
+        torch.ops.symm_mem.nvshmem_all_to_all
 
 Ranks pair up (r with r ^ 1). put_latency: one kernel makes --iters round
 trips of a put with its signal (each rank waits for the other's), half a
@@ -108,111 +110,157 @@ def _report(log, me, row, median, best, ok, per=1, rate=False):
               f"{gbps} {'ok' if ok else 'WRONG'}", flush=True)
 
 
-def weft_rows(args, log):
-    me, ranks = weft.rank(), weft.num_ranks()
-    # Across nodes the engine is NVSHMEM on GPUs, MPI on the host backend.
-    engine = "nvshmem" if weft.backend() == "cuda" else "mpi"
-    system = f"weft_{engine}" if weft.num_nodes() > 1 else "weft_store"
-    env = log.env
-    # One flag, and the count of its signals so far, per kernel: each only
-    # grows (the ping-pong's set, the stream's add).
-    flags = {k: weft.zeros((1,), wl.int64) for k in ("pingpong", "stream")}
-    counts = {k: 0 for k in flags}
-    weft.barrier()
+class WeftSystem:
+    """Weft on the path the job's placement gives."""
+
+    def __init__(self):
+        weft.init()
+        self.me, self.ranks = weft.rank(), weft.num_ranks()
+        # Across nodes the engine is NVSHMEM on GPUs, MPI on the host backend.
+        engine = "nvshmem" if weft.backend() == "cuda" else "mpi"
+        self.name = f"weft_{engine}" if weft.num_nodes() > 1 else "weft_store"
+        self.sync, self.barrier = weft.synchronize, weft.barrier
+
+    def array(self, values, dtype):
+        """A symmetric array holding the numpy `values`."""
+        buf = weft.empty(values.shape, {"u8": wl.uint8, "i64": wl.int64, "f32": wl.float32}[dtype])
+        buf.copy_from(values)
+        return buf
+
+    def to_numpy(self, buf):
+        return buf.to_numpy()
+
+    def free(self, *bufs):
+        for buf in bufs:
+            buf.free()
+
+    def pingpong(self, buf, flag, nbytes, base, iters):
+        _pingpong[(1,)](buf, flag, nbytes, base, iters)
+
+    def stream(self, src, dst, flag, nbytes, programs):
+        _stream[(programs,)](src, dst, flag, nbytes)
+
+    def arrived(self, flag, expected):
+        _arrived[(1,)](flag, expected)
+
+    def all_to_all(self, x, out):
+        C.all_to_all(x, out)
+
+    def close(self):
+        weft.finalize()
+
+
+class TorchSystem:
+    """torch symmetric memory's NVSHMEM backend: Triton kernels calling
+    NVSHMEM (bench/torch_nvshmem.py) and its all_to_all."""
+
+    def __init__(self, port):
+        import torch
+        import torch.distributed as dist
+        import torch.distributed._symmetric_memory as symm_mem
+        import torch_nvshmem
+        self.torch, self.dist, self.symm_mem, self.kernels = torch, dist, symm_mem, torch_nvshmem
+        self.me, self.ranks = int(os.environ["WEFT_RANK"]), int(os.environ["WEFT_WORLD_SIZE"])
+        self.device = torch.device("cuda", int(os.environ.get("WEFT_LOCAL_RANK", self.me)))
+        torch.cuda.set_device(self.device)
+        dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=self.me,
+                                world_size=self.ranks, device_id=self.device)
+        symm_mem.set_backend("NVSHMEM")
+        self.group = dist.group.WORLD.group_name
+        self.name = "torch_nvshmem"
+        self.sync, self.barrier = torch.cuda.synchronize, dist.barrier
+
+    def array(self, values, dtype):
+        torch = self.torch
+        kind = {"u8": torch.uint8, "i64": torch.int64, "f32": torch.float32}[dtype]
+        t = self.symm_mem.empty(values.shape, dtype=kind, device=self.device)
+        t.copy_(torch.from_numpy(values).to(kind))
+        self.symm_mem.rendezvous(t, group=self.group)
+        return t
+
+    def to_numpy(self, t):
+        return t.cpu().numpy()
+
+    def free(self, *tensors):
+        pass  # torch frees symmetric tensors with their last reference
+
+    def pingpong(self, buf, flag, nbytes, base, iters):
+        self.kernels.pingpong[(1,)](buf, flag, nbytes, base, iters, self.me)
+
+    def stream(self, src, dst, flag, nbytes, programs):
+        share = -(-(-(-nbytes // programs)) // 16) * 16
+        self.kernels.stream[(programs,)](src, dst, flag, nbytes, share, self.me)
+
+    def arrived(self, flag, expected):
+        self.kernels.arrived[(1,)](flag, expected)
+
+    def all_to_all(self, x, out):
+        self.torch.ops.symm_mem.nvshmem_all_to_all(x, out, self.group)
+
+    def close(self):
+        self.dist.destroy_process_group()
+
+
+def rows(args, log, system):
+    """Every case of one system, each checked, into the log."""
+    me, ranks, name = system.me, system.ranks, system.name
 
     def row(op, nbytes):
-        return _row(env, op, nbytes, system)
+        return _row(log.env, op, nbytes, name)
 
-    for nbytes in parse_sizes(args.latency_sizes):
-        if log.log.done(op="put_latency", bytes=nbytes, system=system):
-            continue
-        buf = weft.zeros((max(nbytes, 1),), wl.uint8)
+    def todo(op, nbytes):
+        return not log.log.done(op=op, bytes=nbytes, system=name)
+
+    # One flag, and the count of its signals so far, per kernel: each only
+    # grows (the ping-pong's set, the stream's add).
+    flags = {k: system.array(np.zeros(1, np.int64), "i64") for k in ("pingpong", "stream")}
+    counts = {k: 0 for k in flags}
+    system.barrier()
+
+    for nbytes in filter(lambda n: todo("put_latency", n), parse_sizes(args.latency_sizes)):
+        buf = system.array(np.zeros(max(nbytes, 1), np.uint8), "u8")
         with log.watchdog.case(row("put_latency", nbytes)):
             def call():
-                _pingpong[(1,)](buf, flags["pingpong"], nbytes, counts["pingpong"], args.iters)
+                system.pingpong(buf, flags["pingpong"], nbytes, counts["pingpong"], args.iters)
                 counts["pingpong"] += 2 * args.iters
             call()
-            median, best = timed(call, args.samples, weft.synchronize)
+            median, best = timed(call, args.samples, system.sync)
         _report(log, me, row("put_latency", nbytes), median, best, True, per=2 * args.iters)
-        weft.barrier()
-        buf.free()
+        system.barrier()
+        system.free(buf)
 
-    for nbytes in parse_sizes(args.bandwidth_sizes):
-        if log.log.done(op="put_bandwidth", bytes=nbytes, system=system):
-            continue
-        src, dst = weft.empty((nbytes,), wl.uint8), weft.zeros((nbytes,), wl.uint8)
-        pattern = (np.arange(nbytes) * 7 + me) % 251
-        src.copy_from(pattern)
-        weft.barrier()
+    for nbytes in filter(lambda n: todo("put_bandwidth", n), parse_sizes(args.bandwidth_sizes)):
+        src = system.array(((np.arange(nbytes) * 7 + me) % 251).astype(np.uint8), "u8")
+        dst = system.array(np.zeros(nbytes, np.uint8), "u8")
+        system.barrier()
         with log.watchdog.case(row("put_bandwidth", nbytes)):
             def call():
-                _stream[(args.programs,)](src, dst, flags["stream"], nbytes)
+                system.stream(src, dst, flags["stream"], nbytes, args.programs)
                 counts["stream"] += args.programs
-                _arrived[(1,)](flags["stream"], counts["stream"])
+                system.arrived(flags["stream"], counts["stream"])
             call()
-            ok = np.array_equal(dst.to_numpy(), (np.arange(nbytes) * 7 + (me ^ 1)) % 251)
-            median, best = timed(call, args.samples, weft.synchronize)
+            system.sync()
+            ok = np.array_equal(system.to_numpy(dst), (np.arange(nbytes) * 7 + (me ^ 1)) % 251)
+            median, best = timed(call, args.samples, system.sync)
         _report(log, me, row("put_bandwidth", nbytes), median, best, ok, rate=True)
-        weft.barrier()
-        src.free()
-        dst.free()
+        system.barrier()
+        system.free(src, dst)
 
-    for nbytes in parse_sizes(args.all_to_all_sizes):
-        if log.log.done(op="all_to_all", bytes=nbytes, system=system):
-            continue
+    for nbytes in filter(lambda n: todo("all_to_all", n), parse_sizes(args.all_to_all_sizes)):
         m = nbytes // 4
-        x, out = weft.empty((ranks * m,), wl.float32), weft.empty((ranks * m,), wl.float32)
-        x.copy_from(np.arange(ranks * m) % 1000 + 1000.0 * me)
+        x = system.array((np.arange(ranks * m) % 1000 + 1000.0 * me).astype(np.float32), "f32")
+        out = system.array(np.zeros(ranks * m, np.float32), "f32")
         with log.watchdog.case(row("all_to_all", nbytes)):
-            C.all_to_all(x, out)
+            system.all_to_all(x, out)
+            system.sync()
             want = np.concatenate([np.arange(me * m, (me + 1) * m) % 1000 + 1000.0 * p
                                    for p in range(ranks)])
-            ok = np.array_equal(out.to_numpy(), want)
-            median, best = timed(lambda: C.all_to_all(x, out), args.samples,
-                                 weft.synchronize)
+            ok = np.array_equal(system.to_numpy(out), want)
+            median, best = timed(lambda: system.all_to_all(x, out), args.samples, system.sync)
         _report(log, me, row("all_to_all", nbytes), median, best, ok)
-        weft.barrier()
-        x.free()
-        out.free()
-
-
-def torch_rows(args, log):
-    """torch symmetric memory's NVSHMEM backend: its all_to_all."""
-    import torch
-    import torch.distributed as dist
-    import torch.distributed._symmetric_memory as symm_mem
-    me, ranks = int(os.environ["WEFT_RANK"]), int(os.environ["WEFT_WORLD_SIZE"])
-    device = torch.device("cuda", int(os.environ.get("WEFT_LOCAL_RANK", me)))
-    torch.cuda.set_device(device)
-    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{args.port}", rank=me,
-                            world_size=ranks, device_id=device)
-    symm_mem.set_backend("NVSHMEM")
-    group = dist.group.WORLD.group_name
-    symm_mem.enable_symm_mem_for_group(group)
-    sync = torch.cuda.synchronize
-    for nbytes in parse_sizes(args.all_to_all_sizes):
-        m = nbytes // 4
-        row = _row(log.env, "all_to_all", nbytes, "torch_nvshmem")
-        if log.log.done(op="all_to_all", bytes=nbytes, system="torch_nvshmem"):
-            continue
-        with log.watchdog.case(row):
-            x = symm_mem.empty(ranks * m, dtype=torch.float32, device=device)
-            out = symm_mem.empty(ranks * m, dtype=torch.float32, device=device)
-            x.copy_(torch.arange(ranks * m, device=device) % 1000 + 1000.0 * me)
-            symm_mem.rendezvous(x, group=group)
-            symm_mem.rendezvous(out, group=group)
-
-            def call():
-                torch.ops.symm_mem.nvshmem_all_to_all(x, out, group)
-            call()
-            sync()
-            want = torch.cat([torch.arange(me * m, (me + 1) * m, device=device) % 1000 +
-                              1000.0 * p for p in range(ranks)])
-            ok = bool(torch.equal(out, want))
-            median, best = timed(call, args.samples, sync)
-        _report(log, me, row, median, best, ok)
-        dist.barrier()
-    dist.destroy_process_group()
+        system.barrier()
+        system.free(x, out)
+    system.free(*flags.values())
 
 
 def table(path):
@@ -268,17 +316,16 @@ def main():
         table(args.table)
         return
     if args.torch:
-        env = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "ranks": os.environ["WEFT_WORLD_SIZE"], "backend": "cuda"}
-        log = _Log(args, int(os.environ["WEFT_RANK"]), env)
-        torch_rows(args, log)
+        system = TorchSystem(args.port)
+        env = CB.environment(system.ranks, "cuda")
     else:
-        weft.init()
-        if weft.num_ranks() % 2:
-            raise SystemExit("bench/nodes.py pairs ranks: run an even number of them")
-        log = _Log(args, weft.rank(), CB.environment())
-        weft_rows(args, log)
-        weft.finalize()
+        system = WeftSystem()
+        env = CB.environment()
+    if system.ranks % 2:
+        raise SystemExit("bench/nodes.py pairs ranks: run an even number of them")
+    log = _Log(args, system.me, env)
+    rows(args, log, system)
+    system.close()
     bad = log.log.wrong()
     log.log.close()
     if bad:

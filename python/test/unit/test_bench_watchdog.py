@@ -47,3 +47,23 @@ def test_a_hang_becomes_a_row_and_resume_skips_it(tmp_path):
     log.close()
     rows = list(csv.DictReader(open(path)))
     assert [r["op"] for r in rows] == ["all_reduce", "all_reduce", "all_gather"]
+
+
+def test_resumed_rows_follow_the_files_columns(tmp_path):
+    """A resumed run whose rows have fewer columns (bench/nodes.py's torch
+    job) writes them under the file's header, not shifted left."""
+    sys.path.insert(0, os.path.abspath(BENCH))
+    try:
+        import collectives as CB
+    finally:
+        sys.path.remove(os.path.abspath(BENCH))
+    path = str(tmp_path / "mixed.csv")
+    log = CB.CsvLog(path, 0)
+    log.add(dict(date="d", host="h", gpu="g", op="put", system="weft", median_us=1.0))
+    log.close()
+    log = CB.CsvLog(path, 0, resume=True)
+    log.add(dict(date="d", op="put", system="torch", median_us=2.0))
+    log.close()
+    rows = list(csv.DictReader(open(path)))
+    assert [(r["system"], r["median_us"], r["host"]) for r in rows] == [
+        ("weft", "1.0", "h"), ("torch", "2.0", "")]
