@@ -12,10 +12,18 @@ Ops and shapes (M = tokens over all ranks, H = hidden, R = ranks, bf16):
 | op | Weft | torch (NCCL) | symm |
 |---|---|---|---|
 | ag_gemm | all_gather_matmul: x (M/R x H) @ W (H x H/R) | all_gather_into_tensor + matmul | fused_all_gather_matmul |
-| gemm_rs | matmul_reduce_scatter: x (M x H/R) @ W (H/R x H) | matmul + reduce_scatter_tensor | fused_matmul_reduce_scatter |
-| gemm_ar | matmul_all_reduce (M <= --max-ar-tokens) | matmul + all_reduce | matmul into symmetric memory + one_shot_all_reduce |
+| gemm_rs | matmul_reduce_scatter: x (M x H/R) @ W (H/R x H) (`weft_bf16`: partials="bf16") | matmul + reduce_scatter_tensor | fused_matmul_reduce_scatter |
+| gemm_ar | matmul_all_reduce (M <= --max-ar-tokens; `weft_bf16` as above) | matmul + all_reduce | matmul into symmetric memory + one_shot_all_reduce |
 | fd_combine | flash_decode_combine: M sequences x H/128 heads x 128, f32 | one packed all_gather_into_tensor + the combine in torch | - |
 | moe | moe_dispatch + moe_combine: M tokens per rank, --experts, top --topk, identity experts | argsort + all_to_all_single of the counts and of the rows, and back, + index_add_ | - |
+
+The GEMM ops' overlap limit, max(GEMM alone, collective alone), comes from
+three more systems of the same case: `gemm_alone` (torch.matmul of the
+rank's product: the gathered rows for ag_gemm, the whole M x H partial for
+the second layer), `weft_gemm_alone` (weft.ops.matmul of the same, f32 out:
+what the fusion costs against Weft's own GEMM) and `comm_alone` (the NCCL
+collective alone on the bf16 bytes torch moves). `--limits CSV` prints each
+GEMM op's systems against that limit.
 
 Each measurement: --warmup calls, then --iters calls each between two CUDA
 events on the current stream (host launch overhead included, as a caller
@@ -122,6 +130,18 @@ class Bench(CB.Run):
         systems["torch"] = nccl
         checks = {s: lambda: self.check(out, want) for s in systems}
         checks["torch"] = lambda: self.check(tout, want, exact=False)
+        # The overlap limit's rows: the GEMM alone (cuBLAS on the gathered
+        # rows, and Weft's), the collective alone (NCCL).
+        gathered = torch.cat([pattern((m // R, h), p, 1, torch) for p in range(R)])
+        full.copy_(gathered)
+        xg = self.buffer(gathered.cpu().numpy(), bf)
+        bufs.append(xg)
+        systems.update(gemm_alone=lambda: torch.matmul(full, tw, out=tout),
+                       comm_alone=lambda: dist.all_gather_into_tensor(full, tx),
+                       weft_gemm_alone=lambda: ops.matmul(xg, w, out))
+        checks.update(gemm_alone=lambda: self.check(tout, want, exact=False),
+                      comm_alone=lambda: self.check(full, gathered),
+                      weft_gemm_alone=lambda: self.check(out, want))
         symm = self.symm_ops()
         if symm:
             res = {}
@@ -139,12 +159,14 @@ class Bench(CB.Run):
         out = weft.empty((rows, h), wl.float32)
         bufs = [x, w, out]
         fused = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
-        systems = {"weft": lambda: fused(x, w, out)}
+        systems = {"weft": lambda: fused(x, w, out),
+                   "weft_bf16": lambda: fused(x, w, out, partials="bf16")}
         lo = r * rows if scatter else 0
         if not self.gpu:
             want = sum(pattern((m, h // R), p, 3) @ pattern((h // R, h), p, 4)
                        for p in range(R))[lo:lo + rows]
-            return systems, {"weft": lambda: self.check(out, want)}, bufs
+            return systems, {"weft": lambda: self.check(out, want),
+                             "weft_bf16": lambda: self.check(out, want, exact=False)}, bufs
         torch, dist = self.torch, self.dist
         tx, tw = self.tensor(x), self.tensor(w)
         want = sum(pattern((m, h // R), p, 3, torch).float() @
@@ -160,7 +182,26 @@ class Bench(CB.Run):
                 dist.all_reduce(part)
         systems["torch"] = nccl
         checks = {"weft": lambda: self.check(out, want),
+                  "weft_bf16": lambda: self.check(out, want, exact=False),
                   "torch": lambda: self.check(tout if scatter else part, want, exact=False)}
+        # The overlap limit's rows: the GEMM alone (cuBLAS, and Weft's: the
+        # whole M x H partial), the collective alone (NCCL) on its bf16.
+        mine = tx.float() @ tw.float()
+        cpart, cout = mine.to(torch.bfloat16), torch.empty_like(tout)
+        wfull = weft.empty((m, h), wl.float32)
+        bufs.append(wfull)
+
+        def comm():
+            if scatter:
+                dist.reduce_scatter_tensor(cout, cpart)
+            else:
+                dist.all_reduce(cpart)  # in place: right after the first call, as checked
+        systems.update(gemm_alone=lambda: torch.matmul(tx, tw, out=part), comm_alone=comm,
+                       weft_gemm_alone=lambda: ops.matmul(x, w, wfull))
+        checks.update(gemm_alone=lambda: self.check(part, mine, exact=False),
+                      comm_alone=lambda: self.check(cout if scatter else cpart, want,
+                                                    exact=False),
+                      weft_gemm_alone=lambda: self.check(wfull, mine))
         symm = self.symm_ops()
         if symm:
             res = {}
@@ -420,7 +461,34 @@ def plot(path, out=None):
     print("\n".join(written))
 
 
+def limits(path):
+    """Each GEMM op's shape against its overlap limit, max(gemm_alone,
+    comm_alone) of the same run: per system its median, the limit over it
+    (1.0: at the limit) and torch's and symm's medians over it."""
+    from collections import defaultdict
+    cases = defaultdict(dict)
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["correct"] == "True":
+                cases[(r["op"], int(r["hidden"]), int(r["tokens"]))][r["system"]] = \
+                    float(r["median_us"])
+    print("| op, tokens x hidden | system | us | limit / it | torch / it | symm / it |")
+    print("|---|---|---|---|---|---|")
+    for (op, h, t), us in sorted(cases.items()):
+        if "gemm_alone" not in us or "comm_alone" not in us:
+            continue
+        limit = max(us["gemm_alone"], us["comm_alone"])
+        print(f"| {op} {t} x {h} | limit | {limit:.1f} | | | |")
+        for system, v in sorted(us.items()):
+            ratio = lambda base: f"{us[base] / v:.2f}" if base in us else "-"  # noqa: E731
+            print(f"| | {system} | {v:.1f} | {limit / v:.2f} | {ratio('torch')} | "
+                  f"{ratio('symm')} |")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--limits":
+        limits(sys.argv[2])  # python3 bench/fused.py --limits CSV
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--plot":
         # here, after a GPU run: python3 bench/fused.py --plot CSV [OUTDIR]
         plot(*sys.argv[2:4])

@@ -128,6 +128,38 @@ def test_matmul_all_reduce(m, k, n, dtype):
     b.free()
 
 
+@pytest.mark.parametrize("scatter", [True, False])
+def test_second_layer_bf16_partials(scatter):
+    """partials="bf16": each rank's partial is rounded once to bf16 and the
+    partials summed in f32 (inputs up to 100, exact in bf16; partials in
+    the tens of thousands, most of them between bf16's values; their sums
+    over 4 ranks are exact in f32)."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    rows, k, n = 6, 40, 24
+    m = ranks * rows
+    rng = np.random.default_rng(7)
+    xs = [rng.integers(-100, 101, (m, k)).astype(np.float32) for _ in range(ranks)]
+    ws = [rng.integers(-100, 101, (k, n)).astype(np.float32) for _ in range(ranks)]
+    a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
+    a.copy_from(xs[me])
+    b.copy_from(ws[me])
+    op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
+    for partials in ("bf16", "f32", "bf16"):  # both kinds of call share the scratch
+        out = op(a, b, partials=partials)
+        want = sum((rounded(x @ w, wl.bfloat16) if partials == "bf16" else x @ w)
+                   for x, w in zip(xs, ws))
+        lo, hi = (me * rows, (me + 1) * rows) if scatter else (0, m)
+        np.testing.assert_array_equal(host(out), want[lo:hi])
+        out.free()
+    exact = sum(x @ w for x, w in zip(xs, ws))
+    assert not np.array_equal(want, exact)  # the rounding shows: the test can tell
+    with pytest.raises(ValueError, match="partials must be one of 'f32', 'bf16', not 'f16'"):
+        op(a, b, partials="f16")
+    weft.barrier()
+    a.free()
+    b.free()
+
+
 def test_matmul_reduce_local_operands_programs_and_interleaving():
     """Local a, b and out; one and three programs; the two ops and a
     collective interleaved on the shared scratch; every rank's all-reduce
@@ -501,7 +533,7 @@ def test_kept_fused_calls_read_their_own_inputs():
         np.testing.assert_array_equal(
             gathered.to_numpy(), np.concatenate([x[:rows] for x in xs]) @ ws[me])
     comm = _get_comm()
-    for key in (_plans.key("matmul_reduce_scatter", (a, b, scattered), (None,)),
+    for key in (_plans.key("matmul_reduce_scatter", (a, b, scattered), (None, "f32")),
                 _plans.key("all_gather_matmul", (mine, b, gathered), (None, "auto"))):
         launches = comm.kept[key][1]
         assert launches

@@ -3,8 +3,8 @@
 
     weft.ops.matmul(a, b, out=None, split_k=None)
     weft.ops.all_gather_matmul(a, b, out=None, num_programs=None)
-    weft.ops.matmul_reduce_scatter(a, b, out=None, num_programs=None)
-    weft.ops.matmul_all_reduce(a, b, out=None, num_programs=None)
+    weft.ops.matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32")
+    weft.ops.matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32")
     weft.ops.flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False)
     weft.ops.flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None)
     weft.ops.ring_attention(q, k, v, causal=False, sm_scale=None, layout="contiguous")

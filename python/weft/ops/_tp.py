@@ -354,25 +354,29 @@ def _signal_partial(counters, block, dest, SCATTER: wl.constexpr):
 def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTER: wl.constexpr,
                          BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
                          EVEN: wl.constexpr, DESC: wl.constexpr, SC: wl.constexpr,
+                         PARTIAL: wl.constexpr,
                          GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
     """The second layer in one launch: c (rows x N, this rank's) = the sum
     over ranks r and pieces z of K of partial (r, z) of the block, added
     in one fixed order. Programs are resident together (a resident launch)
     and take items i, i + num_programs, ... of this rank's list:
 
-    1. Partials for others: each product of a block of a (its rows of rank
-       `dest` when SCATTER) and b over piece z goes into slot (me, z) of
-       the block on `dest` (SCATTER: the rank owning the rows, the next
-       rank's first and this rank's own last, so the partials cross while
-       the others compute theirs; else every rank), and counts there on
-       the block's counter. The count for one partial is made after the
-       next product, so that its stores drain under that product rather
-       than stall the program.
-    2. Sums: SCATTER, the last piece of each of this rank's blocks, which
-       then waits for the other ranks * pieces - 1 partials and adds them
-       to its own; else, once the program has counted its last partial,
-       each block of c waits for all ranks * pieces partials (every rank
-       sums every block: one-shot).
+    1. Partials: each product of a block of a (its rows of rank `dest`
+       when SCATTER) and b over piece z goes into slot (me, z) of the
+       block on `dest` (SCATTER: the rank owning the rows; else every
+       rank), and counts there on the block's counter. SCATTER's
+       destinations take turns item by item, the next rank first and this
+       rank among them (its own partial stored locally like the others;
+       a partial is stored as PARTIAL, f32 or bf16, and summed in f32),
+       so that the partials cross NVLink all through the product instead
+       of in a burst at its start, which NVLink could not carry under the
+       GEMM (bench/README.md, "Prefill"). The count for one partial is
+       made after the next product, so that its stores drain under that
+       product rather than stall the program.
+    2. Sums: once the program has counted its last partial, each block of
+       c waits for its ranks * pieces partials and adds them in order
+       (SCATTER: one rank sums a block; else every rank sums every block:
+       one-shot, the same bits on every rank).
 
     Programs wait only after counting every partial they made, so while
     they are all resident every wait ends. Items are counted in clusters
@@ -398,51 +402,45 @@ def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTE
     rows_even = rows // BM * BM if EVEN else rows
     k_chunk = k_steps * BK                    # whole BK steps: aligned offsets
     pieces = wl.maximum(1, (K + k_chunk - 1) // k_chunk)
-    count = ranks * pieces                    # partials per block
     size = rows * N                           # one slot
     calls = wl.load(sync)
     parity = calls % 2
     counters = sync + FUSED_COUNTERS + parity * FUSED_BLOCKS
     base = slots + parity * half
-    own = me * pieces + pieces - 1            # SCATTER: the summing program's own
-    per_dest = pieces * blocks
-    items = per_dest * ranks if SCATTER else per_dest
+    dests = ranks if SCATTER else 1
     pending = -1                              # the block of an uncounted partial
     pending_dest = 0
-    for i in range(wl.program_id(0) // CLUSTER_N, items, wl.num_programs(0) // CLUSTER_N):
-        dest = (me + 1 + i // per_dest) % ranks if SCATTER else me
-        z = i % per_dest // blocks
-        block_m, block_n = _grouped(i % blocks, blocks_m, blocks_n, GROUP_M)
-        block = i % blocks * CLUSTER_N + column   # its counter
+    for i in range(wl.program_id(0) // CLUSTER_N, pieces * blocks * dests,
+                   wl.num_programs(0) // CLUSTER_N):
+        dest = (me + 1 + i) % ranks if SCATTER else me
+        item = i // dests                     # its piece and block
+        z = item // blocks
+        block_m, block_n = _grouped(item % blocks, blocks_m, blocks_n, GROUP_M)
+        block = item % blocks * CLUSTER_N + column   # its counter
         block_n = block_n * CLUSTER_N + column
         acc = _piece_product(a, b, dest * rows_even if SCATTER else 0, block_m * BM,
                              block_n * BN, rows, N, K, z * k_chunk, k_chunk, BM, BN, BK,
                              EVEN, DESC)
         if pending >= 0:
             _signal_partial(counters, pending, pending_dest, SCATTER)
-        if i >= items - blocks if SCATTER else False:     # my block's last piece
-            _sum_partials(acc, base, c, counters, block, block_m * BM, block_n * BN, rows, N,
-                          size, own, count, SCATTER, BM, BN, EVEN, SC)
-            pending = -1
+        rm = block_m * BM + wl.arange(0, BM)
+        rn = block_n * BN + wl.arange(0, BN)
+        offs = (me * pieces + z) * size + rm[:, None] * N + rn[None, :]
+        mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+        partial = acc.to(PARTIAL)
+        if SCATTER:
+            wl.store(base + offs, partial, mask=mask, peer=dest)
         else:
-            rm = block_m * BM + wl.arange(0, BM)
-            rn = block_n * BN + wl.arange(0, BN)
-            offs = (me * pieces + z) * size + rm[:, None] * N + rn[None, :]
-            mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
-            if SCATTER:
-                wl.store(base + offs, acc, mask=mask, peer=dest)
-            else:
-                _push(base + offs, acc, mask, me)  # the next rank first, this one last
-            pending = block
-            pending_dest = dest
+            _push(base + offs, partial, mask, me)  # the next rank first, this one last
+        pending = block
+        pending_dest = dest
     if pending >= 0:
         _signal_partial(counters, pending, pending_dest, SCATTER)
-    if not SCATTER:
-        for block in range(wl.program_id(0), blocks * CLUSTER_N, wl.num_programs(0)):
-            block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
-            block_n = block_n * CLUSTER_N + block % CLUSTER_N
-            _sum_partials(None, base, c, counters, block, block_m * BM, block_n * BN, rows, N,
-                          size, own, count, SCATTER, BM, BN, EVEN, SC)
+    for block in range(wl.program_id(0), blocks * CLUSTER_N, wl.num_programs(0)):
+        block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
+        block_n = block_n * CLUSTER_N + block % CLUSTER_N
+        _sum_partials(base, c, counters, block, block_m * BM, block_n * BN, rows, N, size,
+                      ranks * pieces, BM, BN, EVEN, SC)
     if _last_to_finish(sync + 1):
         wl.store(sync, calls + 1)
 
@@ -455,67 +453,62 @@ SUM_COLS = PerBackend(host=8, default=64)
 
 
 @jit
-def _sum_partials(acc, base, c, counters, block, m0, n0, rows, N, size, own, count,
-                  SCATTER: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
-                  EVEN: wl.constexpr, SC: wl.constexpr):
-    """c's block at m0, n0 = the sum of its `count` partials once they have
-    all landed, SC columns at a time: SCATTER, acc (partial `own`, in
-    registers, stored into c first) and then the others in order (one
-    rank sums a block: the same bits on every run); else all of them in
-    order (every rank sums every block: the same bits on every rank).
-    Zeroes the block's counter for the next call of this parity."""
+def _sum_partials(base, c, counters, block, m0, n0, rows, N, size, count,
+                  BM: wl.constexpr, BN: wl.constexpr, EVEN: wl.constexpr, SC: wl.constexpr):
+    """c's block at m0, n0 = the sum of its `count` partials in slot order
+    once they have all landed, SC columns at a time (one order: the same
+    bits on every run, and on every rank that sums the block). Zeroes the
+    block's counter for the next call of this parity."""
     rm = m0 + wl.arange(0, BM)
-    if SCATTER:
-        cols = n0 + wl.arange(0, BN)
-        wl.store(c + rm[:, None] * N + cols[None, :], acc,
-                 mask=None if EVEN else (rm[:, None] < rows) & (cols[None, :] < N))
-        wl.fence(order="acq_rel", scope="cta")  # this program's threads read it back
-    wl.wait(counters + block, count - 1 if SCATTER else count, cmp="ge")
-    if count > 1 if SCATTER else True:
-        zero = None if EVEN else 0.0
-        for j in range(0, BN, SC):
-            rn = n0 + j + wl.arange(0, SC)
-            offs = rm[:, None] * N + rn[None, :]
-            mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
-            if SCATTER:
-                total = wl.load(c + offs, mask=mask, other=zero)
-                for s in range(own):
-                    total += wl.load(base + s * size + offs, mask=mask, other=zero)
-                for s in range(own + 1, count):
-                    total += wl.load(base + s * size + offs, mask=mask, other=zero)
-            else:
-                total = wl.load(base + offs, mask=mask, other=zero)
-                for s in range(1, count):
-                    total += wl.load(base + s * size + offs, mask=mask, other=zero)
-            wl.store(c + offs, total, mask=mask)
+    wl.wait(counters + block, count, cmp="ge")
+    zero = None if EVEN else 0.0
+    for j in range(0, BN, SC):
+        rn = n0 + j + wl.arange(0, SC)
+        offs = rm[:, None] * N + rn[None, :]
+        mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+        total = wl.load(base + offs, mask=mask, other=zero).to(wl.float32)
+        for s in range(1, count):
+            total += wl.load(base + s * size + offs, mask=mask, other=zero).to(wl.float32)
+        wl.store(c + offs, total, mask=mask)
     wl.store(counters + block, 0)
 
 
 @plan_memo
-def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, descriptors=None):
+def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descriptors=None):
     """How matmul_reduce_kernel runs the second layer for `rows` x n x k
-    products on `ranks` ranks on `backend` (_fused_plan's)."""
+    products on `ranks` ranks on `backend` (_fused_plan's), its partials
+    of dtype `partials`."""
     constexprs, options, blocks, pieces, steps = _fused_plan(
         rows, rows, n, k, ranks if scatter else 1, backend, dtype, descriptors)
-    return dict(constexprs, SCATTER=scatter, SC=SUM_COLS), options, blocks, pieces, steps
+    return (dict(constexprs, SCATTER=scatter, SC=SUM_COLS, PARTIAL=partials), options, blocks,
+            pieces, steps)
 
 
-def compile_matmul_reduce(m, n, k, ranks, scatter, target):
+# What `partials=` names: the dtype partial products cross between ranks in.
+PARTIALS = {"f32": wl.float32, "bf16": wl.bfloat16}
+
+
+def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
     """Compiles for `target`, without launching, what matmul_reduce_scatter
     (scatter) or matmul_all_reduce launches on `ranks` ranks for a bf16 a
     (m x k, 16-byte aligned) and b (k x n) (warming a kernel cache)."""
     backend = target.split(":")[0]
     rows = m // ranks if scatter else m
+    partial = PARTIALS[partials]
     constexprs, options, _, _, _ = _reduce_plan(rows, n, k, ranks, scatter, backend,
-                                                wl.bfloat16)
+                                                wl.bfloat16, partial)
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     compile_kernel(matmul_reduce_kernel,
-                   dict(a=sig["a"], b=sig["b"], c=sig["c"], slots="*fp32:16", half="i32:16",
+                   dict(a=sig["a"], b=sig["b"], c=sig["c"], slots=f"*{partial.name}:16",
+                        half="i32:16",
                         sync="*i64:16", rows=sig["M"], N=sig["N"], K=sig["K"], k_steps="i32"),
                    constexprs, target=target, **options)
 
 
-def _matmul_reduce(op, a, b, out, num_programs, scatter):
+def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
+    if partials not in PARTIALS:
+        raise ValueError(f"{op}: partials must be one of {', '.join(map(repr, PARTIALS))}, "
+                         f"not {partials!r}")
     m, k, n = _check_operands(op, a, b)
     ranks = rt.num_ranks()
     if scatter and m % ranks:
@@ -528,18 +521,21 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     if rows * n == 0:
         return out
     backend = rt.backend()
+    partial = PARTIALS[partials]
     constexprs, options, blocks, pieces, steps = _reduce_plan(
-        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"),
+        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partial,
         None if tensor_maps_fit(a, b) else False)
     if blocks > FUSED_BLOCKS:
         raise ValueError(f"{op}: {rows} x {n} is {blocks} output blocks, more than the "
                          f"{FUSED_BLOCKS} the kernel counts")
     count = ranks * pieces * rows * n         # one parity's slots
     if 2 * count >= 1 << 31:
-        raise ValueError(f"{op}: {rows} x {n} needs {count} f32 of scratch, more than a "
-                         f"kernel addresses (2^31)")
+        raise ValueError(f"{op}: {rows} x {n} needs {count} {partials} of scratch, more than "
+                         f"a kernel addresses (2^31)")
     comm = _node_comm(op)
-    slots, half = comm.halves("fused", count, wl.float32)
+    # Either dtype's halves split the same bytes in the same place, so calls
+    # of both kinds share the scratch (_Comm.halves).
+    slots, half = comm.halves("fused", count, partial)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
     # The kernel's longer loop, over every piece of every destination's
@@ -553,33 +549,37 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter):
     return out
 
 
-def matmul_reduce_scatter(a, b, out=None, num_programs=None):
+def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
     """The row-parallel second layer with its reduce-scatter: a is this
     rank's M x K slice (its share of the K dimension), b is K x N (both
     fp16, bf16 or fp32, one dtype; local or symmetric: only this rank reads
     them), M a multiple of num_ranks. Rank r's out ((M / num_ranks) x N
     fp32, local or symmetric; allocated when None) = rows [r*M/R,
-    (r+1)*M/R) of the sum over ranks of a @ b, summed in one order (the
-    same bits on every run). num_programs: at most that many programs
-    (default: all that run at once). Returns out."""
-    return _kept_matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True)
+    (r+1)*M/R) of the sum over ranks of a @ b, summed in f32 in one order
+    (the same bits on every run). partials: the dtype the partial products
+    cross between ranks in, "f32" (default: out is the f32 sum of the f32
+    products) or "bf16" (half the bytes; each partial rounded once to
+    bf16, so |error| <= 2^-8 x the sum over ranks of |partial|, before
+    f32's own rounding of the sum). num_programs: at most that many
+    programs (default: all that run at once). Returns out."""
+    return _kept_matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True, partials)
 
 
-def matmul_all_reduce(a, b, out=None, num_programs=None):
+def matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32"):
     """The row-parallel second layer with its all-reduce, for small M
     (decode): out (M x N fp32 on every rank, bit-identical) = the sum over
-    ranks of a @ b, a (M x K) and b (K x N) as for matmul_reduce_scatter.
-    Each partial block is pushed to every rank (one-shot): 2 x num_ranks x
-    pieces x M x N f32 of scratch per rank, so it suits small M. Returns
-    out."""
-    return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False)
+    ranks of a @ b, a (M x K) and b (K x N) as for matmul_reduce_scatter,
+    partials too. Each partial block is pushed to every rank (one-shot): 2
+    x num_ranks x pieces x M x N partials of scratch per rank, so it suits
+    small M. Returns out."""
+    return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False, partials)
 
 
-def _kept_matmul_reduce(op, a, b, out, num_programs, scatter):
+def _kept_matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     """_matmul_reduce, as a kept call (weft/_plans.py) where out is given
     (otherwise every call allocates its out)."""
     if out is None:
-        return _matmul_reduce(op, a, b, out, num_programs, scatter)
-    _kept(op, (a, b, out), (num_programs,), _matmul_reduce, op, a, b, out, num_programs,
-          scatter)
+        return _matmul_reduce(op, a, b, out, num_programs, scatter, partials)
+    _kept(op, (a, b, out), (num_programs, partials), _matmul_reduce, op, a, b, out,
+          num_programs, scatter, partials)
     return out
