@@ -521,7 +521,8 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     if rows * n == 0:
         return out
     backend = rt.backend()
-    partial = PARTIALS[partials]
+    # On one rank no partial crosses: bf16 would round for nothing.
+    partial = PARTIALS[partials] if ranks > 1 else wl.float32
     constexprs, options, blocks, pieces, steps = _reduce_plan(
         rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partial,
         None if tensor_maps_fit(a, b) else False)
@@ -560,7 +561,8 @@ def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
     cross between ranks in, "f32" (default: out is the f32 sum of the f32
     products) or "bf16" (half the bytes; each partial rounded once to
     bf16, so |error| <= 2^-8 x the sum over ranks of |partial|, before
-    f32's own rounding of the sum). num_programs: at most that many
+    f32's own rounding of the sum; on one rank, where nothing crosses,
+    the partials stay f32). num_programs: at most that many
     programs (default: all that run at once). Returns out."""
     return _kept_matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True, partials)
 
