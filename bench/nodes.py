@@ -35,6 +35,7 @@ sys.path.append(HERE)
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
 from weft import collectives as C  # noqa: E402
+from weft._jit import _NUMPY_DTYPES  # noqa: E402  (numpy's dtypes as Weft's)
 import collectives as CB  # noqa: E402  (the CSV log and the watchdog)
 
 
@@ -121,9 +122,9 @@ class WeftSystem:
         self.name = f"weft_{engine}" if weft.num_nodes() > 1 else "weft_store"
         self.sync, self.barrier = weft.synchronize, weft.barrier
 
-    def array(self, values, dtype):
-        """A symmetric array holding the numpy `values`."""
-        buf = weft.empty(values.shape, {"u8": wl.uint8, "i64": wl.int64, "f32": wl.float32}[dtype])
+    def array(self, values):
+        """A symmetric array holding the numpy `values`, of their dtype."""
+        buf = weft.empty(values.shape, _NUMPY_DTYPES[values.dtype])
         buf.copy_from(values)
         return buf
 
@@ -170,11 +171,10 @@ class TorchSystem:
         self.name = "torch_nvshmem"
         self.sync, self.barrier = torch.cuda.synchronize, dist.barrier
 
-    def array(self, values, dtype):
-        torch = self.torch
-        kind = {"u8": torch.uint8, "i64": torch.int64, "f32": torch.float32}[dtype]
-        t = self.symm_mem.empty(values.shape, dtype=kind, device=self.device)
-        t.copy_(torch.from_numpy(values).to(kind))
+    def array(self, values):
+        src = self.torch.from_numpy(values)
+        t = self.symm_mem.empty(values.shape, dtype=src.dtype, device=self.device)
+        t.copy_(src)
         self.symm_mem.rendezvous(t, group=self.group)
         return t
 
@@ -188,7 +188,8 @@ class TorchSystem:
         self.kernels.pingpong[(1,)](buf, flag, nbytes, base, iters, self.me)
 
     def stream(self, src, dst, flag, nbytes, programs):
-        share = -(-(-(-nbytes // programs)) // 16) * 16
+        per = (nbytes + programs - 1) // programs
+        share = (per + 15) // 16 * 16          # _stream's: 16-byte multiples
         self.kernels.stream[(programs,)](src, dst, flag, nbytes, share, self.me)
 
     def arrived(self, flag, expected):
@@ -213,12 +214,12 @@ def rows(args, log, system):
 
     # One flag, and the count of its signals so far, per kernel: each only
     # grows (the ping-pong's set, the stream's add).
-    flags = {k: system.array(np.zeros(1, np.int64), "i64") for k in ("pingpong", "stream")}
+    flags = {k: system.array(np.zeros(1, np.int64)) for k in ("pingpong", "stream")}
     counts = {k: 0 for k in flags}
     system.barrier()
 
     for nbytes in filter(lambda n: todo("put_latency", n), parse_sizes(args.latency_sizes)):
-        buf = system.array(np.zeros(max(nbytes, 1), np.uint8), "u8")
+        buf = system.array(np.zeros(max(nbytes, 1), np.uint8))
         with log.watchdog.case(row("put_latency", nbytes)):
             def call():
                 system.pingpong(buf, flags["pingpong"], nbytes, counts["pingpong"], args.iters)
@@ -230,8 +231,8 @@ def rows(args, log, system):
         system.free(buf)
 
     for nbytes in filter(lambda n: todo("put_bandwidth", n), parse_sizes(args.bandwidth_sizes)):
-        src = system.array(((np.arange(nbytes) * 7 + me) % 251).astype(np.uint8), "u8")
-        dst = system.array(np.zeros(nbytes, np.uint8), "u8")
+        src = system.array(((np.arange(nbytes) * 7 + me) % 251).astype(np.uint8))
+        dst = system.array(np.zeros(nbytes, np.uint8))
         system.barrier()
         with log.watchdog.case(row("put_bandwidth", nbytes)):
             def call():
@@ -248,8 +249,8 @@ def rows(args, log, system):
 
     for nbytes in filter(lambda n: todo("all_to_all", n), parse_sizes(args.all_to_all_sizes)):
         m = nbytes // 4
-        x = system.array((np.arange(ranks * m) % 1000 + 1000.0 * me).astype(np.float32), "f32")
-        out = system.array(np.zeros(ranks * m, np.float32), "f32")
+        x = system.array((np.arange(ranks * m) % 1000 + 1000.0 * me).astype(np.float32))
+        out = system.array(np.zeros(ranks * m, np.float32))
         with log.watchdog.case(row("all_to_all", nbytes)):
             system.all_to_all(x, out)
             system.sync()

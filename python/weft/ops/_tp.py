@@ -473,19 +473,21 @@ def _sum_partials(base, c, counters, block, m0, n0, rows, N, size, count,
     wl.store(counters + block, 0)
 
 
+# What `partials=` names: the dtype partial products cross between ranks in.
+PARTIALS = {"f32": wl.float32, "bf16": wl.bfloat16}
+
+
 @plan_memo
 def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descriptors=None):
     """How matmul_reduce_kernel runs the second layer for `rows` x n x k
     products on `ranks` ranks on `backend` (_fused_plan's), its partials
-    of dtype `partials`."""
+    as `partials` names (PARTIAL: their dtype)."""
     constexprs, options, blocks, pieces, steps = _fused_plan(
         rows, rows, n, k, ranks if scatter else 1, backend, dtype, descriptors)
-    return (dict(constexprs, SCATTER=scatter, SC=SUM_COLS, PARTIAL=partials), options, blocks,
+    # On one rank no partial crosses: bf16 would round for nothing.
+    partial = PARTIALS[partials] if ranks > 1 else wl.float32
+    return (dict(constexprs, SCATTER=scatter, SC=SUM_COLS, PARTIAL=partial), options, blocks,
             pieces, steps)
-
-
-# What `partials=` names: the dtype partial products cross between ranks in.
-PARTIALS = {"f32": wl.float32, "bf16": wl.bfloat16}
 
 
 def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
@@ -494,12 +496,12 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
     (m x k, 16-byte aligned) and b (k x n) (warming a kernel cache)."""
     backend = target.split(":")[0]
     rows = m // ranks if scatter else m
-    partial = PARTIALS[partials]
     constexprs, options, _, _, _ = _reduce_plan(rows, n, k, ranks, scatter, backend,
-                                                wl.bfloat16, partial)
+                                                wl.bfloat16, partials)
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     compile_kernel(matmul_reduce_kernel,
-                   dict(a=sig["a"], b=sig["b"], c=sig["c"], slots=f"*{partial.name}:16",
+                   dict(a=sig["a"], b=sig["b"], c=sig["c"],
+                        slots=f"*{constexprs['PARTIAL'].name}:16",
                         half="i32:16",
                         sync="*i64:16", rows=sig["M"], N=sig["N"], K=sig["K"], k_steps="i32"),
                    constexprs, target=target, **options)
@@ -521,10 +523,8 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     if rows * n == 0:
         return out
     backend = rt.backend()
-    # On one rank no partial crosses: bf16 would round for nothing.
-    partial = PARTIALS[partials] if ranks > 1 else wl.float32
     constexprs, options, blocks, pieces, steps = _reduce_plan(
-        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partial,
+        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partials,
         None if tensor_maps_fit(a, b) else False)
     if blocks > FUSED_BLOCKS:
         raise ValueError(f"{op}: {rows} x {n} is {blocks} output blocks, more than the "
@@ -536,7 +536,7 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     comm = _node_comm(op)
     # Either dtype's halves split the same bytes in the same place, so calls
     # of both kinds share the scratch (_Comm.halves).
-    slots, half = comm.halves("fused", count, partial)
+    slots, half = comm.halves("fused", count, constexprs["PARTIAL"])
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
     # The kernel's longer loop, over every piece of every destination's
