@@ -212,6 +212,7 @@ static weft_status cuda_module_load(void *state, const void *image, size_t size,
   weft_status st = weft_cuda_enter(state);
   if (st != WEFT_SUCCESS)
     return st;
+  const void *given = image;
   char *text = NULL;
   if (format == WEFT_MODULE_PTX) { /* the driver wants it NUL-terminated */
     if (!(text = malloc(size + 1)))
@@ -231,7 +232,7 @@ static weft_status cuda_module_load(void *state, const void *image, size_t size,
     return weft_fail(WEFT_ERROR_MODULE, "cuda backend: cuModuleLoadDataEx "
                      "(%s): %s: %s%s%s", weft_module_format_name(format),
                      cu_name(r), cu_string(r), log[0] ? ": " : "", log);
-  if ((st = weft_nvshmem_module_loaded(m)) != WEFT_SUCCESS) {
+  if ((st = weft_nvshmem_module_loaded(m, given, size)) != WEFT_SUCCESS) {
     weft_cuda.cuModuleUnload(m);
     return st;
   }

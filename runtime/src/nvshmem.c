@@ -78,6 +78,9 @@ static struct {
   NVSHMEM_FUNCTIONS(FIELD)
   void *lib;
   int active; /* joined, for this job */
+  /* The loaded modules that call NVSHMEM: finalized before they unload. */
+  CUmodule *modules;
+  size_t num_modules, max_modules;
 } nv;
 #undef FIELD
 
@@ -201,26 +204,42 @@ void weft_nvshmem_unregister(void *ptr) {
     nv.buffer_unregister(ptr);
 }
 
-weft_status weft_nvshmem_module_loaded(CUmodule module) {
+weft_status weft_nvshmem_module_loaded(CUmodule module, const void *image, size_t size) {
+  /* A module without the state's name in its image has no NVSHMEM; the
+   * driver is asked only about the others, so that a probe that finds
+   * nothing does not show as a failed call (compute-sanitizer reports
+   * those). */
+  if (!memmem(image, size, NVSHMEM_DEVICE_STATE, strlen(NVSHMEM_DEVICE_STATE)))
+    return WEFT_SUCCESS;
   CUdeviceptr state = 0;
   size_t bytes = 0;
   if (weft_cuda.cuModuleGetGlobal(&state, &bytes, module, NVSHMEM_DEVICE_STATE) !=
       CUDA_SUCCESS)
-    return WEFT_SUCCESS; /* no NVSHMEM in it */
+    return WEFT_SUCCESS; /* the name, but not the global */
   if (!nv.active)
     return weft_fail(WEFT_ERROR_MODULE, "cuda backend: the module calls NVSHMEM (its "
                      "kernels were compiled for a job across nodes), and this job's "
                      "ranks are one node");
+  if (nv.num_modules == nv.max_modules) {
+    size_t max = nv.max_modules ? 2 * nv.max_modules : 16;
+    CUmodule *grown = realloc(nv.modules, max * sizeof *grown);
+    if (!grown)
+      return weft_fail(WEFT_ERROR_OUT_OF_MEMORY, "cuda backend: out of host memory");
+    nv.modules = grown;
+    nv.max_modules = max;
+  }
   if (nv.module_init(module) != 0)
     return weft_fail(WEFT_ERROR_MODULE, "cuda backend: nvshmemx_cumodule_init failed");
+  nv.modules[nv.num_modules++] = module;
   return WEFT_SUCCESS;
 }
 
 void weft_nvshmem_module_unloading(CUmodule module) {
-  CUdeviceptr state = 0;
-  size_t bytes = 0;
-  if (nv.active &&
-      weft_cuda.cuModuleGetGlobal(&state, &bytes, module, NVSHMEM_DEVICE_STATE) ==
-          CUDA_SUCCESS)
-    nv.module_finalize(module);
+  for (size_t i = 0; i < nv.num_modules; ++i)
+    if (nv.modules[i] == module) {
+      if (nv.active)
+        nv.module_finalize(module);
+      nv.modules[i] = nv.modules[--nv.num_modules];
+      return;
+    }
 }

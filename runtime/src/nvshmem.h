@@ -32,9 +32,10 @@ void *weft_nvshmem_ptr(void *ptr, int pe);
 weft_status weft_nvshmem_register(void *ptr, size_t size);
 void weft_nvshmem_unregister(void *ptr);
 /* A loaded module that calls NVSHMEM (its device state is a global of
- * it) gets that state filled in; one that does not is left alone. Fails
- * when the module needs NVSHMEM and this job does not run it (one node). */
-weft_status weft_nvshmem_module_loaded(CUmodule module);
+ * it; `image` is what it was loaded from) gets that state filled in; one
+ * that does not is left alone. Fails when the module needs NVSHMEM and
+ * this job does not run it (one node). */
+weft_status weft_nvshmem_module_loaded(CUmodule module, const void *image, size_t size);
 /* Before unloading such a module. */
 void weft_nvshmem_module_unloading(CUmodule module);
 

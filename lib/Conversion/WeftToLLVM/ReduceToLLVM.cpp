@@ -174,6 +174,7 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
                                       i32Const(b, loc, target.getSpec().warpSize()));
     unsigned warpStride =
         strideOf(blocked.getWarpsPerProgram(), blocked.getOrder(), axis);
+    unsigned laneStride = strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
     Value along = LLVM::AndOp::create(b, loc, divConst(b, loc, warp, warpStride),
                                       i32Const(b, loc, warps - 1));
     // Each operand's partials in a region of its own (reducePartialOffsets).
@@ -198,9 +199,27 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
                              : linearize(b, loc, outCoords, outShape);
         rows.push_back(mulConst(b, loc, position, warps));
       }
-      for (auto [value, row] : llvm::zip(acc, rows))
-        for (auto [k, v] : llvm::enumerate(value))
-          LLVM::StoreOp::create(b, loc, v, slot(buffer, k, row, along));
+      // Every lane of a butterfly holds its result, and a replicated layout
+      // holds it in more threads still: one of them writes the slot (the
+      // others would race to write the same value).
+      Value laneAlong = remConst(
+          b, loc,
+          divConst(b, loc,
+                   LLVM::URemOp::create(b, loc, target.threadId(b, loc),
+                                        i32Const(b, loc, target.getSpec().warpSize())),
+                   laneStride),
+          layout.distinctLanes(axis));
+      Value firstLane = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, laneAlong,
+                                             i32Const(b, loc, 0));
+      SmallVector<Value> owned = emitOwnership(b, loc, layout, target);
+      for (auto [value, row, first] : llvm::zip(acc, rows, firsts)) {
+        Value writes = LLVM::AndOp::create(b, loc, firstLane, owned[first]);
+        emitIf(b, loc, writes, {}, [&, &value = value, row = row] {
+          for (auto [k, v] : llvm::enumerate(value))
+            LLVM::StoreOp::create(b, loc, v, slot(buffer, k, row, along));
+          return SmallVector<Value>{};
+        }, {});
+      }
     };
     auto read = [&](Value buffer) {
       SmallVector<Value> flat;

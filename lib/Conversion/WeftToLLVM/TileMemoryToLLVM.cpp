@@ -238,7 +238,7 @@ struct TileLoadLowering : TileResultPattern<LoadOp> {
         [&](unsigned first) { return access.loadGroup(rewriter, ptrs[first]); },
         [&](unsigned i) {
           return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])};
-        });
+      });
     if (op.getOrder() == MemOrder::acquire)
       tiles.lowering.fenceProgram(rewriter, loc, MemOrder::acquire,
                                   op.getScope());
@@ -281,7 +281,7 @@ struct TileStoreLowering : TilePattern<StoreOp> {
         [&](unsigned i) {
           access.storeOne(rewriter, values[i], ptrs[i]);
           return SmallVector<Value>{};
-        });
+      });
     rewriter.eraseOp(op);
     return success();
   }
@@ -552,46 +552,64 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
     // the row-major buffer they are consecutive only along its rows. A
     // column of them (a transposed operand, k^T in attention) is copied
     // element by element, each to its own place.
+    // Copies of an element (a layout wider than the tile) would write the
+    // same shared bytes from several threads: its owner's is the one made.
+    SmallVector<Value> owned;
+    if (layout.isReplicated())
+      owned = emitOwnership(rewriter, loc, layout, tiles.target);
+    auto byOwner = [&](unsigned first, unsigned count, function_ref<void()> copy) {
+      if (owned.empty())
+        return copy();
+      Value all = owned[first];
+      for (unsigned i = first + 1; i < first + count; ++i)
+        all = LLVM::AndOp::create(rewriter, loc, all, owned[i]);
+      emitIf(rewriter, loc, all, {}, [&] {
+        copy();
+        return SmallVector<Value>{};
+      }, {});
+    };
     if (layout.getBlocked().getOrder()[0] != 1) {
       for (unsigned i = 0; i < ptrs.size(); ++i)
-        LLVM::StoreOp::create(rewriter, loc, element(i), at(i));
+        byOwner(i, 1, [&] { LLVM::StoreOp::create(rewriter, loc, element(i), at(i)); });
       rewriter.eraseOp(op);
       return success();
     }
-    for (unsigned first = 0; first < ptrs.size(); first += access.width) {
-      Value dst = at(first);
-      auto storeAll = [&](ArrayRef<Value> values) {
-        for (auto [k, value] : llvm::enumerate(values))
-          LLVM::StoreOp::create(rewriter, loc, value,
-                                elementPtr(rewriter, loc, dst, elemType, i32Const(rewriter, loc, k)));
-        return SmallVector<Value>{};
-      };
-      auto whole = [&] {
-        if (!async)
-          return storeAll(access.loadGroup(rewriter, ptrs[first]));
-        tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes);
-        return SmallVector<Value>{};
-      };
-      // A group that is whole or absent: a copy of all its bytes or none
-      // (which writes zeros), with no branch.
-      if (async && !masks.empty() && access.wholeMasks) {
-        Value srcBytes = LLVM::SelectOp::create(
-            rewriter, loc, access.groupMask(rewriter, masks, first),
-            i32Const(rewriter, loc, bytes), i32Const(rewriter, loc, 0));
-        tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes, srcBytes);
-        continue;
-      }
-      auto each = [&] {
-        SmallVector<Value> values;
-        for (unsigned i = first; i < first + access.width; ++i)
-          values.push_back(element(i));
-        return storeAll(values);
-      };
-      if (masks.empty())
-        whole();
-      else
-        emitIfElse(rewriter, loc, access.groupMask(rewriter, masks, first), {}, whole, each);
-    }
+    for (unsigned first = 0; first < ptrs.size(); first += access.width)
+      byOwner(first, access.width, [&] {
+        Value dst = at(first);
+        auto storeAll = [&](ArrayRef<Value> values) {
+          for (auto [k, value] : llvm::enumerate(values))
+            LLVM::StoreOp::create(
+                rewriter, loc, value,
+                elementPtr(rewriter, loc, dst, elemType, i32Const(rewriter, loc, k)));
+          return SmallVector<Value>{};
+        };
+        auto whole = [&] {
+          if (!async)
+            return storeAll(access.loadGroup(rewriter, ptrs[first]));
+          tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes);
+          return SmallVector<Value>{};
+        };
+        // A group that is whole or absent: a copy of all its bytes or none
+        // (which writes zeros), with no branch.
+        if (async && !masks.empty() && access.wholeMasks) {
+          Value srcBytes = LLVM::SelectOp::create(
+              rewriter, loc, access.groupMask(rewriter, masks, first),
+              i32Const(rewriter, loc, bytes), i32Const(rewriter, loc, 0));
+          tiles.target.asyncCopy(rewriter, loc, dst, ptrs[first], bytes, srcBytes);
+          return;
+        }
+        auto each = [&] {
+          SmallVector<Value> values;
+          for (unsigned i = first; i < first + access.width; ++i)
+            values.push_back(element(i));
+          return storeAll(values);
+        };
+        if (masks.empty())
+          whole();
+        else
+          emitIfElse(rewriter, loc, access.groupMask(rewriter, masks, first), {}, whole, each);
+      });
     rewriter.eraseOp(op);
     return success();
   }

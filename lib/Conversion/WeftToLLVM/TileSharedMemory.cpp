@@ -109,15 +109,29 @@ void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type el
                                  int64_t pitch) const {
   SmallVector<int64_t> shape = paddedShape(type, pitch);
   unsigned width = rowVectorWidth(type, elemType, shape);
-  auto coords = emitCoordinates(b, loc, TileLayout(type), target);
+  TileLayout layout(type);
+  auto coords = emitCoordinates(b, loc, layout, target);
+  // Copies of an element (a layout wider than its tile) would all write
+  // the same address: the same value, but a write-write race to
+  // compute-sanitizer. Its owner's copy is stored; a vector run is owned
+  // as a whole (it never straddles a wrap: rowVectorWidth divides the row).
+  SmallVector<Value> owned;
+  if (layout.isReplicated())
+    owned = emitOwnership(b, loc, layout, target);
   for (unsigned i = 0; i < elements.size(); i += width) {
     Value ptr = elementPtr(b, loc, base, elemType, linearize(b, loc, coords[i], shape));
-    if (width == 1) {
-      LLVM::StoreOp::create(b, loc, elements[i], ptr);
-      continue;
-    }
-    LLVM::StoreOp::create(b, loc, packVector(b, loc, elements.slice(i, width)), ptr,
-                          width * naturalAlignment(elemType));
+    auto store = [&] {
+      if (width == 1)
+        LLVM::StoreOp::create(b, loc, elements[i], ptr);
+      else
+        LLVM::StoreOp::create(b, loc, packVector(b, loc, elements.slice(i, width)), ptr,
+                              width * naturalAlignment(elemType));
+      return SmallVector<Value>{};
+    };
+    if (owned.empty())
+      store();
+    else
+      emitIf(b, loc, owned[i], {}, store, {});
   }
 }
 
