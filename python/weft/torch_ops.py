@@ -230,35 +230,38 @@ def _(a, b, group_size):
 
 
 @custom_op("weft::matmul_reduce_scatter", mutates_args=())
-def matmul_reduce_scatter(a: torch.Tensor, b: torch.Tensor, group_size: int) -> torch.Tensor:
+def matmul_reduce_scatter(a: torch.Tensor, b: torch.Tensor, group_size: int,
+                          partials: str = "f32") -> torch.Tensor:
     """Rank r's rows of the sum over ranks of a @ b, f32 (the row-parallel
-    second layer)."""
+    second layer); partials: weft.ops.matmul_reduce_scatter's ("f32", or
+    "bf16": half the bytes between ranks, within its stated bound)."""
     op = "matmul_reduce_scatter"
     rows = _rows(a, _group(op, group_size), op)
     out = _product(a, b, rows)
     with _on_torch_stream():
-        O.matmul_reduce_scatter(_checked("matmul_reduce_scatter", "a", a),
-                                _checked("matmul_reduce_scatter", "b", b), out)
+        O.matmul_reduce_scatter(_checked(op, "a", a), _checked(op, "b", b), out,
+                                partials=partials)
     return out
 
 
 @matmul_reduce_scatter.register_fake
-def _(a, b, group_size):
+def _(a, b, group_size, partials="f32"):
     return _product(a, b, _rows(a, group_size, "matmul_reduce_scatter"))
 
 
 @custom_op("weft::matmul_all_reduce", mutates_args=())
-def matmul_all_reduce(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """The sum over ranks of a @ b, f32, on every rank."""
+def matmul_all_reduce(a: torch.Tensor, b: torch.Tensor, partials: str = "f32") -> torch.Tensor:
+    """The sum over ranks of a @ b, f32, on every rank; partials as for
+    matmul_reduce_scatter."""
     out = _product(a, b, a.shape[0])
     with _on_torch_stream():
         O.matmul_all_reduce(_checked("matmul_all_reduce", "a", a),
-                            _checked("matmul_all_reduce", "b", b), out)
+                            _checked("matmul_all_reduce", "b", b), out, partials=partials)
     return out
 
 
 @matmul_all_reduce.register_fake
-def _(a, b):
+def _(a, b, partials="f32"):
     return _product(a, b, a.shape[0])
 
 

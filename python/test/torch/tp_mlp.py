@@ -62,6 +62,28 @@ def check(name, got, expected):
 
 expected = reference(x, w1, w2)
 check("eager", mlp(x, w1, w2), expected)
+
+# The second layer's other forms: its all-reduce (exact, as the
+# reduce-scatter) and bf16 partials, whose sums (up to 2^16 here) round:
+# within the stated bound, 2^-8 of the sum over ranks of |partial|, plus
+# f32's rounding of the sum.
+h = torch.relu(torch.ops.weft.all_gather_matmul(x, w1, ranks)).to(torch.bfloat16)
+partial = h.float() @ w2.float()
+total = partial.clone()
+dist.all_reduce(total)
+magnitude = partial.abs()
+dist.all_reduce(magnitude)
+check("matmul_all_reduce", torch.ops.weft.matmul_all_reduce(h, w2), total)
+mine = slice(rank * rows, (rank + 1) * rows)
+for name, got, want, bound in (
+        ("matmul_reduce_scatter, bf16 partials",
+         torch.ops.weft.matmul_reduce_scatter(h, w2, ranks, "bf16"), total[mine], magnitude[mine]),
+        ("matmul_all_reduce, bf16 partials",
+         torch.ops.weft.matmul_all_reduce(h, w2, "bf16"), total, magnitude)):
+    excess = ((got - want).abs() - bound * (2.0 ** -8 + 2.0 ** -20)).max().item()
+    if excess > 0:
+        raise SystemExit(f"rank {rank}: {name} is {excess} beyond its bound")
+    print(f"rank {rank}: {name}: within the bound")
 check("torch.compile(fullgraph=True)", torch.compile(mlp, fullgraph=True)(x, w1, w2), expected)
 
 # A CUDA graph of the eager op calls, replayed on new inputs.
