@@ -24,9 +24,10 @@ LN2 = 0.6931471805599453
 # Query rows x key rows per step, and the warps of a program: on GPUs two
 # warpgroups of 64 rows each, which read every key block once for 128
 # queries (1.6x the TFLOP/s of one warpgroup of 64 at 8K on an H200;
-# bench/README.md, "Attention").
-BM = PerBackend(host=16, default=128)
-BN = PerBackend(host=16, default=64)
+# bench/README.md, "Attention"). The host's 8 x 8: a host program unrolls
+# its whole tiles, and at head_dim 128 16 x 16 took 3x as long to compile.
+BM = PerBackend(host=8, default=128)
+BN = PerBackend(host=8, default=64)
 NUM_WARPS = PerBackend(host=4, default=8)
 HEAD_DIMS = (16, 32, 64, 128)
 # Rows a program transposes at a time (GPUs: 128-byte runs of bf16).

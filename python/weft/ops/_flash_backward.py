@@ -28,11 +28,11 @@ from ._flash import (LOG2E, TRANSPOSE_ROWS, check_heads, check_out, local_scratc
 # converse; on GPUs 128 rows a program on two warpgroups, as the forward.
 # At head_dim 128 on sm_90, 64 queries a step leave _dkdv_kernel no room
 # for pipelined operands (mma.sync, 1 KB of spills); 32 pipeline in 3
-# stages on wgmma in 242 registers.
-BM_KV = PerBackend(host=16, default=32)
-BN_KV = PerBackend(host=16, default=128)
-BM_Q = PerBackend(host=16, default=128)
-BN_Q = PerBackend(host=16, default=64)
+# stages on wgmma in 242 registers. The host's 8 x 8 as the forward's.
+BM_KV = PerBackend(host=8, default=32)
+BN_KV = PerBackend(host=8, default=128)
+BM_Q = PerBackend(host=8, default=128)
+BN_Q = PerBackend(host=8, default=64)
 NUM_WARPS = PerBackend(host=4, default=8)
 
 
