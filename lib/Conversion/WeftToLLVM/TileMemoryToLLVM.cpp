@@ -238,7 +238,7 @@ struct TileLoadLowering : TileResultPattern<LoadOp> {
         [&](unsigned first) { return access.loadGroup(rewriter, ptrs[first]); },
         [&](unsigned i) {
           return SmallVector<Value>{access.loadOne(rewriter, ptrs[i])};
-      });
+        });
     if (op.getOrder() == MemOrder::acquire)
       tiles.lowering.fenceProgram(rewriter, loc, MemOrder::acquire,
                                   op.getScope());
@@ -281,7 +281,7 @@ struct TileStoreLowering : TilePattern<StoreOp> {
         [&](unsigned i) {
           access.storeOne(rewriter, values[i], ptrs[i]);
           return SmallVector<Value>{};
-      });
+        });
     rewriter.eraseOp(op);
     return success();
   }
@@ -548,10 +548,6 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
       return masks.empty() ? one().front()
                            : emitIf(rewriter, loc, masks[i], elemType, one, zero).front();
     };
-    // A thread's consecutive elements run along the layout's order[0]; in
-    // the row-major buffer they are consecutive only along its rows. A
-    // column of them (a transposed operand, k^T in attention) is copied
-    // element by element, each to its own place.
     // Copies of an element (a layout wider than the tile) would write the
     // same shared bytes from several threads: its owner's is the one made.
     SmallVector<Value> owned;
@@ -568,6 +564,10 @@ struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
         return SmallVector<Value>{};
       }, {});
     };
+    // A thread's consecutive elements run along the layout's order[0]; in
+    // the row-major buffer they are consecutive only along its rows. A
+    // column of them (a transposed operand, k^T in attention) is copied
+    // element by element, each to its own place.
     if (layout.getBlocked().getOrder()[0] != 1) {
       for (unsigned i = 0; i < ptrs.size(); ++i)
         byOwner(i, 1, [&] { LLVM::StoreOp::create(rewriter, loc, element(i), at(i)); });
