@@ -211,9 +211,13 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
           layout.distinctLanes(axis));
       Value firstLane = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, laneAlong,
                                              i32Const(b, loc, 0));
-      SmallVector<Value> owned = emitOwnership(b, loc, layout, target);
+      SmallVector<Value> owned;
+      if (layout.isReplicated())
+        owned = emitOwnership(b, loc, layout, target);
       for (auto [value, row, first] : llvm::zip(acc, rows, firsts)) {
-        Value writes = LLVM::AndOp::create(b, loc, firstLane, owned[first]);
+        Value writes = owned.empty()
+                           ? firstLane
+                           : LLVM::AndOp::create(b, loc, firstLane, owned[first]).getResult();
         emitIf(b, loc, writes, {}, [&, &value = value, row = row] {
           for (auto [k, v] : llvm::enumerate(value))
             LLVM::StoreOp::create(b, loc, v, slot(buffer, k, row, along));
