@@ -13,13 +13,15 @@ Cases (bf16, [batch, heads, seq, head_dim], causal and not):
 |---|---|---|---|
 | flash | flash_attention, seq --seqs | sdpa (flash backend) | - |
 | flash_bwd | flash_attention_backward (dq, dk, dv) | sdpa's backward (autograd) | - |
+| ring_bwd | ring_attention_backward (this rank's dq, dk, dv) | sdpa's backward over the k and v the forward gathered (kept) + reduce_scatter_tensor of dk and dv (NCCL) | local: sdpa's backward of the balanced share; comm: the reduce-scatters |
 | ring | ring_attention, global seq --seqs, seq/R per rank | all_gather_into_tensor of k and v (NCCL) + sdpa | local: sdpa of the same work on gathered k, v; comm: the all-gathers |
 | ulysses | ulysses_attention | all_to_all_single of q, k, v + sdpa + all_to_all_single of out | local: sdpa of heads/R heads over the whole seq; comm: the four all-to-alls |
 
 Causal baselines mask by global position: torch's lower-right causal bias
 (queries at the end of the keys), the keys cut after this rank's last
 query. Each measurement: --warmup calls, then --iters calls each between
-two CUDA events (bench/collectives.py's timing). Every system's output
+two CUDA events (bench/collectives.py's timing). ring_bwd also runs on
+one GPU (against sdpa's backward: what the fused launch costs there). Every system's output
 is compared with torch's sdpa in float32 on the same inputs (bf16
 tolerance 2e-2); `speedup` is the torch baseline's median over the
 system's, `of_limit` the limit's (max(local, comm)) over it. TFLOP/s
@@ -33,7 +35,7 @@ import collectives as CB  # bench/collectives.py: timing, environment, CSV, watc
 import weft  # noqa: E402  (on sys.path through collectives)
 from weft import ops  # noqa: E402
 
-OPS = ("flash", "flash_bwd", "ring", "ulysses")
+OPS = ("flash", "flash_bwd", "ring", "ulysses", "ring_bwd")
 
 
 class Bench(CB.Run):
@@ -72,23 +74,12 @@ class Bench(CB.Run):
                     {"weft": out}, want, 4 * b * h * seq * seq * d / (2 if causal else 1))
         if op == "flash_bwd":
             return self.backward_case(seq, causal)
+        if op == "ring_bwd":
+            return self.ring_backward_case(seq, causal)
         s = seq // R
         q, k, v = self.inputs(b, h, s, d, 2 + r)
-        kv = [self.inputs(b, h, s, d, 2 + p)[1:] for p in range(R)]
-        keys = (r + 1) * s if causal else seq   # keys this rank's queries see
-        ak = torch.cat([x[0] for x in kv], dim=2)
-        av = torch.cat([x[1] for x in kv], dim=2)
-        gk, gv = ak[:, :, :keys].contiguous(), av[:, :, :keys].contiguous()
+        keys, ak, av, gk, gv, local = self.shares(seq, causal)
         want = self.sdpa(q, gk, gv, causal)
-        # The local part of the limit: this rank's share of the work. Causal
-        # ring attention balances it (query halves r and 2R - 1 - r, each
-        # over the keys before it), as the balanced share of any design
-        # would: its own rows alone are the lightest share on rank 0.
-        local = [(q, gk, gv)]
-        if causal and s % 2 == 0:
-            half = s // 2
-            local = [(q[:, :, :half], ak[:, :, :(c + 1) * half].contiguous(),
-                      av[:, :, :(c + 1) * half].contiguous()) for c in (r, 2 * R - 1 - r)]
         out = torch.empty_like(q)
         full_k = torch.empty((R, b, h, s, d), dtype=q.dtype, device=self.device)
         full_v = torch.empty_like(full_k)
@@ -130,6 +121,82 @@ class Bench(CB.Run):
         return ({"weft": lambda: ops.ulysses_attention(q, k, v, causal=causal, out=out),
                  "torch": baseline, "limit_local": lambda: self.sdpa(*local, causal),
                  "limit_comm": comm}, {"weft": out}, want, flops)
+
+    def shares(self, seq, causal):
+        """(keys, k and v of every rank, the keys this rank's queries see,
+        and its balanced share of the work: [(q, k, v)]). Rank r's shard is
+        inputs(..., seed 2 + r). Causal ring attention balances the work
+        (query halves r and 2R - 1 - r, each over the keys before it), as
+        the balanced share of any design would: its own rows alone are
+        the lightest share on rank 0."""
+        torch, R, r, a = self.torch, self.ranks, self.rank, self.args
+        b, h, d, s = a.batch, a.heads, a.head_dim, seq // R
+        shards = [self.inputs(b, h, s, d, 2 + p) for p in range(R)]
+        q = shards[r][0]
+        keys = (r + 1) * s if causal else seq
+        ak = torch.cat([x[1] for x in shards], dim=2)
+        av = torch.cat([x[2] for x in shards], dim=2)
+        gk, gv = ak[:, :, :keys].contiguous(), av[:, :, :keys].contiguous()
+        local = [(q, gk, gv)]
+        if causal and s % 2 == 0:
+            half = s // 2
+            local = [(q[:, :, :half], ak[:, :, :(c + 1) * half].contiguous(),
+                      av[:, :, :(c + 1) * half].contiguous()) for c in (r, 2 * R - 1 - r)]
+        return keys, ak, av, gk, gv, local
+
+    def ring_backward_case(self, seq, causal):
+        """ring_attention_backward of this rank's shard against the unfused
+        torch: sdpa's backward over the k and v its forward gathered (kept,
+        the forward outside the timing), then reduce_scatter_tensor of the
+        keys' gradients to their owners. The reference: autograd of sdpa
+        over the whole sequence, this rank's rows of its gradients."""
+        torch, dist, R, r, a = self.torch, self.dist, self.ranks, self.rank, self.args
+        b, h, d, s = a.batch, a.heads, a.head_dim, seq // R
+        shards = [self.inputs(b, h, s, d, 2 + p) for p in range(R)]
+        douts = [self.inputs(b, h, s, d, 40 + p)[0] for p in range(R)]
+        whole = [torch.cat([x[i] for x in shards], dim=2).requires_grad_() for i in range(3)]
+        mine = slice(r * s, (r + 1) * s)
+        want = torch.cat([g[:, :, mine].flatten() for g in torch.autograd.grad(
+            self.sdpa(*whole, causal), whole, torch.cat(douts, dim=2))])
+        del whole
+        q, k, v = shards[r]
+        dout = douts[r]
+        out, lse = ops.ring_attention(q, k, v, causal=causal, return_lse=True)
+        grads = torch.empty_like(want)
+        dq, dk, dv = (g.view(q.shape) for g in grads.chunk(3))
+        keys, _, _, gk, gv, local = self.shares(seq, causal)
+
+        def graph(q, k, v):
+            """(leaves, output) of sdpa on detached leaves."""
+            leaves = [x.detach().requires_grad_() for x in (q, k, v)]
+            return leaves, self.sdpa(*leaves, causal)
+        leaves, o = graph(q, gk, gv)
+        parts = [torch.zeros((R, b, h, s, d), dtype=q.dtype, device=self.device)
+                 for _ in range(2)]
+        got = [torch.empty_like(q) for _ in range(2)]
+
+        def nccl():
+            gq, *gkv = torch.autograd.grad(o, leaves, dout, retain_graph=True)
+            for g, part, mine in zip(gkv, parts, got):    # part[p]: rank p's keys
+                part[:keys // s] = g.view(b, h, keys // s, s, d).permute(2, 0, 1, 3, 4)
+                dist.reduce_scatter_tensor(mine, part)
+            return gq, *got
+
+        shares = [graph(*x) for x in local]
+        tmp = torch.empty_like(q)
+
+        def comm():
+            for part in parts:
+                dist.reduce_scatter_tensor(tmp, part)
+        flops = 10 * b * h * s * seq * d / (2 if causal else 1)
+        return ({"weft": lambda: ops.ring_attention_backward(q, k, v, out, lse, dout,
+                                                             causal=causal, dq=dq, dk=dk,
+                                                             dv=dv),
+                 "torch": nccl,
+                 "limit_local": lambda: [torch.autograd.grad(y, x, dout[:, :, :x[0].shape[2]],
+                                                             retain_graph=True)
+                                         for x, y in shares],
+                 "limit_comm": comm}, {"weft": grads}, want, flops)
 
     def backward_case(self, seq, causal):
         """flash_attention_backward against SDPA's backward (autograd of
@@ -242,7 +309,7 @@ def main():
     run = Bench(args)
     log = CB.watch(run, args)
     for op in args.ops.split(","):
-        if op not in ("flash", "flash_bwd") and run.ranks == 1:
+        if op in ("ring", "ulysses") and run.ranks == 1:
             continue
         for seq in map(int, args.seqs.split(",")):
             for causal in (c == "1" for c in args.causal.split(",")):

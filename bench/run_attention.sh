@@ -7,7 +7,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu/common.sh   # multicast off (NCCL, NVSHMEM, torch symmetric memory)
 python_run bench_attention
-# Ring and Ulysses scratch: k and v of every rank (2 x R x the shard).
+# Ring and Ulysses scratch: k and v of every rank (2 x R x the shard); the
+# ring backward's gathered shards (7 x R x the shard).
 export WEFT_HEAP_SIZE=${WEFT_HEAP_SIZE:-8G}
 csv=${OUT:-bench/results}/attention-$(date -u +%Y-%m-%d)-${ngpus}gpu.csv
 step bench bench_sweep "$csv" "$build/bin/weft-run" -n "$ngpus" --backend cuda \

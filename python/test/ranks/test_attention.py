@@ -80,10 +80,10 @@ def test_flash_attention(b, h, sq, sk, d, causal, dtype):
     np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
 
 
-def _attention_grads(q, k, v, dout, dlse, causal, scale):
+def _attention_grads(q, k, v, dout, dlse, causal, scale, q_pos=None, k_pos=None):
     """(dq, dk, dv) of _attention's output and lse against dout and dlse
     (None: the lse is not used), in float64."""
-    p, _, total = _softmax_terms(q, k, causal, scale)
+    p, _, total = _softmax_terms(q, k, causal, scale, q_pos, k_pos)
     p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
     dp = dout @ np.swapaxes(v, -1, -2)
     ds = p * (dp - (p * dp).sum(-1, keepdims=True)
@@ -137,18 +137,23 @@ def _positions(rank, seq, layout):
 
 
 def _sequence_parallel(fn, b, h, seq, d, causal, dtype, layout="contiguous", **kwargs):
+    """fn (ring or Ulysses attention) on this rank's shard of random q, k
+    and v against the whole sequence's attention in float64, twice (the
+    flags' epochs and the halves move on), and (out, lse) of the last."""
     me, ranks = weft.rank(), weft.num_ranks()
     q = _tensors((ranks, b, h, seq, d), dtype, 1, 3)[0]
     k, v = _tensors((ranks, b, h, seq, d), dtype, 2, 4)
-    for call in range(2):      # again: the flags' epochs and the halves move on
-        out = fn(_local(q[me], dtype), _local(k[me], dtype), _local(v[me], dtype),
-                 causal=causal, **kwargs, **({} if fn is ops.ulysses_attention else
-                                             dict(layout=layout)))
-        k_pos = np.concatenate([_positions(r, seq, layout) for r in range(ranks)])
-        want, _ = _attention(q[me], np.concatenate(list(k), axis=2),
-                             np.concatenate(list(v), axis=2), causal, d ** -0.5,
-                             _positions(me, seq, layout), k_pos)
+    k_pos = np.concatenate([_positions(r, seq, layout) for r in range(ranks)])
+    want, want_lse = _attention(q[me], np.concatenate(list(k), axis=2),
+                                np.concatenate(list(v), axis=2), causal, d ** -0.5,
+                                _positions(me, seq, layout), k_pos)
+    for call in range(2):
+        out, lse = fn(_local(q[me], dtype), _local(k[me], dtype), _local(v[me], dtype),
+                      causal=causal, return_lse=True, **kwargs,
+                      **({} if fn is ops.ulysses_attention else dict(layout=layout)))
         np.testing.assert_allclose(_host(out), want, **TOL)
+        np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
+    return out, lse
 
 
 # Causal: even shards split in balanced halves (queries read from their
@@ -182,6 +187,36 @@ def test_attention_interleaved_with_fused_gemms_and_few_programs():
         np.testing.assert_array_equal(host(out), want)
     weft.barrier()
     a.free()
+
+
+# (batch, heads, seq, head_dim, causal, layout, with dlse): odd shards of
+# several chunks (16 rows on the host), zigzag halves of several, no mask;
+# the forward from ring or Ulysses attention.
+@pytest.mark.parametrize("b,h,seq,d,causal,layout,dlse", [
+    (1, 2, 37, 16, True, "contiguous", True), (1, 1, 40, 16, True, "zigzag", False),
+    (2, 1, 9, 32, False, "contiguous", True)])
+def test_ring_attention_backward(b, h, seq, d, causal, layout, dlse):
+    me, ranks = weft.rank(), weft.num_ranks()
+    dtype = wl.bfloat16
+    forward = ops.ulysses_attention if layout == "contiguous" and h % ranks == 0 else \
+        ops.ring_attention
+    out, lse = _sequence_parallel(forward, b, h, seq, d, causal, dtype, layout)
+    q = _tensors((ranks, b, h, seq, d), dtype, 1, 3)[0]      # _sequence_parallel's
+    k, v = _tensors((ranks, b, h, seq, d), dtype, 2, 4)
+    dout = _tensors((ranks, b, h, seq, d), dtype, 1, 5)[0]
+    dl = _tensors((ranks, b, h, seq), wl.float32, 1, 6)[0] if dlse else None
+    whole = lambda x: np.concatenate(list(x), axis=2)        # noqa: E731
+    pos = np.concatenate([_positions(r, seq, layout) for r in range(ranks)])
+    wants = _attention_grads(whole(q), whole(k), whole(v), whole(dout),
+                             None if dl is None else whole(dl), causal, d ** -0.5, pos, pos)
+    for programs in (None, 1):     # again, with one copying program
+        grads = ops.ring_attention_backward(
+            *(_local(x[me], dtype) for x in (q, k, v)), out, lse, _local(dout[me], dtype),
+            causal=causal, layout=layout, num_programs=programs,
+            dlse=None if dl is None else _local(dl[me], wl.float32))
+        for name, got, want in zip(("dq", "dk", "dv"), grads, wants):
+            np.testing.assert_allclose(_host(got), want[..., me * seq:(me + 1) * seq, :],
+                                       **TOL, err_msg=name)
 
 
 def test_attention_errors():

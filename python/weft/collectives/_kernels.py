@@ -113,13 +113,15 @@ def _fused_call_done(sync, epoch):
     sync[1]) moves sync on (calls, last epoch) and tells every rank, in
     its FUSED_DONE flag there, that this rank has finished the call. Every
     program has taken its last item by then: the queue starts the next
-    call empty."""
-    if _last_to_finish(sync + 1):
+    call empty. Returns whether this program was that last one."""
+    last = _last_to_finish(sync + 1)
+    if last:
         wl.store(sync + FUSED_QUEUE, 0)
         wl.store(sync + 2, epoch)
         wl.store(sync, epoch)
         for p in range(wl.num_ranks()):
             wl.signal(sync + FUSED_DONE + wl.rank(), epoch, peer=p)
+    return last
 
 
 @jit

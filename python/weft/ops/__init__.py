@@ -9,6 +9,7 @@
     weft.ops.flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None)
     weft.ops.ring_attention(q, k, v, causal=False, sm_scale=None, layout="contiguous")
     weft.ops.ulysses_attention(q, k, v, causal=False, sm_scale=None)
+    weft.ops.ring_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None)
     weft.ops.flash_decode_combine(o, lse, out=None, lse_out=None, num_programs=None)
     weft.ops.moe_dispatch(x, topk_ids, num_experts, capacity=None, handle=None,
                           num_programs=None)
@@ -33,9 +34,10 @@ from ._flash import flash_attention, flash_attention_kernel  # noqa: F401
 from ._flash_backward import flash_attention_backward
 from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, matmul, matmul_kernel  # noqa: F401
 from ._sequence import ring_attention, sp_attention_kernel, ulysses_attention  # noqa: F401
+from ._sequence_backward import ring_attention_backward
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
 from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,  # noqa: F401
                   matmul_reduce_kernel, matmul_reduce_scatter, phase_kernel)
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
-           "flash_attention", "flash_attention_backward", "ring_attention", "ulysses_attention", "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]
+           "flash_attention", "flash_attention_backward", "ring_attention", "ring_attention_backward", "ulysses_attention", "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]

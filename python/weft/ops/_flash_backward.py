@@ -56,23 +56,74 @@ def _delta_kernel(out, dout, dlse, delta, seq_q, DLSE: wl.constexpr, BM: wl.cons
 
 
 @jit
-def _row_stats(lse, delta, head, rm, seq_q):
-    """The base-2 log-sum-exp and delta of query rows rm of a head."""
-    rows = head * seq_q + rm
-    return (wl.load(lse + rows, mask=rm < seq_q, other=0.0) * LOG2E,
-            wl.load(delta + rows, mask=rm < seq_q, other=0.0))
+def _row_stats(lse, delta, rm, rows):
+    """The base-2 log-sum-exp and delta of query rows rm (below `rows`)
+    of a head's lse and delta."""
+    return (wl.load(lse + rm, mask=rm < rows, other=0.0) * LOG2E,
+            wl.load(delta + rm, mask=rm < rows, other=0.0))
 
 
 @jit
-def _probabilities(s, lse2, rm, rn, seq_q, seq_k, qk_scale, CAUSAL: wl.constexpr):
-    """P (or P^T, by how s, rm and rn are laid out: s[i, j] pairs query
-    rm[i] with key rn[j] after broadcasting) from the raw scores s and
-    the rows' base-2 log-sum-exp; 0 where a query or key is past its end
-    or, under CAUSAL, the key comes after the query."""
-    seen = (rm < seq_q) & (rn < seq_k)
+def _probabilities(s, lse2, seen, qpos, kpos, qk_scale, CAUSAL: wl.constexpr):
+    """P (or P^T, by how the operands are laid out: s[i, j] pairs a query
+    at position qpos with a key at kpos after broadcasting) from the raw
+    scores s and the rows' base-2 log-sum-exp; 0 where not `seen` (a
+    query or key past its end) or, under CAUSAL, the key comes after the
+    query."""
     if CAUSAL:
-        seen = seen & (rn <= rm)
+        seen = seen & (kpos <= qpos)
     return wl.where(seen, wl.exp2(s * qk_scale - lse2), 0.0)
+
+
+@jit
+def dq_steps(qb, dob, lse2, dl, qpos, qok, k, kt, vt, kstride, key0, lo, hi, dq_acc, qk_scale,
+             CAUSAL: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr):
+    """dq_acc plus the sum of dS K over keys lo..hi (BN a step) of a
+    head's k (rows), k^T and v^T (HEAD rows of kstride), key j at
+    position key0 + j, for the query tile qb (rows at positions qpos,
+    valid where qok) with its dO, base-2 lse and delta."""
+    d = wl.arange(0, HEAD)
+    for start in range(lo, hi, BN):
+        rn = start + wl.arange(0, BN)
+        ok = rn < hi
+        kb = wl.load(k + rn[:, None] * HEAD + d[None, :], mask=ok[:, None], other=0.0)
+        cols = d[:, None] * kstride + rn[None, :]
+        ktb = wl.load(kt + cols, mask=ok[None, :], other=0.0)
+        vtb = wl.load(vt + cols, mask=ok[None, :], other=0.0)
+        p = _probabilities(wl.dot(qb, ktb), lse2[:, None], qok[:, None] & ok[None, :],
+                           qpos[:, None], key0 + rn[None, :], qk_scale, CAUSAL)
+        ds = p * (wl.dot(dob, vtb) - dl[:, None])
+        dq_acc = wl.dot(ds.to(kb.dtype), kb, dq_acc)
+    return dq_acc
+
+
+@jit
+def dkdv_steps(kb, vb, kpos, kok, q, qt, dout, dot, lse, delta, qstride, q0, lo, hi, dk_acc,
+               dv_acc, qk_scale, CAUSAL: wl.constexpr, BM: wl.constexpr, HEAD: wl.constexpr):
+    """(dk_acc, dv_acc) plus the sums of dS^T Q and P^T dO over queries
+    lo..hi (BM a step) of a head's q and dO (rows), q^T and dO^T (HEAD
+    rows of qstride), lse and delta, query i at position q0 + i, for the
+    key tile kb (rows at positions kpos, valid where kok) and its v. The
+    transposed operands make every tile a step loads rows of whole
+    16-byte pieces (pipelined, and on GPUs read by the products in
+    place)."""
+    d = wl.arange(0, HEAD)
+    for start in range(lo, hi, BM):
+        rm = start + wl.arange(0, BM)
+        ok = rm < hi
+        rows = rm[:, None] * HEAD + d[None, :]
+        cols = d[:, None] * qstride + rm[None, :]
+        qb = wl.load(q + rows, mask=ok[:, None], other=0.0)
+        dob = wl.load(dout + rows, mask=ok[:, None], other=0.0)
+        qtb = wl.load(qt + cols, mask=ok[None, :], other=0.0)
+        dotb = wl.load(dot + cols, mask=ok[None, :], other=0.0)
+        lse2, dl = _row_stats(lse, delta, rm, hi)
+        pt = _probabilities(wl.dot(kb, qtb), lse2[None, :], kok[:, None] & ok[None, :],
+                            q0 + rm[None, :], kpos[:, None], qk_scale, CAUSAL)
+        dv_acc = wl.dot(pt.to(dob.dtype), dob, dv_acc)
+        dst = pt * (wl.dot(vb, dotb) - dl[None, :])
+        dk_acc = wl.dot(dst.to(qb.dtype), qb, dk_acc)
+    return dk_acc, dv_acc
 
 
 @jit
@@ -81,36 +132,22 @@ def _dkdv_kernel(q, qt, k, v, dout, dot, lse, delta, dk, dv, seq_q, seq_k, sm_sc
                  HEAD: wl.constexpr):
     """dK and dV of BN key rows (axis 0) of a head (axis 1): the sums over
     the query blocks that see them (under CAUSAL those from the block of
-    the first key on) of P^T dO and dS^T Q. qt and dot: q and dO
-    transposed per head, so that every tile a step loads is rows of whole
-    16-byte pieces (pipelined, and on GPUs read by the products in place)."""
+    the first key on); qt and dot: q and dO transposed per head."""
     head = wl.program_id(1)
     rn = wl.program_id(0) * BN + wl.arange(0, BN)
     d = wl.arange(0, HEAD)
     keys = (head * seq_k + rn[:, None]) * HEAD + d[None, :]
-    kb = wl.load(k + keys, mask=rn[:, None] < seq_k, other=0.0)
-    vb = wl.load(v + keys, mask=rn[:, None] < seq_k, other=0.0)
-    dk_acc = wl.zeros((BN, HEAD), wl.float32)
-    dv_acc = wl.zeros((BN, HEAD), wl.float32)
+    kok = rn < seq_k
+    kb = wl.load(k + keys, mask=kok[:, None], other=0.0)
+    vb = wl.load(v + keys, mask=kok[:, None], other=0.0)
     first = wl.program_id(0) * BN // BM * BM if CAUSAL else 0
-    for start in range(first, seq_q, BM):
-        rm = start + wl.arange(0, BM)
-        rows = (head * seq_q + rm[:, None]) * HEAD + d[None, :]
-        cols = head * seq_q * HEAD + d[:, None] * seq_q + rm[None, :]
-        ok = rm[:, None] < seq_q
-        qb = wl.load(q + rows, mask=ok, other=0.0)
-        dob = wl.load(dout + rows, mask=ok, other=0.0)
-        qtb = wl.load(qt + cols, mask=rm[None, :] < seq_q, other=0.0)
-        dotb = wl.load(dot + cols, mask=rm[None, :] < seq_q, other=0.0)
-        lse2, dl = _row_stats(lse, delta, head, rm, seq_q)
-        pt = _probabilities(wl.dot(kb, qtb), lse2[None, :], rm[None, :], rn[:, None], seq_q,
-                            seq_k, qk_scale, CAUSAL)
-        dv_acc = wl.dot(pt.to(dob.dtype), dob, dv_acc)
-        dst = pt * (wl.dot(vb, dotb) - dl[None, :])
-        dk_acc = wl.dot(dst.to(qb.dtype), qb, dk_acc)
-    ok = rn[:, None] < seq_k
-    wl.store(dk + keys, (dk_acc * sm_scale).to(kb.dtype), mask=ok)
-    wl.store(dv + keys, dv_acc.to(vb.dtype), mask=ok)
+    rows = head * seq_q * HEAD
+    dk_acc, dv_acc = dkdv_steps(kb, vb, rn, kok, q + rows, qt + rows, dout + rows, dot + rows,
+                                lse + head * seq_q, delta + head * seq_q, seq_q, 0, first,
+                                seq_q, wl.zeros((BN, HEAD), wl.float32),
+                                wl.zeros((BN, HEAD), wl.float32), qk_scale, CAUSAL, BM, HEAD)
+    wl.store(dk + keys, (dk_acc * sm_scale).to(kb.dtype), mask=kok[:, None])
+    wl.store(dv + keys, dv_acc.to(vb.dtype), mask=kok[:, None])
 
 
 @jit
@@ -123,24 +160,15 @@ def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_sc
     rm = wl.program_id(0) * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
     rows = (head * seq_q + rm[:, None]) * HEAD + d[None, :]
-    ok = rm[:, None] < seq_q
-    qb = wl.load(q + rows, mask=ok, other=0.0)
-    dob = wl.load(dout + rows, mask=ok, other=0.0)
-    lse2, dl = _row_stats(lse, delta, head, rm, seq_q)
-    dq_acc = wl.zeros((BM, HEAD), wl.float32)
+    qok = rm < seq_q
+    qb = wl.load(q + rows, mask=qok[:, None], other=0.0)
+    dob = wl.load(dout + rows, mask=qok[:, None], other=0.0)
+    lse2, dl = _row_stats(lse + head * seq_q, delta + head * seq_q, rm, seq_q)
     end = wl.minimum(seq_k, (wl.program_id(0) + 1) * BM) if CAUSAL else seq_k
-    for start in range(0, end, BN):
-        rn = start + wl.arange(0, BN)
-        kb = wl.load(k + (head * seq_k + rn[:, None]) * HEAD + d[None, :],
-                     mask=rn[:, None] < seq_k, other=0.0)
-        cols = head * seq_k * HEAD + d[:, None] * seq_k + rn[None, :]
-        ktb = wl.load(kt + cols, mask=rn[None, :] < seq_k, other=0.0)
-        vtb = wl.load(vt + cols, mask=rn[None, :] < seq_k, other=0.0)
-        p = _probabilities(wl.dot(qb, ktb), lse2[:, None], rm[:, None], rn[None, :], seq_q,
-                           seq_k, qk_scale, CAUSAL)
-        ds = p * (wl.dot(dob, vtb) - dl[:, None])
-        dq_acc = wl.dot(ds.to(kb.dtype), kb, dq_acc)
-    wl.store(dq + rows, (dq_acc * sm_scale).to(qb.dtype), mask=ok)
+    keys = head * seq_k * HEAD
+    dq_acc = dq_steps(qb, dob, lse2, dl, rm, qok, k + keys, kt + keys, vt + keys, seq_k, 0, 0,
+                      end, wl.zeros((BM, HEAD), wl.float32), qk_scale, CAUSAL, BN, HEAD)
+    wl.store(dq + rows, (dq_acc * sm_scale).to(qb.dtype), mask=qok[:, None])
 
 
 def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None, dq=None,

@@ -29,9 +29,10 @@ keys (to every rank, as the keys do) and the outputs go back. A shard of
 odd length cannot be halved: then every rank computes its own queries
 (right, not balanced).
 
-Results that go to another rank land in a symmetric scratch (two halves,
-by the parity of the call's epoch) and every rank copies its own into
-out once every rank has finished (each rank's last program flags
+Results (and, with return_lse, the rows' log-sum-exps, in a scratch of
+their own) that go to another rank land in a symmetric scratch (two
+halves, by the parity of the call's epoch) and every rank copies its own
+into out once every rank has finished (each rank's last program flags
 FUSED_DONE on every rank; all programs wait for every flag, so the
 launch ends in a barrier). That barrier also makes the reuse of g and
 the flags safe in the next call.
@@ -131,20 +132,21 @@ def _wait_rows(flags, lo, hi, chunk_rows, epoch):
 
 
 @jit
-def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chunk_rows,
-                        qk_scale, ULYSSES: wl.constexpr, CAUSAL: wl.constexpr,
+def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batch, heads, seq,
+                        chunk_rows, qk_scale, ULYSSES: wl.constexpr, CAUSAL: wl.constexpr,
                         SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
                         REMOTE: wl.constexpr, BM: wl.constexpr,
                         BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
                         COPIERS: wl.constexpr, BLOCK: wl.constexpr,
-                        SCALE_FOLDED: wl.constexpr):
+                        SCALE_FOLDED: wl.constexpr, WRITE_LSE: wl.constexpr):
     """Ring (ULYSSES false) or Ulysses attention in one resident launch
     (the module's doc): g holds k, v and (REMOTE) q, each source rank x
     batch x sent heads x seq x HEAD (k transposed: HEAD x seq per head).
     REMOTE (Ulysses, or the balanced
     split): other ranks' queries come with their keys, and the results go
     to the owners' res (two halves of `half` elements, by the epoch's
-    parity), then into out."""
+    parity), then into out; so do the log-sum-exps (WRITE_LSE: lres,
+    halves of lhalf, then lse)."""
     me = wl.rank()
     ranks = wl.num_ranks()
     sent = heads // ranks if ULYSSES else heads    # heads this rank sends each rank
@@ -156,6 +158,7 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
     copiers = wl.minimum(COPIERS, wl.num_programs(0) // 2)
     pid = wl.program_id(0)
     base = res + epoch % 2 * half                  # this call's half of res
+    lbase = lres + epoch % 2 * lhalf
     if pid < copiers:
         for j in range(pid, ranks * chunks, copiers):
             c = j // ranks                         # chunk by chunk: the products start
@@ -217,10 +220,11 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
                                                   key0, klo, khi, qk_scale, BN, HEAD,
                                                   CAUSAL, SCALE_FOLDED)
         if REMOTE:
-            _finish(base + qhead * seq * HEAD, base, m_i, l_i, acc, r, end, False, HEAD,
-                    peer=owner)
+            _finish(base + qhead * seq * HEAD, lbase + qhead * seq, m_i, l_i, acc, r, end,
+                    WRITE_LSE, HEAD, peer=owner)
         else:
-            _finish(out + qhead * seq * HEAD, out, m_i, l_i, acc, r, end, False, HEAD)
+            _finish(out + qhead * seq * HEAD, lse + qhead * seq, m_i, l_i, acc, r, end,
+                    WRITE_LSE, HEAD)
         i = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
     _fused_call_done(sync, epoch)
     # A barrier: every rank has finished the call (its results are here, it
@@ -228,13 +232,21 @@ def sp_attention_kernel(q, k, v, out, g, res, half, sync, batch, heads, seq, chu
     for p in range(ranks):
         wl.wait(sync + FUSED_DONE + p, epoch, cmp="ge")
     if REMOTE:
-        n = batch * heads * seq * HEAD
-        for start in range(pid * BLOCK, n, wl.num_programs(0) * BLOCK):
-            offs = start + wl.arange(0, BLOCK)
-            wl.store(out + offs, wl.load(base + offs, mask=offs < n), mask=offs < n)
+        _copy_out(base, out, batch * heads * seq * HEAD, BLOCK)
+        if WRITE_LSE:
+            _copy_out(lbase, lse, batch * heads * seq, BLOCK)
 
 
-def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, layout):
+@jit
+def _copy_out(x, out, n, BLOCK: wl.constexpr):
+    """out[:n] = x[:n], the launch's programs BLOCK elements a step."""
+    for start in range(wl.program_id(0) * BLOCK, n, wl.num_programs(0) * BLOCK):
+        offs = start + wl.arange(0, BLOCK)
+        wl.store(out + offs, wl.load(x + offs, mask=offs < n), mask=offs < n)
+
+
+def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_programs, ulysses,
+                  layout):
     batch, heads, seq, _, head_dim, dtype = check_heads(op, q, k, v, True)
     ranks = rt.num_ranks()
     if layout not in _LAYOUTS:
@@ -249,6 +261,11 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
     if out is None:
         out = new_like(q, tuple(q.shape), dtype)
     check_out(op, "out", out, q.shape, dtype)
+    if lse is None and return_lse:
+        lse = new_like(q, (batch, heads, seq), wl.float32)
+    if lse is not None:
+        check_out(op, "lse", lse, (batch, heads, seq), wl.float32)
+    results = (out, lse) if return_lse else out
     n = batch * heads * seq * head_dim
     split = OWN
     if causal and not ulysses:
@@ -260,7 +277,7 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
                          f"{tensors * ranks * n} elements of scratch, more than a kernel "
                          f"addresses (2^31)")
     if n == 0:
-        return out
+        return results
     backend = rt.backend()
     sent = heads // ranks if ulysses else heads
     chunk_rows = CHUNK_ROWS[backend]
@@ -272,6 +289,9 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
     g = comm.buffer("attention_kv", tensors * ranks * batch * sent * seq * head_dim, dtype,
                     drain=True)
     res, half = comm.halves("attention_out", n if remote else 1, dtype)
+    write_lse = lse is not None
+    lres, lhalf = comm.halves("attention_lse", n // head_dim if remote and write_lse else 1,
+                              wl.float32)
     qrows = seq // (1 if split == OWN else 2)
     items = (ranks if ulysses else 1 + (split != OWN)) * batch * sent * -(-qrows // BM[backend])
     copiers = COPIERS[backend]
@@ -279,13 +299,13 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, num_programs, ulysses, lay
         num_programs = PROGRAMS.get(backend, copiers + items)
     scale = qk_scale(sm_scale, head_dim)
     sp_attention_kernel[(max(2, int(num_programs)),)](
-        q, k, v, out, g, res, half, comm.fused_sync, batch, heads, seq, chunk_rows,
-        scale, ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
+        q, k, v, out, lse if write_lse else out, g, res, half, lres, lhalf, comm.fused_sync,
+        batch, heads, seq, chunk_rows, scale, ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
         ZIGZAG_KEYS=layout == "zigzag", REMOTE=remote, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS,
-        COPIERS=copiers, BLOCK=BLOCK, SCALE_FOLDED=scale > 0,
+        COPIERS=copiers, BLOCK=BLOCK, SCALE_FOLDED=scale > 0, WRITE_LSE=write_lse,
         num_warps=NUM_WARPS[backend],
         resident=True)
-    return out
+    return results
 
 
 # Elements per program step of the results' copy into out.
@@ -293,7 +313,7 @@ BLOCK = PerBackend(host=64, default=4096)
 
 
 def ring_attention(q, k, v, causal=False, sm_scale=None, layout="contiguous", out=None,
-                   num_programs=None):
+                   num_programs=None, return_lse=False, lse=None):
     """Attention of this rank's queries over the whole sequence, sharded
     over the ranks. q, k, v: this rank's shard [batch, heads, seq,
     head_dim] (every rank the same shape; fp16 or bf16, contiguous,
@@ -307,18 +327,23 @@ def ring_attention(q, k, v, causal=False, sm_scale=None, layout="contiguous", ou
     the work is balanced across ranks (with causal and a contiguous layout
     a rank computes half r and half 2R - 1 - r, reading those queries from
     their owners: an even seq; with an odd one each rank computes its own).
-    Returns out (q's shape and dtype; a new tensor of q's kind when None).
-    Every rank calls it with the same shapes and arguments."""
-    return _sp_attention("ring_attention", q, k, v, causal, sm_scale, out, num_programs, False,
-                         layout)
+    Returns out (q's shape and dtype; a new tensor of q's kind when None)
+    and, with return_lse, lse (f32 [batch, heads, seq]: each row's natural
+    log-sum-exp over the whole sequence, what ring_attention_backward
+    takes). Every rank calls it with the same shapes and arguments."""
+    return _sp_attention("ring_attention", q, k, v, causal, sm_scale, out, lse, return_lse,
+                         num_programs, False, layout)
 
 
-def ulysses_attention(q, k, v, causal=False, sm_scale=None, out=None, num_programs=None):
-    """DeepSpeed-Ulysses attention: q, k, v and out as ring_attention's
+def ulysses_attention(q, k, v, causal=False, sm_scale=None, out=None, num_programs=None,
+                      return_lse=False, lse=None):
+    """DeepSpeed-Ulysses attention: q, k, v, out and lse as ring_attention's
     (layout contiguous); heads must divide by the number of ranks. Rank r
     attends heads r * heads/R .. (r + 1) * heads/R - 1 over the whole
     sequence: the other ranks push it their k and v of those heads, it
     reads their queries and writes their outputs back, all in one launch
-    (the all-to-alls are the kernel's own loads and stores)."""
-    return _sp_attention("ulysses_attention", q, k, v, causal, sm_scale, out, num_programs,
-                         True, "contiguous")
+    (the all-to-alls are the kernel's own loads and stores). The result is
+    the same attention as ring_attention's: ring_attention_backward takes
+    its gradients."""
+    return _sp_attention("ulysses_attention", q, k, v, causal, sm_scale, out, lse, return_lse,
+                         num_programs, True, "contiguous")
