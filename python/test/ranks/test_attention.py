@@ -250,6 +250,14 @@ def test_attention_errors():
         ops.ring_attention(q, q, q, layout="striped")
     with pytest.raises(ValueError, match="num_programs must be at least 2"):
         ops.ring_attention(q, q, q, num_programs=1)
+    with pytest.raises(ValueError, match="lse must be fp32 of shape"):
+        ops.ring_attention(q, q, q, return_lse=True, lse=out)
+    with pytest.raises(ValueError, match="layout must be"):
+        ops.ring_attention_backward(q, q, q, out, lse, out, layout="striped")
+    with pytest.raises(ValueError, match="dlse must be fp32 of shape"):
+        ops.ring_attention_backward(q, q, q, out, lse, out, dlse=out)
+    with pytest.raises(ValueError, match="copying programs"):
+        ops.ring_attention_backward(q, q, q, out, lse, out, num_programs=0)
     if ranks > 2:
         with pytest.raises(ValueError, match="2 heads do not split over"):
             ops.ulysses_attention(q, q, q)

@@ -20,6 +20,7 @@ exp2 of scores scaled by sm_scale * log2(e) (lse too is taken to base 2).
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
+from ..collectives import _dtype_of
 from ._flash import (LOG2E, TRANSPOSE_ROWS, check_heads, check_out, local_scratch,
                      new_like, qk_scale, transpose_kernel)
 
@@ -171,6 +172,27 @@ def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_sc
     wl.store(dq + rows, (dq_acc * sm_scale).to(qb.dtype), mask=qok[:, None])
 
 
+def check_gradients(op, q, k, v, out, lse, dout, dlse, dq, dk, dv):
+    """(dq, dk, dv) for a backward pass of attention over q, k and v
+    (checked by check_heads): out, dout (q's shape and dtype), lse and
+    dlse (f32, a row each) checked, the gradients new tensors of q's kind
+    where None, else checked against q's, k's and v's shapes and dtype."""
+    dtype = _dtype_of(q, "q")
+    rows = tuple(q.shape[:3])
+    check_out(op, "out", out, q.shape, dtype)
+    check_out(op, "dout", dout, q.shape, dtype)
+    check_out(op, "lse", lse, rows, wl.float32)
+    if dlse is not None:
+        check_out(op, "dlse", dlse, rows, wl.float32)
+    grads = []
+    for name, x, like in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
+        if x is None:
+            x = new_like(q, tuple(like.shape), dtype)
+        check_out(op, name, x, like.shape, dtype)
+        grads.append(x)
+    return grads
+
+
 def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None, dq=None,
                              dk=None, dv=None, dlse=None):
     """The gradients (dq, dk, dv) of flash_attention(q, k, v, causal,
@@ -182,18 +204,7 @@ def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=Non
     where None); the sums run in f32."""
     op = "flash_attention_backward"
     batch, heads, seq_q, seq_k, head_dim, dtype = check_heads(op, q, k, v, False)
-    check_out(op, "out", out, q.shape, dtype)
-    check_out(op, "dout", dout, q.shape, dtype)
-    check_out(op, "lse", lse, (batch, heads, seq_q), wl.float32)
-    if dlse is not None:
-        check_out(op, "dlse", dlse, (batch, heads, seq_q), wl.float32)
-    grads = []
-    for name, x, like in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
-        if x is None:
-            x = new_like(q, tuple(like.shape), dtype)
-        check_out(op, name, x, like.shape, dtype)
-        grads.append(x)
-    dq, dk, dv = grads
+    dq, dk, dv = check_gradients(op, q, k, v, out, lse, dout, dlse, dq, dk, dv)
     if batch * heads * (seq_q + seq_k) == 0:
         return dq, dk, dv
     backend = rt.backend()

@@ -245,14 +245,19 @@ def _copy_out(x, out, n, BLOCK: wl.constexpr):
         wl.store(out + offs, wl.load(x + offs, mask=offs < n), mask=offs < n)
 
 
-def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_programs, ulysses,
-                  layout):
-    batch, heads, seq, _, head_dim, dtype = check_heads(op, q, k, v, True)
-    ranks = rt.num_ranks()
+def check_layout(op, layout, seq):
+    """A layout of _LAYOUTS that a shard of seq rows can take."""
     if layout not in _LAYOUTS:
         raise ValueError(f"{op}: layout must be one of {_LAYOUTS}, not {layout!r}")
     if layout == "zigzag" and seq % 2:
         raise ValueError(f"{op}: the zigzag layout needs an even shard, not {seq} rows")
+
+
+def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_programs, ulysses,
+                  layout):
+    batch, heads, seq, _, head_dim, dtype = check_heads(op, q, k, v, True)
+    ranks = rt.num_ranks()
+    check_layout(op, layout, seq)
     if ulysses and heads % ranks:
         raise ValueError(f"{op}: {heads} heads do not split over {ranks} ranks")
     if num_programs is not None and int(num_programs) < 2:

@@ -42,10 +42,10 @@ from .._jit import jit
 from ..collectives._kernels import FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE
 from ..collectives._kernels import _fused_call_done
 from ..collectives import _node_comm
-from ._flash import check_heads, check_out, new_like, qk_scale, transpose_rows
+from ._flash import check_heads, new_like, qk_scale, transpose_rows
 from ._flash_backward import (BM_KV, BM_Q, BN_KV, BN_Q, NUM_WARPS, _delta_kernel, _row_stats,
-                              dkdv_steps, dq_steps)
-from ._sequence import CHUNK_ROWS, COPY_ROWS, PROGRAMS, _LAYOUTS
+                              check_gradients, dkdv_steps, dq_steps)
+from ._sequence import CHUNK_ROWS, COPY_ROWS, PROGRAMS, check_layout
 from ._sequence import _key_part
 
 # The tensors every rank gathers, each in the scratch g as bh heads of the
@@ -158,18 +158,27 @@ def _item(i, bh, seq, ZIGZAG: wl.constexpr, LATEST_FIRST: wl.constexpr, BLOCK: w
 
 
 @jit
+def _block(i, x, y, bh, seq, ZIGZAG: wl.constexpr, LATEST_FIRST: wl.constexpr,
+           BLOCK: wl.constexpr, HEAD: wl.constexpr):
+    """Item i's block (_item) of x and y (this rank's rows): (head, first
+    row, end row of its part, position of row 0, its rows, which are
+    there, their offsets, x's tile, y's tile)."""
+    head, start, hi, pos0 = _item(i, bh, seq, ZIGZAG, LATEST_FIRST, BLOCK)
+    r = start + wl.arange(0, BLOCK)
+    ok = r < hi
+    offs = (head * seq + r[:, None]) * HEAD + wl.arange(0, HEAD)[None, :]
+    return (head, start, hi, pos0, r, ok, offs, wl.load(x + offs, mask=ok[:, None], other=0.0),
+            wl.load(y + offs, mask=ok[:, None], other=0.0))
+
+
+@jit
 def _dq_item(i, q, dout, lse, delta, dq, g, tensor, arrivals, chunks, epoch, bh, seq, total,
              chunk_rows, sm_scale, qk_scale, CAUSAL: wl.constexpr,
              ZIGZAG: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr):
     """dQ of query block i of this rank (the latest first under CAUSAL:
     theirs are the longest items) over the keys of the whole sequence."""
-    head, start, hi, pos0 = _item(i, bh, seq, ZIGZAG, CAUSAL, BM)
-    rm = start + wl.arange(0, BM)
-    qok = rm < hi
-    d = wl.arange(0, HEAD)
-    offs = (head * seq + rm[:, None]) * HEAD + d[None, :]
-    qb = wl.load(q + offs, mask=qok[:, None], other=0.0)
-    dob = wl.load(dout + offs, mask=qok[:, None], other=0.0)
+    head, start, hi, pos0, rm, qok, offs, qb, dob = _block(i, q, dout, bh, seq, ZIGZAG,
+                                                            CAUSAL, BM, HEAD)
     lse2, dl = _row_stats(lse + head * seq, delta + head * seq, rm, hi)
     # Keys up to the block's last position, under CAUSAL.
     end = pos0 + wl.minimum(hi, start + BM) if CAUSAL else total
@@ -188,13 +197,8 @@ def _dkdv_item(i, k, v, dk, dv, g, gs, tensor, vector, arrivals, chunks, epoch, 
     """dK and dV of key block i of this rank (the earliest keys, the
     longest items under CAUSAL, first) over the queries of the whole
     sequence."""
-    head, start, hi, pos0 = _item(i, bh, seq, ZIGZAG, False, BN)
-    rn = start + wl.arange(0, BN)
-    kok = rn < hi
-    d = wl.arange(0, HEAD)
-    offs = (head * seq + rn[:, None]) * HEAD + d[None, :]
-    kb = wl.load(k + offs, mask=kok[:, None], other=0.0)
-    vb = wl.load(v + offs, mask=kok[:, None], other=0.0)
+    head, start, hi, pos0, rn, kok, offs, kb, vb = _block(i, k, v, bh, seq, ZIGZAG, False, BN,
+                                                           HEAD)
     # Queries from the block's first position on, under CAUSAL.
     first = pos0 + start if CAUSAL else 0
     _wait_positions(arrivals, chunks, head, chunk_rows, first, total, seq, epoch, ZIGZAG)
@@ -276,24 +280,11 @@ def ring_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None
     op = "ring_attention_backward"
     batch, heads, seq, _, head_dim, dtype = check_heads(op, q, k, v, True)
     ranks = rt.num_ranks()
-    if layout not in _LAYOUTS:
-        raise ValueError(f"{op}: layout must be one of {_LAYOUTS}, not {layout!r}")
-    if layout == "zigzag" and seq % 2:
-        raise ValueError(f"{op}: the zigzag layout needs an even shard, not {seq} rows")
+    check_layout(op, layout, seq)
     if num_programs is not None and int(num_programs) < 1:
         raise ValueError(f"{op}: num_programs (the copying programs) must be at least 1, "
                          f"got {num_programs}")
-    check_out(op, "out", out, q.shape, dtype)
-    check_out(op, "dout", dout, q.shape, dtype)
-    check_out(op, "lse", lse, (batch, heads, seq), wl.float32)
-    if dlse is not None:
-        check_out(op, "dlse", dlse, (batch, heads, seq), wl.float32)
-    grads = []
-    for name, x in (("dq", dq), ("dk", dk), ("dv", dv)):
-        x = new_like(q, tuple(q.shape), dtype) if x is None else x
-        check_out(op, name, x, q.shape, dtype)
-        grads.append(x)
-    dq, dk, dv = grads
+    dq, dk, dv = check_gradients(op, q, k, v, out, lse, dout, dlse, dq, dk, dv)
     n = batch * heads * seq * head_dim
     if TENSORS * ranks * n >= 1 << 31:
         raise ValueError(f"{op}: {ranks} shards of {tuple(q.shape)} need "
