@@ -189,18 +189,17 @@ def test_attention_interleaved_with_fused_gemms_and_few_programs():
     a.free()
 
 
-# (batch, heads, seq, head_dim, causal, layout, with dlse): odd shards of
-# several chunks (16 rows on the host), zigzag halves of several, no mask;
-# the forward from ring or Ulysses attention.
-@pytest.mark.parametrize("b,h,seq,d,causal,layout,dlse", [
-    (1, 2, 37, 16, True, "contiguous", True), (1, 1, 40, 16, True, "zigzag", False),
-    (2, 1, 9, 32, False, "contiguous", True)])
-def test_ring_attention_backward(b, h, seq, d, causal, layout, dlse):
+# (batch, heads, seq, causal, layout, with dlse): odd shards of several
+# chunks (16 rows on the host), zigzag halves of several, no mask; the
+# forward's kernels are test_ring_attention's (head_dim 16, bf16: CI's
+# host compiles each variant once).
+@pytest.mark.parametrize("b,h,seq,causal,layout,dlse", [
+    (1, 2, 37, True, "contiguous", True), (1, 1, 40, True, "zigzag", False),
+    (2, 1, 9, False, "contiguous", True)])
+def test_ring_attention_backward(b, h, seq, causal, layout, dlse):
     me, ranks = weft.rank(), weft.num_ranks()
-    dtype = wl.bfloat16
-    forward = ops.ulysses_attention if layout == "contiguous" and h % ranks == 0 else \
-        ops.ring_attention
-    out, lse = _sequence_parallel(forward, b, h, seq, d, causal, dtype, layout)
+    d, dtype = 16, wl.bfloat16
+    out, lse = _sequence_parallel(ops.ring_attention, b, h, seq, d, causal, dtype, layout)
     q = _tensors((ranks, b, h, seq, d), dtype, 1, 3)[0]      # _sequence_parallel's
     k, v = _tensors((ranks, b, h, seq, d), dtype, 2, 4)
     dout = _tensors((ranks, b, h, seq, d), dtype, 1, 5)[0]
