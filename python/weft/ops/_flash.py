@@ -192,9 +192,14 @@ def check_heads(op, q, k, v, same_seq):
     return batch, heads, seq_q, seq_k, head_dim, dtype
 
 
+def softmax_scale(sm_scale, head_dim):
+    """sm_scale, by default 1 / sqrt(head_dim)."""
+    return float(1.0 / math.sqrt(head_dim) if sm_scale is None else sm_scale)
+
+
 def qk_scale(sm_scale, head_dim):
-    """The scores' factor: sm_scale (default 1 / sqrt(head_dim)) * log2(e)."""
-    return float(1.0 / math.sqrt(head_dim) if sm_scale is None else sm_scale) * LOG2E
+    """The scores' factor: softmax_scale * log2(e)."""
+    return softmax_scale(sm_scale, head_dim) * LOG2E
 
 
 def new_like(x, shape, dtype):

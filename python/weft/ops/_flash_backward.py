@@ -22,7 +22,7 @@ from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives import _dtype_of
 from ._flash import (LOG2E, TRANSPOSE_ROWS, check_heads, check_out, local_scratch,
-                     new_like, qk_scale, transpose_kernel)
+                     new_like, qk_scale, softmax_scale, transpose_kernel)
 
 # Query rows x key rows of a step, per kernel: a program of _dkdv_kernel
 # holds BN_KV keys and steps over BM_KV queries, one of _dq_kernel the
@@ -208,7 +208,7 @@ def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=Non
     if batch * heads * (seq_q + seq_k) == 0:
         return dq, dk, dv
     backend = rt.backend()
-    sm = float(head_dim ** -0.5 if sm_scale is None else sm_scale)
+    sm = softmax_scale(sm_scale, head_dim)
     scale = qk_scale(sm_scale, head_dim)
     delta = new_like(q, (batch, heads, seq_q), wl.float32)
     t = {}

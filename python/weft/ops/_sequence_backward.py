@@ -42,7 +42,7 @@ from .._jit import jit
 from ..collectives._kernels import FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE
 from ..collectives._kernels import _fused_call_done
 from ..collectives import _node_comm
-from ._flash import check_heads, new_like, qk_scale, transpose_rows
+from ._flash import check_heads, new_like, qk_scale, softmax_scale, transpose_rows
 from ._flash_backward import (BM_KV, BM_Q, BN_KV, BN_Q, NUM_WARPS, _delta_kernel, _row_stats,
                               check_gradients, dkdv_steps, dq_steps)
 from ._sequence import CHUNK_ROWS, COPY_ROWS, PROGRAMS, check_layout
@@ -172,48 +172,6 @@ def _block(i, x, y, bh, seq, ZIGZAG: wl.constexpr, LATEST_FIRST: wl.constexpr,
 
 
 @jit
-def _dq_item(i, q, dout, lse, delta, dq, g, tensor, arrivals, chunks, epoch, bh, seq, total,
-             chunk_rows, sm_scale, qk_scale, CAUSAL: wl.constexpr,
-             ZIGZAG: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr):
-    """dQ of query block i of this rank (the latest first under CAUSAL:
-    theirs are the longest items) over the keys of the whole sequence."""
-    head, start, hi, pos0, rm, qok, offs, qb, dob = _block(i, q, dout, bh, seq, ZIGZAG,
-                                                            CAUSAL, BM, HEAD)
-    lse2, dl = _row_stats(lse + head * seq, delta + head * seq, rm, hi)
-    # Keys up to the block's last position, under CAUSAL.
-    end = pos0 + wl.minimum(hi, start + BM) if CAUSAL else total
-    _wait_positions(arrivals, chunks, head, chunk_rows, 0, end, seq, epoch, ZIGZAG)
-    keys = g + head * total * HEAD
-    acc = dq_steps(qb, dob, lse2, dl, pos0 + rm, qok, keys + K * tensor, keys + KT * tensor,
-                   keys + VT * tensor, total, 0, 0, end, wl.zeros((BM, HEAD), wl.float32),
-                   qk_scale, CAUSAL, BN, HEAD)
-    wl.store(dq + offs, (acc * sm_scale).to(qb.dtype), mask=qok[:, None])
-
-
-@jit
-def _dkdv_item(i, k, v, dk, dv, g, gs, tensor, vector, arrivals, chunks, epoch, bh, seq, total,
-               chunk_rows, sm_scale, qk_scale, CAUSAL: wl.constexpr,
-               ZIGZAG: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr):
-    """dK and dV of key block i of this rank (the earliest keys, the
-    longest items under CAUSAL, first) over the queries of the whole
-    sequence."""
-    head, start, hi, pos0, rn, kok, offs, kb, vb = _block(i, k, v, bh, seq, ZIGZAG, False, BN,
-                                                           HEAD)
-    # Queries from the block's first position on, under CAUSAL.
-    first = pos0 + start if CAUSAL else 0
-    _wait_positions(arrivals, chunks, head, chunk_rows, first, total, seq, epoch, ZIGZAG)
-    rows = g + head * total * HEAD
-    stats = gs + head * total
-    dk_acc, dv_acc = dkdv_steps(kb, vb, pos0 + rn, kok, rows + Q * tensor, rows + QT * tensor,
-                                rows + DO * tensor, rows + DOT * tensor, stats + LSE * vector,
-                                stats + DELTA * vector, total, 0, first, total,
-                                wl.zeros((BN, HEAD), wl.float32),
-                                wl.zeros((BN, HEAD), wl.float32), qk_scale, CAUSAL, BM, HEAD)
-    wl.store(dk + offs, (dk_acc * sm_scale).to(kb.dtype), mask=kok[:, None])
-    wl.store(dv + offs, dv_acc.to(vb.dtype), mask=kok[:, None])
-
-
-@jit
 def send_kernel(q, k, v, dout, lse, delta, g, gs, sync, batch, heads, seq, chunk_rows,
                 ZIGZAG: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr):
     """A call's first launch (resident): this rank's shard of every
@@ -236,30 +194,56 @@ def send_kernel(q, k, v, dout, lse, delta, g, gs, sync, batch, heads, seq, chunk
 def dq_kernel(q, dout, lse, delta, dq, g, sync, batch, heads, seq, chunk_rows, sm_scale,
               qk_scale, CAUSAL: wl.constexpr, ZIGZAG: wl.constexpr, BM: wl.constexpr,
               BN: wl.constexpr, HEAD: wl.constexpr):
-    """dQ of this rank's query block program_id(0) (_dq_item)."""
+    """dQ of this rank's query block program_id(0) (_item's order: the
+    latest first under CAUSAL, theirs are the longest) over the keys of
+    the whole sequence."""
     bh = batch * heads
     total = wl.num_ranks() * seq
-    chunks = _source_chunks(bh, seq, chunk_rows, ZIGZAG)
-    _dq_item(wl.program_id(0), q, dout, lse, delta, dq, g, bh * total * HEAD,
-             sync + FUSED_ARRIVALS, chunks, wl.load(sync) + 1, bh, seq, total, chunk_rows,
-             sm_scale, qk_scale, CAUSAL, ZIGZAG, BM, BN, HEAD)
+    head, start, hi, pos0, rm, qok, offs, qb, dob = _block(wl.program_id(0), q, dout, bh, seq,
+                                                            ZIGZAG, CAUSAL, BM, HEAD)
+    lse2, dl = _row_stats(lse + head * seq, delta + head * seq, rm, hi)
+    # Keys up to the block's last position, under CAUSAL.
+    end = pos0 + wl.minimum(hi, start + BM) if CAUSAL else total
+    _wait_positions(sync + FUSED_ARRIVALS, _source_chunks(bh, seq, chunk_rows, ZIGZAG), head,
+                    chunk_rows, 0, end, seq, wl.load(sync) + 1, ZIGZAG)
+    tensor = bh * total * HEAD
+    keys = g + head * total * HEAD
+    acc = dq_steps(qb, dob, lse2, dl, pos0 + rm, qok, keys + K * tensor, keys + KT * tensor,
+                   keys + VT * tensor, total, 0, 0, end, wl.zeros((BM, HEAD), wl.float32),
+                   qk_scale, CAUSAL, BN, HEAD)
+    wl.store(dq + offs, (acc * sm_scale).to(qb.dtype), mask=qok[:, None])
 
 
 @jit
 def dkdv_kernel(k, v, dk, dv, g, gs, sync, batch, heads, seq, chunk_rows, sm_scale, qk_scale,
                 CAUSAL: wl.constexpr, ZIGZAG: wl.constexpr, BM: wl.constexpr,
                 BN: wl.constexpr, HEAD: wl.constexpr):
-    """dK and dV of this rank's key block program_id(0) (_dkdv_item); the
-    call's last launch: its last program ends the call and waits for every
-    rank to have ended it (then no rank reads my slots of g and gs, or my
-    flags, any more, and the next call may overwrite them)."""
+    """dK and dV of this rank's key block program_id(0) (_item's order:
+    the earliest keys, the longest under CAUSAL, first) over the queries
+    of the whole sequence. The call's last launch: its last program ends
+    the call and waits for every rank to have ended it (then no rank
+    reads my slots of g and gs, or my flags, any more, and the next call
+    may overwrite them)."""
     bh = batch * heads
     total = wl.num_ranks() * seq
-    chunks = _source_chunks(bh, seq, chunk_rows, ZIGZAG)
     epoch = wl.load(sync) + 1
-    _dkdv_item(wl.program_id(0), k, v, dk, dv, g, gs, bh * total * HEAD, bh * total,
-               sync + FUSED_ARRIVALS, chunks, epoch, bh, seq, total, chunk_rows, sm_scale,
-               qk_scale, CAUSAL, ZIGZAG, BM, BN, HEAD)
+    head, start, hi, pos0, rn, kok, offs, kb, vb = _block(wl.program_id(0), k, v, bh, seq,
+                                                           ZIGZAG, False, BN, HEAD)
+    # Queries from the block's first position on, under CAUSAL.
+    first = pos0 + start if CAUSAL else 0
+    _wait_positions(sync + FUSED_ARRIVALS, _source_chunks(bh, seq, chunk_rows, ZIGZAG), head,
+                    chunk_rows, first, total, seq, epoch, ZIGZAG)
+    tensor = bh * total * HEAD
+    vector = bh * total
+    rows = g + head * total * HEAD
+    stats = gs + head * total
+    dk_acc, dv_acc = dkdv_steps(kb, vb, pos0 + rn, kok, rows + Q * tensor, rows + QT * tensor,
+                                rows + DO * tensor, rows + DOT * tensor, stats + LSE * vector,
+                                stats + DELTA * vector, total, 0, first, total,
+                                wl.zeros((BN, HEAD), wl.float32),
+                                wl.zeros((BN, HEAD), wl.float32), qk_scale, CAUSAL, BM, HEAD)
+    wl.store(dk + offs, (dk_acc * sm_scale).to(kb.dtype), mask=kok[:, None])
+    wl.store(dv + offs, dv_acc.to(vb.dtype), mask=kok[:, None])
     if _fused_call_done(sync, epoch):
         for p in range(wl.num_ranks()):
             wl.wait(sync + FUSED_DONE + p, epoch, cmp="ge")
@@ -306,16 +290,15 @@ def ring_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=None
     g = comm.buffer("attention_grad", TENSORS * ranks * n, dtype, drain=True)
     gs = comm.buffer("attention_grad_stats", VECTORS * ranks * batch * heads * seq, wl.float32,
                      drain=True)
-    common = (g, comm.fused_sync, batch, heads, seq, chunk_rows)
+    common = (comm.fused_sync, batch, heads, seq, chunk_rows)
     send_kernel[(int(num_programs or PROGRAMS.get(backend, FUSED_BLOCKS)),)](
-        q, k, v, dout, lse, delta, g, gs, *common[1:], ZIGZAG=zigzag, HEAD=head_dim,
+        q, k, v, dout, lse, delta, g, gs, *common, ZIGZAG=zigzag, HEAD=head_dim,
         CM=COPY_ROWS, num_warps=NUM_WARPS[backend], resident=True)
-    scales = (float(head_dim ** -0.5 if sm_scale is None else sm_scale),
-              qk_scale(sm_scale, head_dim))
+    scales = (softmax_scale(sm_scale, head_dim), qk_scale(sm_scale, head_dim))
     blocks = dict(CAUSAL=bool(causal), ZIGZAG=zigzag, HEAD=head_dim,
                   num_warps=NUM_WARPS[backend])
     dq_kernel[(parts * batch * heads * -(-(seq // parts) // BM_Q[backend]),)](
-        q, dout, lse, delta, dq, *common, *scales, BM=BM_Q, BN=BN_Q, **blocks)
+        q, dout, lse, delta, dq, g, *common, *scales, BM=BM_Q, BN=BN_Q, **blocks)
     dkdv_kernel[(parts * batch * heads * -(-(seq // parts) // BN_KV[backend]),)](
-        k, v, dk, dv, g, gs, *common[1:], *scales, BM=BM_KV, BN=BN_KV, **blocks)
+        k, v, dk, dv, g, gs, *common, *scales, BM=BM_KV, BN=BN_KV, **blocks)
     return dq, dk, dv
