@@ -136,24 +136,29 @@ def _positions(rank, seq, layout):
                            (2 * ranks - 1 - rank) * half + np.arange(seq - half)])
 
 
+def _all_positions(seq, layout):
+    """The global positions of every rank's rows, ranks in order."""
+    return np.concatenate([_positions(r, seq, layout) for r in range(weft.num_ranks())])
+
+
 def _sequence_parallel(fn, b, h, seq, d, causal, dtype, layout="contiguous", **kwargs):
     """fn (ring or Ulysses attention) on this rank's shard of random q, k
     and v against the whole sequence's attention in float64, twice (the
-    flags' epochs and the halves move on), and (out, lse) of the last."""
+    flags' epochs and the halves move on); returns every rank's (q, k, v)
+    (float64, ranks first) and (out, lse) of the last call."""
     me, ranks = weft.rank(), weft.num_ranks()
     q = _tensors((ranks, b, h, seq, d), dtype, 1, 3)[0]
     k, v = _tensors((ranks, b, h, seq, d), dtype, 2, 4)
-    k_pos = np.concatenate([_positions(r, seq, layout) for r in range(ranks)])
     want, want_lse = _attention(q[me], np.concatenate(list(k), axis=2),
                                 np.concatenate(list(v), axis=2), causal, d ** -0.5,
-                                _positions(me, seq, layout), k_pos)
+                                _positions(me, seq, layout), _all_positions(seq, layout))
     for call in range(2):
         out, lse = fn(_local(q[me], dtype), _local(k[me], dtype), _local(v[me], dtype),
                       causal=causal, return_lse=True, **kwargs,
                       **({} if fn is ops.ulysses_attention else dict(layout=layout)))
         np.testing.assert_allclose(_host(out), want, **TOL)
         np.testing.assert_allclose(host(lse), want_lse, rtol=1e-4, atol=1e-4)
-    return out, lse
+    return (q, k, v), (out, lse)
 
 
 # Causal: even shards split in balanced halves (queries read from their
@@ -199,13 +204,12 @@ def test_attention_interleaved_with_fused_gemms_and_few_programs():
 def test_ring_attention_backward(b, h, seq, causal, layout, dlse):
     me, ranks = weft.rank(), weft.num_ranks()
     d, dtype = 16, wl.bfloat16
-    out, lse = _sequence_parallel(ops.ring_attention, b, h, seq, d, causal, dtype, layout)
-    q = _tensors((ranks, b, h, seq, d), dtype, 1, 3)[0]      # _sequence_parallel's
-    k, v = _tensors((ranks, b, h, seq, d), dtype, 2, 4)
+    (q, k, v), (out, lse) = _sequence_parallel(ops.ring_attention, b, h, seq, d, causal, dtype,
+                                               layout)
     dout = _tensors((ranks, b, h, seq, d), dtype, 1, 5)[0]
     dl = _tensors((ranks, b, h, seq), wl.float32, 1, 6)[0] if dlse else None
     whole = lambda x: np.concatenate(list(x), axis=2)        # noqa: E731
-    pos = np.concatenate([_positions(r, seq, layout) for r in range(ranks)])
+    pos = _all_positions(seq, layout)
     wants = _attention_grads(whole(q), whole(k), whole(v), whole(dout),
                              None if dl is None else whole(dl), causal, d ** -0.5, pos, pos)
     for programs in (None, 1):     # again, with one copying program
