@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <numeric>
@@ -106,6 +107,30 @@ AxisInfo either(const AxisInfo &lhs, const AxisInfo &rhs, ArrayRef<int64_t> choi
                  : std::gcd(lhs.elementDivisibility(d), rhs.elementDivisibility(d)));
     out.constancy.push_back(
         std::gcd(std::gcd(lhs.constancy[d], rhs.constancy[d]), choice[d]));
+  }
+  return out;
+}
+
+/// The constant power of two's exponent that v is (a scalar or splat
+/// constant), if it is one: `//` and `>>` by it are exact on its multiples.
+std::optional<unsigned> constantLog2(Value v, bool isShift) {
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)) || value.isNegative())
+    return std::nullopt;
+  if (isShift)
+    return value.ult(63) ? std::optional<unsigned>(value.getZExtValue()) : std::nullopt;
+  return value.isPowerOf2() ? std::optional<unsigned>(value.logBase2()) : std::nullopt;
+}
+
+/// x / 2^s or x >> s, elementwise: a multiple of 2^(k+s) gives a multiple
+/// of 2^k (exact division), anything else an unknown; constant where x is.
+AxisInfo shiftDown(const AxisInfo &lhs, const AxisInfo &rhs, std::optional<unsigned> s,
+                   unsigned rank) {
+  AxisInfo out = constancyOnly({lhs, rhs}, rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t div = lhs.elementDivisibility(d);
+    if (s && *s < 63 && div > (int64_t(1) << *s))
+      out.divisibility[d] = div == kMaxDivisibility ? div : div >> *s;
   }
   return out;
 }
@@ -223,6 +248,30 @@ void AxisInfoAnalysis::visit(Operation *op) {
       })
       .Case([&](arith::MulIOp m) {
         return multiply(get(m.getLhs()), get(m.getRhs()));
+      })
+      .Case<arith::DivSIOp, arith::DivUIOp>([&](Operation *o) {
+        return shiftDown(get(o->getOperand(0)), get(o->getOperand(1)),
+                         constantLog2(o->getOperand(1), false), rank);
+      })
+      .Case<arith::ShRSIOp, arith::ShRUIOp>([&](Operation *o) {
+        return shiftDown(get(o->getOperand(0)), get(o->getOperand(1)),
+                         constantLog2(o->getOperand(1), true), rank);
+      })
+      .Case([&](arith::ShLIOp o) {
+        AxisInfo lhs = get(o.getLhs()), out = constancyOnly({lhs, get(o.getRhs())}, rank);
+        std::optional<unsigned> s = constantLog2(o.getRhs(), true);
+        for (unsigned d = 0; d < rank; ++d)
+          out.divisibility[d] = std::min(kMaxDivisibility,
+                                         lhs.elementDivisibility(d) << (s ? std::min(*s, 31u) : 0));
+        return out;
+      })
+      .Case<arith::RemSIOp, arith::RemUIOp>([&](Operation *o) {
+        // x - (x / y) * y: what divides both divides it.
+        AxisInfo lhs = get(o->getOperand(0)), rhs = get(o->getOperand(1));
+        AxisInfo out = constancyOnly({lhs, rhs}, rank);
+        for (unsigned d = 0; d < rank; ++d)
+          out.divisibility[d] = std::gcd(lhs.elementDivisibility(d), rhs.elementDivisibility(d));
+        return out;
       })
       .Case<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp, arith::MaxUIOp>(
           [&](Operation *o) {

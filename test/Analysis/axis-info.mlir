@@ -206,3 +206,52 @@ func.func @descs(%d: !weft.tensordesc<16x32xf32>,
   %ecols = weft.desc_dim %e, 1 : !weft.tensordesc<16x32xf32>
   return
 }
+
+// -----
+
+// Division and shifts by a power of two are exact on its multiples: half of
+// a multiple of 16 is a multiple of 8 (the zigzag layout's half shard, whose
+// key blocks stay 16-byte copies); by anything else, or of a run, the
+// quotient is unknown. A remainder keeps what divides both operands.
+func.func @divide(%n: i32 {weft.divisibility = 16 : i32}, %m: i32, %s: i32) attributes {weft.kernel} {
+  // expected-remark @below {{contiguity = [1], divisibility = [2], constancy = [1]}}
+  %c2 = arith.constant 2 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %c3 = arith.constant 3 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [64], constancy = [1]}}
+  %c64 = arith.constant 64 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [8], constancy = [1]}}
+  %half = arith.divsi %n, %c2 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [8], constancy = [1]}}
+  %halfu = arith.divui %n, %c2 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %third = arith.divsi %n, %c3 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %past = arith.divsi %n, %c64 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %unknown = arith.divsi %n, %m : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
+  %quarter = arith.shrsi %n, %c2 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
+  %quarteru = arith.shrui %n, %c2 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [64], constancy = [1]}}
+  %up = arith.shli %n, %c2 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %upm = arith.shli %n, %s : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %rem = arith.remsi %n, %c64 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %remm = arith.remui %n, %m : i32
+  // expected-remark @below {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = weft.make_range 0, 64 : tensor<64xi32>
+  // expected-remark @below {{contiguity = [1], divisibility = [2], constancy = [64]}}
+  %twos = arith.constant dense<2> : tensor<64xi32>
+  // A run's elements are not multiples of anything.
+  // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %rhalf = arith.divsi %r, %twos : tensor<64xi32>
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %ns = weft.splat %n : i32 -> tensor<64xi32>
+  // expected-remark @below {{contiguity = [1], divisibility = [8], constancy = [64]}}
+  %nhalf = arith.divsi %ns, %twos : tensor<64xi32>
+  return
+}

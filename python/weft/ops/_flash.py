@@ -36,16 +36,19 @@ _DTYPES = (wl.float16, wl.bfloat16)
 
 
 @jit
-def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale, BN: wl.constexpr,
-            HEAD: wl.constexpr, MASK: wl.constexpr, CAUSAL: wl.constexpr,
+def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, end, qk_scale,
+            BN: wl.constexpr, HEAD: wl.constexpr, MASK: wl.constexpr, CAUSAL: wl.constexpr,
             SCALE_FOLDED: wl.constexpr):
     """The online softmax of the query tile q (rows at global positions
     rq) over keys lo.. hi (BN apart): k^T (HEAD rows of kstride; key j in
     column j, at global position key0 + j) and v (row-major, HEAD wide);
     (m, l, acc) carried on. k comes transposed so that its blocks, like
     v's, are rows of whole 16-byte pieces for the pipeline's copies. MASK:
-    keys at or past hi, and under CAUSAL keys after a row's position, are
-    masked; else every row sees every key of the blocks. SCALE_FOLDED
+    keys at or past `end` (the keys' end, hi's bound: under CAUSAL hi
+    stops at the last row's position, which the causal mask covers, and
+    masks by `end` stay whole 16-byte pieces where the tensors' rows are)
+    and under CAUSAL keys after a row's position are masked; else every
+    row sees every key of the blocks. SCALE_FOLDED
     (qk_scale > 0): the row maxima are the raw scores' scaled, and the
     scale goes into exp2's argument as one fma, a multiply per score
     fewer."""
@@ -53,9 +56,10 @@ def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale, BN: wl
     for start in range(lo, hi, BN):
         rn = start + wl.arange(0, BN)
         if MASK:
-            kb = wl.load(kt + d[:, None] * kstride + rn[None, :], mask=rn[None, :] < hi,
+            kb = wl.load(kt + d[:, None] * kstride + rn[None, :], mask=rn[None, :] < end,
                          other=0.0)
-            vt = wl.load(v + rn[:, None] * HEAD + d[None, :], mask=rn[:, None] < hi, other=0.0)
+            vt = wl.load(v + rn[:, None] * HEAD + d[None, :], mask=rn[:, None] < end,
+                         other=0.0)
         else:
             kb = wl.load(kt + d[:, None] * kstride + rn[None, :])
             vt = wl.load(v + rn[:, None] * HEAD + d[None, :])
@@ -63,7 +67,7 @@ def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale, BN: wl
         if not SCALE_FOLDED:
             s = s * qk_scale
         if MASK:
-            seen = rn[None, :] < hi
+            seen = rn[None, :] < end
             if CAUSAL:
                 seen = seen & (key0 + rn[None, :] <= rq[:, None])
             s = wl.where(seen, s, NEG_INF)
@@ -90,15 +94,16 @@ def _attend_range(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_
     or before the first row's position) unmasked, the rest masked; under
     CAUSAL nothing after the last row's position."""
     last = hi
+    end = hi
     if CAUSAL:
         last = wl.minimum(hi, wl.maximum(wl.min(rq, 0) - key0 + 1, lo))
         hi = wl.minimum(hi, wl.maximum(wl.max(rq, 0) - key0 + 1, lo))
     whole = lo + (last - lo) // BN * BN
     q = wl.load(q, mask=qmask, other=0.0)
-    m_i, l_i, acc = _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, whole, qk_scale,
-                            BN, HEAD, False, CAUSAL, SCALE_FOLDED)
-    return _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, whole, hi, qk_scale, BN, HEAD,
-                   True, CAUSAL, SCALE_FOLDED)
+    m_i, l_i, acc = _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, whole, end,
+                            qk_scale, BN, HEAD, False, CAUSAL, SCALE_FOLDED)
+    return _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, whole, hi, end, qk_scale, BN,
+                   HEAD, True, CAUSAL, SCALE_FOLDED)
 
 
 @jit
@@ -137,18 +142,19 @@ def transpose_kernel(k, kt, rows, HEAD: wl.constexpr, CM: wl.constexpr):
 
 
 @jit
-def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, qk_scale, CAUSAL: wl.constexpr,
-                           WRITE_LSE: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
-                           HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
-    """out = softmax(q k^T * scale) v for the BM query rows of program
-    (axis 0) of head (axis 1: batch x heads); lse its log-sum-exp per
-    row; kt: k transposed per head (transpose_kernel). Causal: query i sees
-    keys 0..i (torch's is_causal, top-left)."""
-    head = wl.program_id(1)
-    rm = wl.program_id(0) * BM + wl.arange(0, BM)
+def _flash_block(q, kt, v, out, lse, seq_q, seq_k, i, blocks, qk_scale, CAUSAL: wl.constexpr,
+                 WRITE_LSE: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
+                 HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
+    """Item i of flash_attention_kernel: query block i % blocks of head
+    i // blocks (under CAUSAL the head's blocks latest first: those see
+    the most keys)."""
+    head = i // blocks
+    block = i % blocks
+    if CAUSAL:
+        block = blocks - 1 - block
+    rm = block * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
-    rows = q + head * seq_q * HEAD
-    qt = rows + rm[:, None] * HEAD + d[None, :]
+    qt = q + head * seq_q * HEAD + rm[:, None] * HEAD + d[None, :]
     m_i = wl.full((BM,), NEG_INF, wl.float32)
     l_i = wl.zeros((BM,), wl.float32)
     acc = wl.zeros((BM, HEAD), wl.float32)
@@ -158,6 +164,29 @@ def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, qk_scale, CAUSAL: w
                                   SCALE_FOLDED)
     _finish(out + head * seq_q * HEAD, lse + head * seq_q, m_i, l_i, acc, rm, seq_q, WRITE_LSE,
             HEAD)
+
+
+@jit
+def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, heads, qk_scale,
+                           CAUSAL: wl.constexpr, WRITE_LSE: wl.constexpr, BM: wl.constexpr,
+                           BN: wl.constexpr, HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
+    """out = softmax(q k^T * scale) v, a query block of BM rows of one of
+    `heads` (batch x heads) heads at a time; lse its log-sum-exp per row;
+    kt: k transposed per head (transpose_kernel). Causal: query i sees
+    keys 0..i (torch's is_causal, top-left). Without CAUSAL every block
+    costs the same: resident programs take every num_programs-th block,
+    heads in turn. Under CAUSAL a block's keys grow with its rows: one
+    block per program, the longest first, handed out by the hardware as
+    programs finish (measured, bench/README.md: the loop 12-17 % slower
+    there, one block per program 8-14 % slower without CAUSAL)."""
+    blocks = (seq_q + BM - 1) // BM
+    if CAUSAL:
+        _flash_block(q, kt, v, out, lse, seq_q, seq_k, wl.program_id(0), blocks, qk_scale,
+                     CAUSAL, WRITE_LSE, BM, BN, HEAD, SCALE_FOLDED)
+    else:
+        for i in range(wl.program_id(0), blocks * heads, wl.num_programs(0)):
+            _flash_block(q, kt, v, out, lse, seq_q, seq_k, i, blocks, qk_scale, CAUSAL,
+                         WRITE_LSE, BM, BN, HEAD, SCALE_FOLDED)
 
 
 def check_heads(op, q, k, v, same_seq):
@@ -264,8 +293,8 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, out=
             transpose_kernel[(-(-seq_k // TRANSPOSE_ROWS[backend]), batch * heads)](
                 k, kt, seq_k, HEAD=head_dim, CM=TRANSPOSE_ROWS)
         scale = qk_scale(sm_scale, head_dim)
-        flash_attention_kernel[(-(-seq_q // BM[backend]), batch * heads)](
-            q, kt, v, out, out if lse is None else lse, seq_q, seq_k, scale,
+        flash_attention_kernel[(-(-seq_q // BM[backend]) * batch * heads,)](
+            q, kt, v, out, out if lse is None else lse, seq_q, seq_k, batch * heads, scale,
             CAUSAL=bool(causal), WRITE_LSE=lse is not None, BM=BM, BN=BN, HEAD=head_dim,
-            SCALE_FOLDED=scale > 0, num_warps=NUM_WARPS[backend])
+            SCALE_FOLDED=scale > 0, num_warps=NUM_WARPS[backend], resident=not causal)
     return (out, lse) if return_lse else out

@@ -131,17 +131,21 @@ def dkdv_steps(kb, vb, kpos, kok, q, qt, dout, dot, lse, delta, qstride, q0, lo,
 def _dkdv_kernel(q, qt, k, v, dout, dot, lse, delta, dk, dv, seq_q, seq_k, sm_scale, qk_scale,
                  CAUSAL: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
                  HEAD: wl.constexpr):
-    """dK and dV of BN key rows (axis 0) of a head (axis 1): the sums over
-    the query blocks that see them (under CAUSAL those from the block of
-    the first key on); qt and dot: q and dO transposed per head."""
-    head = wl.program_id(1)
-    rn = wl.program_id(0) * BN + wl.arange(0, BN)
+    """dK and dV of key block program_id(0) % blocks (BN rows) of head
+    program_id(0) // blocks: the sums over the query blocks that see them
+    (under CAUSAL those from the block of the first key on: the earliest
+    keys, the longest, go first); qt and dot: q and dO transposed per
+    head."""
+    blocks = (seq_k + BN - 1) // BN
+    head = wl.program_id(0) // blocks
+    block = wl.program_id(0) % blocks
+    rn = block * BN + wl.arange(0, BN)
     d = wl.arange(0, HEAD)
     keys = (head * seq_k + rn[:, None]) * HEAD + d[None, :]
     kok = rn < seq_k
     kb = wl.load(k + keys, mask=kok[:, None], other=0.0)
     vb = wl.load(v + keys, mask=kok[:, None], other=0.0)
-    first = wl.program_id(0) * BN // BM * BM if CAUSAL else 0
+    first = block * BN // BM * BM if CAUSAL else 0
     rows = head * seq_q * HEAD
     dk_acc, dv_acc = dkdv_steps(kb, vb, rn, kok, q + rows, qt + rows, dout + rows, dot + rows,
                                 lse + head * seq_q, delta + head * seq_q, seq_q, 0, first,
@@ -155,17 +159,23 @@ def _dkdv_kernel(q, qt, k, v, dout, dot, lse, delta, dk, dv, seq_q, seq_k, sm_sc
 def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_scale,
                CAUSAL: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
                HEAD: wl.constexpr):
-    """dQ of BM query rows (axis 0) of a head (axis 1): the sum over the
-    key blocks they see of dS K; kt and vt: k and v transposed per head."""
-    head = wl.program_id(1)
-    rm = wl.program_id(0) * BM + wl.arange(0, BM)
+    """dQ of query block program_id(0) % blocks (BM rows; under CAUSAL
+    the latest first: they see the most keys) of head program_id(0) //
+    blocks: the sum over the key blocks they see of dS K; kt and vt: k
+    and v transposed per head."""
+    blocks = (seq_q + BM - 1) // BM
+    head = wl.program_id(0) // blocks
+    block = wl.program_id(0) % blocks
+    if CAUSAL:
+        block = blocks - 1 - block
+    rm = block * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
     rows = (head * seq_q + rm[:, None]) * HEAD + d[None, :]
     qok = rm < seq_q
     qb = wl.load(q + rows, mask=qok[:, None], other=0.0)
     dob = wl.load(dout + rows, mask=qok[:, None], other=0.0)
     lse2, dl = _row_stats(lse + head * seq_q, delta + head * seq_q, rm, seq_q)
-    end = wl.minimum(seq_k, (wl.program_id(0) + 1) * BM) if CAUSAL else seq_k
+    end = wl.minimum(seq_k, (block + 1) * BM) if CAUSAL else seq_k
     keys = head * seq_k * HEAD
     dq_acc = dq_steps(qb, dob, lse2, dl, rm, qok, k + keys, kt + keys, vt + keys, seq_k, 0, 0,
                       end, wl.zeros((BM, HEAD), wl.float32), qk_scale, CAUSAL, BN, HEAD)
@@ -224,11 +234,11 @@ def flash_attention_backward(q, k, v, out, lse, dout, causal=False, sm_scale=Non
         _delta_kernel[(-(-seq_q // bm), batch * heads)](
             out, dout, delta if dlse is None else dlse, delta, seq_q, DLSE=dlse is not None,
             BM=BM_Q, HEAD=head_dim)
-        _dq_kernel[(-(-seq_q // bm), batch * heads)](q, k, t["k"], t["v"], dout, lse, delta,
-                                                      dq, seq_q, seq_k, sm, scale, BM=BM_Q,
-                                                      BN=BN_Q, **common)
+        _dq_kernel[(-(-seq_q // bm) * batch * heads,)](q, k, t["k"], t["v"], dout, lse, delta,
+                                                        dq, seq_q, seq_k, sm, scale, BM=BM_Q,
+                                                        BN=BN_Q, **common)
     if seq_k:
-        _dkdv_kernel[(-(-seq_k // BN_KV[backend]), batch * heads)](
+        _dkdv_kernel[(-(-seq_k // BN_KV[backend]) * batch * heads,)](
             q, t["q"], k, v, dout, t["dout"], lse, delta, dk, dv, seq_q, seq_k, sm, scale,
             BM=BM_KV, BN=BN_KV, **common)
     return dq, dk, dv

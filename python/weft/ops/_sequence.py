@@ -84,16 +84,16 @@ def _query_chunk(qc, seq, SPLIT: wl.constexpr, ULYSSES: wl.constexpr):
 
 @jit
 def _key_part(src, part, seq, ZIGZAG_KEYS: wl.constexpr):
-    """(first row, end row, key0) of part 0 or 1 of source src's shard,
-    whose row j is at global position key0 + j: the whole shard and
-    nothing, or (zigzag) its two halves."""
+    """(first row, end row, key0) of part `part` of source src's shard,
+    whose row j is at global position key0 + j: the whole shard (part 0),
+    or (zigzag) its halves 0 and 1."""
     if ZIGZAG_KEYS:
         half = seq // 2
         lo = part * half
         hi = lo + half + part * (seq - 2 * half)
         key0 = (src + part * (2 * wl.num_ranks() - 1 - 2 * src)) * half - lo
     else:
-        lo = part * seq
+        lo = 0
         hi = seq
         key0 = src * seq
     return lo, hi, key0
@@ -208,7 +208,9 @@ def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batc
         for t in range(ranks):
             src = (me + ranks - t) % ranks     # mine, then the previous rank's
             keys = g + (src * slot + head * seq * HEAD)
-            for part in range(2):
+            # A compile-time count: an empty part's key loops, compiled,
+            # cost 15-22 % (bench/README.md, "Flash attention's programs").
+            for part in range(2 if ZIGZAG_KEYS else 1):
                 klo, khi, key0 = _key_part(src, part, seq, ZIGZAG_KEYS)
                 if CAUSAL:
                     khi = wl.minimum(khi, wl.maximum(pos - lo + end - key0, klo))
