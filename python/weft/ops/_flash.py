@@ -177,8 +177,8 @@ def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, heads, qk_scale,
     costs the same: resident programs take every num_programs-th block,
     heads in turn. Under CAUSAL a block's keys grow with its rows: one
     block per program, the longest first, handed out by the hardware as
-    programs finish (measured, bench/README.md: the loop 12-17 % slower
-    there, one block per program 8-14 % slower without CAUSAL)."""
+    programs finish (measured, bench/README.md: the loop 14-21 % slower
+    there, one block per program 2-7 % slower without CAUSAL)."""
     blocks = (seq_q + BM - 1) // BM
     if CAUSAL:
         _flash_block(q, kt, v, out, lse, seq_q, seq_k, wl.program_id(0), blocks, qk_scale,
