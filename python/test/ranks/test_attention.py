@@ -162,11 +162,12 @@ def _sequence_parallel(fn, b, h, seq, d, causal, dtype, layout="contiguous", **k
 
 
 # Causal: even shards split in balanced halves (queries read from their
-# owners), odd ones each rank's own, zigzag shards their own halves.
+# owners), odd ones each rank's own, zigzag shards their own halves; a
+# zigzag layout without a mask takes each shard's keys in one piece.
 @pytest.mark.parametrize("b,h,seq,d,causal,layout", [
     (1, 2, 7, 64, False, "contiguous"), (1, 2, 10, 128, True, "contiguous"),
     (2, 1, 7, 16, True, "contiguous"), (1, 2, 12, 16, True, "zigzag"),
-    (1, 1, 9, 16, False, "contiguous")])
+    (1, 1, 9, 16, False, "contiguous"), (1, 1, 10, 16, False, "zigzag")])
 def test_ring_attention(b, h, seq, d, causal, layout):
     _sequence_parallel(ops.ring_attention, b, h, seq, d, causal, wl.bfloat16, layout)
 
