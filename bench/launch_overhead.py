@@ -1,6 +1,7 @@
 """Host time per eager call: of a bare launch of a cached kernel with six
-run-time arguments (Weft's `kernel[grid](...)` and, on a GPU, Triton's
-launcher for the same kernel), of the collectives at small sizes (Weft's
+run-time arguments (Weft's `kernel[grid](...)` on weft Buffers and, on a
+GPU, on torch tensors, and Triton's launcher for the same kernel and
+tensors), of the collectives at small sizes (Weft's
 and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
 ops (bench/fused.py's Weft system: its cases, the same buffers). Weft's
 calls are split into the runtime's weft_launch and the rest (the Python
@@ -79,6 +80,9 @@ def launch_cases(run):
     if run.gpu:
         torch = run.torch
         tx, ty, tout = (torch.zeros(SIX, device=run.device) for _ in range(3))
+        # The bare launch with the same torch tensors as Triton's.
+        cases[("launch_torch", "weft")] = lambda: axpby[(1,)](tx, ty, tout, SIX, 2.0, 3.0,
+                                                              BLOCK=SIX)
         kernel = triton_axpby()
         if kernel is not None:
             cases[("launch", "triton")] = lambda: kernel[(1,)](tx, ty, tout, SIX, 2.0, 3.0,

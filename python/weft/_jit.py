@@ -183,8 +183,11 @@ def _describe_int(arg, strided):
     return _INT_SPECS[name, arg % 16 == 0], None, arg
 
 
+_FLOAT_SPEC = ("", "fp32", 0)
+
+
 def _describe_float(arg, strided):
-    return ("", "fp32", 0), None, float(arg)
+    return _FLOAT_SPEC, None, float(arg)
 
 
 def _describe_tensor(arg, strided):
@@ -193,6 +196,8 @@ def _describe_tensor(arg, strided):
     if not strided and hasattr(arg, "is_contiguous") and not arg.is_contiguous():
         raise TypeError("a tensor passed to a kernel must be contiguous")
     ptr = arg.data_ptr()
+    if getattr(arg, "is_cuda", False):  # torch's flag: no device object made per launch
+        return rt.pointer_spec(ptr, dtype), "device", ptr
     device = getattr(getattr(arg, "device", None), "type", None)
     return (rt.pointer_spec(ptr, dtype),
             None if device is None else "host" if device == "cpu" else "device", ptr)

@@ -49,13 +49,15 @@ def make_launcher(fn, jit_module):
              "    _w_debug = _w_jit.DEBUG if debug is None else _w_bool(debug)",
              "    try:"]
     for j, n in enumerate(runtime):
-        # Buffers and 32-bit ints, the common arguments, inline: what
-        # _describe would return for them.
+        # Buffers, 32-bit ints and floats, the common arguments, inline:
+        # what _describe would return for them.
         lines += [f"        _w_t = _w_type({n})",
                   f"        if _w_t is _w_Buffer and {n}.spec is not None:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = {n}.spec, None, {n}.ptr",
                   f"        elif _w_t is _w_int and -0x80000000 <= {n} <= 0x7fffffff:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = _w_i32[{n} & 15 == 0], None, {n}",
+                  "        elif _w_t is _w_float:",
+                  f"            _w_s{j}, _w_m{j}, _w_v{j} = _w_fp32, None, {n}",
                   "        else:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = "
                   f"(_w_handlers.get(_w_t) or _w_describe)({n}, False)"]
@@ -86,9 +88,10 @@ def make_launcher(fn, jit_module):
                  "_w_memories": jit_module._MEMORY, "_w_launches": fn._launches,
                  "_w_jit": jit_module, "_w_Buffer": rt.Buffer, "_w_rt": rt,
                  "_w_i32": (jit_module._INT_SPECS["i32", False],
-                            jit_module._INT_SPECS["i32", True])}
+                            jit_module._INT_SPECS["i32", True]),
+                 "_w_fp32": jit_module._FLOAT_SPEC}
     # Builtins by names no parameter can take (a kernel may call one `len`).
     namespace.update({f"_w_{f.__name__}": f for f in (type, callable, len, bool, dict, int,
-                                                      tuple)})
+                                                      float, tuple)})
     exec(compile("\n".join(lines), f"<weft launcher of {fn.__name__}>", "exec"), namespace)
     return namespace[name]
