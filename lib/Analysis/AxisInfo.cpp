@@ -124,13 +124,15 @@ std::optional<unsigned> constantLog2(Value v, bool isShift) {
 
 /// x / 2^s or x >> s, elementwise: a multiple of 2^(k+s) gives a multiple
 /// of 2^k (exact division), anything else an unknown; constant where x is.
+/// The cap shifts down too: it stands for any multiple of 2^30 (0
+/// included), whose quotient is only sure to be one of 2^(30-s).
 AxisInfo shiftDown(const AxisInfo &lhs, const AxisInfo &rhs, std::optional<unsigned> s,
                    unsigned rank) {
   AxisInfo out = constancyOnly({lhs, rhs}, rank);
   for (unsigned d = 0; d < rank; ++d) {
     int64_t div = lhs.elementDivisibility(d);
     if (s && *s < 63 && div > (int64_t(1) << *s))
-      out.divisibility[d] = div == kMaxDivisibility ? div : div >> *s;
+      out.divisibility[d] = div >> *s;
   }
   return out;
 }

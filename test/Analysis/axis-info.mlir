@@ -230,6 +230,13 @@ func.func @divide(%n: i32 {weft.divisibility = 16 : i32}, %m: i32, %s: i32) attr
   %past = arith.divsi %n, %c64 : i32
   // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
   %unknown = arith.divsi %n, %m : i32
+  // 2^30 is the cap ("a multiple of anything"): shifted, only what is sure.
+  // expected-remark @below {{contiguity = [1], divisibility = [1073741824], constancy = [1]}}
+  %big = arith.constant 1073741824 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [2], constancy = [1]}}
+  %c26 = arith.constant 26 : i32
+  // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %bigdown = arith.shrui %big, %c26 : i32
   // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
   %quarter = arith.shrsi %n, %c2 : i32
   // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
