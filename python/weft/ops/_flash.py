@@ -142,16 +142,24 @@ def transpose_kernel(k, kt, rows, HEAD: wl.constexpr, CM: wl.constexpr):
 
 
 @jit
+def head_block(i, blocks, LATEST_FIRST: wl.constexpr):
+    """(head, block) of item i of a grid over `blocks` blocks of each
+    head; LATEST_FIRST reverses each head's blocks (under causal masks
+    the latest query blocks see the most keys: they go first)."""
+    block = i % blocks
+    if LATEST_FIRST:
+        block = blocks - 1 - block
+    return i // blocks, block
+
+
+@jit
 def _flash_block(q, kt, v, out, lse, seq_q, seq_k, i, blocks, qk_scale, CAUSAL: wl.constexpr,
                  WRITE_LSE: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
                  HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
     """Item i of flash_attention_kernel: query block i % blocks of head
     i // blocks (under CAUSAL the head's blocks latest first: those see
     the most keys)."""
-    head = i // blocks
-    block = i % blocks
-    if CAUSAL:
-        block = blocks - 1 - block
+    head, block = head_block(i, blocks, CAUSAL)
     rm = block * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
     qt = q + head * seq_q * HEAD + rm[:, None] * HEAD + d[None, :]

@@ -21,7 +21,7 @@ from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, jit
 from ..collectives import _dtype_of
-from ._flash import (LOG2E, TRANSPOSE_ROWS, check_heads, check_out, local_scratch,
+from ._flash import (LOG2E, TRANSPOSE_ROWS, check_heads, check_out, head_block, local_scratch,
                      new_like, qk_scale, softmax_scale, transpose_kernel)
 
 # Query rows x key rows of a step, per kernel: a program of _dkdv_kernel
@@ -137,8 +137,7 @@ def _dkdv_kernel(q, qt, k, v, dout, dot, lse, delta, dk, dv, seq_q, seq_k, sm_sc
     keys, the longest, go first); qt and dot: q and dO transposed per
     head."""
     blocks = (seq_k + BN - 1) // BN
-    head = wl.program_id(0) // blocks
-    block = wl.program_id(0) % blocks
+    head, block = head_block(wl.program_id(0), blocks, False)
     rn = block * BN + wl.arange(0, BN)
     d = wl.arange(0, HEAD)
     keys = (head * seq_k + rn[:, None]) * HEAD + d[None, :]
@@ -164,10 +163,7 @@ def _dq_kernel(q, k, kt, vt, dout, lse, delta, dq, seq_q, seq_k, sm_scale, qk_sc
     blocks: the sum over the key blocks they see of dS K; kt and vt: k
     and v transposed per head."""
     blocks = (seq_q + BM - 1) // BM
-    head = wl.program_id(0) // blocks
-    block = wl.program_id(0) % blocks
-    if CAUSAL:
-        block = blocks - 1 - block
+    head, block = head_block(wl.program_id(0), blocks, CAUSAL)
     rm = block * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
     rows = (head * seq_q + rm[:, None]) * HEAD + d[None, :]
