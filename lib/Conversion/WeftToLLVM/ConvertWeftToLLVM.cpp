@@ -67,6 +67,55 @@ bool hasNoTiles(Operation *op) {
          llvm::none_of(op->getResultTypes(), isTile);
 }
 
+/// math.exp2 and math.exp marked `afn` (wl.math.fast_exp2 and fast_exp) on
+/// f32, and on f16 and bf16 through f32: the GPU's exponential unit alone
+/// (`intrinsic`), without the range scaling the precise forms wrap around
+/// it to keep denormal arguments and results; exp multiplies by log2(e)
+/// first. Other types keep the precise lowering.
+template <typename MathOp>
+struct ApproxExpLowering : ConvertOpToLLVMPattern<MathOp> {
+  ApproxExpLowering(const LLVMTypeConverter &converter, StringRef intrinsic)
+      : ConvertOpToLLVMPattern<MathOp>(converter, /*benefit=*/3),
+        intrinsic(intrinsic) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type || type.getWidth() > 32 ||
+        !arith::bitEnumContainsAll(op.getFastmath(),
+                                   arith::FastMathFlags::afn))
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = adaptor.getOperand();
+    if (type != f32)
+      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+    if constexpr (std::is_same_v<MathOp, math::ExpOp>)
+      x = LLVM::FMulOp::create(
+          rewriter, loc, x,
+          LLVM::ConstantOp::create(rewriter, loc, f32,
+                                   rewriter.getF32FloatAttr(M_LOG2E)));
+    Value y = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
+                                            rewriter.getStringAttr(intrinsic),
+                                            ValueRange{x})
+                  .getResult(0);
+    if (type != f32)
+      y = LLVM::FPTruncOp::create(rewriter, loc, type, y);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+
+  std::string intrinsic;
+};
+
+void populateApproxExpPatterns(const LLVMTypeConverter &converter,
+                               StringRef intrinsic,
+                               RewritePatternSet &patterns) {
+  patterns.add<ApproxExpLowering<math::Exp2Op>, ApproxExpLowering<math::ExpOp>>(
+      converter, intrinsic);
+}
+
 /// `math` ops become calls into the target's math library where that holds
 /// the precise implementation (as in CUDA and HIP without fast-math), LLVM
 /// intrinsics elsewhere. Codegen links the library the calls need
@@ -81,6 +130,8 @@ void populateMathPatterns(const LLVMTypeConverter &converter,
   case TargetKind::NVPTX:
     // The NVPTX backend selects none of the transcendental intrinsics
     // (llvm.exp, llvm.sin, ... have no libcall either): libdevice for all.
+    populateApproxExpPatterns(converter, "llvm.nvvm.ex2.approx.ftz.f32",
+                              patterns);
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/2);
     populateMathToLLVMConversionPatterns(converter, patterns, approximateLog1p,
                                          /*benefit=*/1);
@@ -89,6 +140,7 @@ void populateMathPatterns(const LLVMTypeConverter &converter,
     // OCML, except where the backend expands the intrinsic precisely (f32
     // exp and log, sqrt, fma, ...), which MathToROCDL leaves to MathToLLVM.
     // Its patterns have the default benefit, so MathToLLVM goes below it.
+    populateApproxExpPatterns(converter, "llvm.amdgcn.exp2.f32", patterns);
     FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(spec.arch);
     populateMathToROCDLConversionPatterns(
         converter, patterns,

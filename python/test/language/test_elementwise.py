@@ -5,6 +5,7 @@ import pytest
 
 import weft
 import weft.language as wl
+from devices import BACKEND
 from matrix import (FLOATS, INTS, NUMERIC, SHAPES, binary_kernel, c_floordiv, check, decode,
                     dtype_id, erf, rounded, run, sample, shape_id, ternary_kernel,
                     unary_kernel, wrap)
@@ -36,7 +37,8 @@ FLOAT_ANY = [(wl.exp, np.exp), (wl.exp2, np.exp2), (wl.sin, np.sin), (wl.cos, np
              (neg, np.negative), (square, np.square), (sigmoid, lambda v: 1 / (1 + np.exp(-v))),
              (wl.math.tanh, np.tanh), (wl.math.sinh, np.sinh), (wl.math.atan, np.arctan),
              (wl.math.trunc, np.trunc), (wl.math.rint, np.rint), (wl.math.expm1, np.expm1),
-             (wl.math.cbrt, np.cbrt)]
+             (wl.math.cbrt, np.cbrt), (wl.math.fast_exp2, np.exp2),
+             (wl.math.fast_exp, np.exp)]
 FLOAT_POSITIVE = [(wl.log, np.log), (wl.log2, np.log2), (wl.sqrt, np.sqrt),
                   (wl.sqrt_rn, np.sqrt), (wl.rsqrt, lambda v: 1 / np.sqrt(v)),
                   (wl.math.log10, np.log10), (wl.math.log1p, np.log1p),
@@ -78,6 +80,30 @@ def test_float_functions(dtype, case, domain):
         # near zeros of the function, relative error means little
         atol = {"fp16": 2e-3, "bf16": 2e-2, "fp32": 1e-6, "fp64": 1e-14}[dtype.name]
         check(name, dtype, case, decode(g, dtype), expected, atol=atol)
+
+
+def test_fast_exponentials_flush():
+    """fast_exp2 and fast_exp on a GPU flush results below 2^-126 to 0,
+    where the precise functions keep them (denormals); the host's are the
+    precise ones."""
+    x = np.array([-130.0, -127.5, -125.5, -1.0, 0.0, 10.0])
+    table = (wl.math.fast_exp2, wl.exp2, wl.math.fast_exp, wl.exp)
+    case = ((x.size,), (8,))
+    got = [decode(g, wl.float32) for g in
+           run(unary_kernel, case, [(x, wl.float32)], wl.float32, len(table), FNS=table,
+               OTHER=1)]
+    denormal = np.exp2(x) < 2.0 ** -126
+    flushed = np.where(denormal, 0.0, np.exp2(x)) if BACKEND != "host" else np.exp2(x)
+    check("fast_exp2", wl.float32, case, got[0], rounded(flushed, wl.float32))
+    check("exp2", wl.float32, case, got[1], rounded(np.exp2(x), wl.float32))
+    e = x * np.log(2.0)                            # e ** e == 2 ** x
+    got = [decode(g, wl.float32) for g in
+           run(unary_kernel, case, [(e, wl.float32)], wl.float32, len(table), FNS=table,
+               OTHER=1)]
+    check("fast_exp", wl.float32, case, got[2], rounded(
+        np.where(denormal, 0.0, np.exp(e)) if BACKEND != "host" else np.exp(e), wl.float32),
+        rtol=1e-5)
+    check("exp", wl.float32, case, got[3], rounded(np.exp(e), wl.float32))
 
 
 @weft.jit

@@ -24,9 +24,10 @@ def _float(sem, x, what):
     return x if x.dtype.is_float else sem.cast(x, ty.float32)
 
 
-def _unary(sem, op, x):
-    x = _float(sem, x, f"wl.{op}")
-    return sem.emit(f"math.{op} {x.name} : {x.type}", x.dtype, x.shape)
+def _unary(sem, op, x, fastmath="", what=None):
+    x = _float(sem, x, what or f"wl.{op}")
+    flags = f" fastmath<{fastmath}>" if fastmath else ""
+    return sem.emit(f"math.{op} {x.name}{flags} : {x.type}", x.dtype, x.shape)
 
 
 def _binary_float(sem, op, x, y):
@@ -96,6 +97,25 @@ def div_rn(sem, x, y):
 def sqrt_rn(sem, x):
     """The square root, correctly rounded (what wl.sqrt is too)."""
     return _unary(sem, "sqrt", x)
+
+
+# The approximate forms (`afn`, docs/tile-ir.md, "Math"): the GPU's
+# exponential unit alone, without the range scaling that keeps denormal
+# arguments and results (3 instructions fewer an element on NVPTX; the
+# softmax of flash attention runs one per score).
+@builtin(namespace="math", dtypes="float")
+def fast_exp2(sem, x):
+    """2 ** x by the GPU's approximation: results below 2 ** -126 are 0
+    (f32; the host computes wl.exp2)."""
+    return _unary(sem, "exp2", x, "afn", "wl.math.fast_exp2")
+
+
+@builtin(namespace="math", dtypes="float")
+def fast_exp(sem, x):
+    """e ** x as fast_exp2(x * log2(e)): results below 2 ** -126 are 0, and
+    the product's rounding adds an error growing with |x| (f32; the host
+    computes wl.exp)."""
+    return _unary(sem, "exp", x, "afn", "wl.math.fast_exp")
 
 
 @builtin(namespace="math", dtypes="float")

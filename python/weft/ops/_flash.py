@@ -6,7 +6,10 @@ contiguous. A program takes BM query rows of one head and runs the online
 softmax over key blocks of BN rows: scores s = q k^T scaled by sm_scale *
 log2(e) (so exp2 serves for exp), running row maxima m and sums l in f32,
 the output accumulated in f32 and rescaled by exp2(m_old - m_new) as the
-maximum grows. Keys every row of the block sees in full run without
+maximum grows. The exponentials are the GPU's approximate ones
+(wl.math.fast_exp2): a weight below 2^-126 of the row's largest counts
+as 0 (three instructions fewer a score on NVPTX: bench/README.md,
+"Attention"). Keys every row of the block sees in full run without
 masks; the causal diagonal and the tail of the keys run masked. A row
 that sees no key ends with l = 0: its output is 0 and its log-sum-exp
 -inf (never NaN).
@@ -74,9 +77,9 @@ def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, end, qk_scale,
         top = wl.max(s, 1)
         m_new = wl.maximum(m_i, top * qk_scale if SCALE_FOLDED else top)
         m_use = wl.where(m_new == NEG_INF, 0.0, m_new) if MASK else m_new
-        p = wl.exp2(wl.fma(s, qk_scale, -m_use[:, None]) if SCALE_FOLDED else
-                    s - m_use[:, None])
-        alpha = wl.exp2(m_i - m_use)
+        p = wl.math.fast_exp2(wl.fma(s, qk_scale, -m_use[:, None]) if SCALE_FOLDED else
+                              s - m_use[:, None])
+        alpha = wl.math.fast_exp2(m_i - m_use)
         l_i = l_i * alpha + wl.sum(p, 1)
         acc = wl.dot(p.to(vt.dtype), vt, acc * alpha[:, None])
         m_i = m_new

@@ -15,7 +15,8 @@ program per key block looping over the query blocks that see it
 sees (_dq_kernel). q, dO, k and v are transposed per head first
 (transpose_kernel, as the forward transposes k) for the products' b
 operands. P is recomputed from q, k and lse in both loops, in f32, as
-exp2 of scores scaled by sm_scale * log2(e) (lse too is taken to base 2).
+fast_exp2 of scores scaled by sm_scale * log2(e) (lse too is taken to base
+2), as the forward's.
 """
 from .. import _runtime as rt
 from .. import language as wl
@@ -73,7 +74,7 @@ def _probabilities(s, lse2, seen, qpos, kpos, qk_scale, CAUSAL: wl.constexpr):
     query."""
     if CAUSAL:
         seen = seen & (kpos <= qpos)
-    return wl.where(seen, wl.exp2(s * qk_scale - lse2), 0.0)
+    return wl.where(seen, wl.math.fast_exp2(s * qk_scale - lse2), 0.0)
 
 
 @jit
