@@ -156,13 +156,18 @@ def head_block(i, blocks, LATEST_FIRST: wl.constexpr):
 
 
 @jit
-def _flash_block(q, kt, v, out, lse, seq_q, seq_k, i, blocks, qk_scale, CAUSAL: wl.constexpr,
-                 WRITE_LSE: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
-                 HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
-    """Item i of flash_attention_kernel: query block i % blocks of head
-    i // blocks (under CAUSAL the head's blocks latest first: those see
-    the most keys)."""
-    head, block = head_block(i, blocks, CAUSAL)
+def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, blocks, qk_scale,
+                           CAUSAL: wl.constexpr, WRITE_LSE: wl.constexpr, BM: wl.constexpr,
+                           BN: wl.constexpr, HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
+    """out = softmax(q k^T * scale) v, query block program_id(0) of BM
+    rows, `blocks` blocks a head; lse its log-sum-exp per row; kt: k
+    transposed per head (transpose_kernel). Causal: query i sees keys
+    0..i (torch's is_causal, top-left), a head's latest blocks (the
+    longest) first. One block per program, handed out by the hardware as
+    programs finish: resident programs looping over the blocks were 16 %
+    slower without CAUSAL and 14-21 % with it (bench/README.md,
+    "Flash attention's programs")."""
+    head, block = head_block(wl.program_id(0), blocks, CAUSAL)
     rm = block * BM + wl.arange(0, BM)
     d = wl.arange(0, HEAD)
     qt = q + head * seq_q * HEAD + rm[:, None] * HEAD + d[None, :]
@@ -175,29 +180,6 @@ def _flash_block(q, kt, v, out, lse, seq_q, seq_k, i, blocks, qk_scale, CAUSAL: 
                                   SCALE_FOLDED)
     _finish(out + head * seq_q * HEAD, lse + head * seq_q, m_i, l_i, acc, rm, seq_q, WRITE_LSE,
             HEAD)
-
-
-@jit
-def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, heads, qk_scale,
-                           CAUSAL: wl.constexpr, WRITE_LSE: wl.constexpr, BM: wl.constexpr,
-                           BN: wl.constexpr, HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr):
-    """out = softmax(q k^T * scale) v, a query block of BM rows of one of
-    `heads` (batch x heads) heads at a time; lse its log-sum-exp per row;
-    kt: k transposed per head (transpose_kernel). Causal: query i sees
-    keys 0..i (torch's is_causal, top-left). Without CAUSAL every block
-    costs the same: resident programs take every num_programs-th block,
-    heads in turn. Under CAUSAL a block's keys grow with its rows: one
-    block per program, the longest first, handed out by the hardware as
-    programs finish (measured, bench/README.md: the loop 14-21 % slower
-    there, one block per program 2-7 % slower without CAUSAL)."""
-    blocks = (seq_q + BM - 1) // BM
-    if CAUSAL:
-        _flash_block(q, kt, v, out, lse, seq_q, seq_k, wl.program_id(0), blocks, qk_scale,
-                     CAUSAL, WRITE_LSE, BM, BN, HEAD, SCALE_FOLDED)
-    else:
-        for i in range(wl.program_id(0), blocks * heads, wl.num_programs(0)):
-            _flash_block(q, kt, v, out, lse, seq_q, seq_k, i, blocks, qk_scale, CAUSAL,
-                         WRITE_LSE, BM, BN, HEAD, SCALE_FOLDED)
 
 
 def check_heads(op, q, k, v, same_seq):
@@ -304,8 +286,9 @@ def flash_attention(q, k, v, causal=False, sm_scale=None, return_lse=False, out=
             transpose_kernel[(-(-seq_k // TRANSPOSE_ROWS[backend]), batch * heads)](
                 k, kt, seq_k, HEAD=head_dim, CM=TRANSPOSE_ROWS)
         scale = qk_scale(sm_scale, head_dim)
-        flash_attention_kernel[(-(-seq_q // BM[backend]) * batch * heads,)](
-            q, kt, v, out, out if lse is None else lse, seq_q, seq_k, batch * heads, scale,
+        blocks = -(-seq_q // BM[backend])
+        flash_attention_kernel[(blocks * batch * heads,)](
+            q, kt, v, out, out if lse is None else lse, seq_q, seq_k, blocks, scale,
             CAUSAL=bool(causal), WRITE_LSE=lse is not None, BM=BM, BN=BN, HEAD=head_dim,
-            SCALE_FOLDED=scale > 0, num_warps=NUM_WARPS[backend], resident=not causal)
+            SCALE_FOLDED=scale > 0, num_warps=NUM_WARPS[backend])
     return (out, lse) if return_lse else out
