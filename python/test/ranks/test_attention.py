@@ -179,6 +179,16 @@ def test_ulysses_attention(b, heads_per_rank, seq, d, causal):
                        causal, wl.float16)
 
 
+def test_sequence_parallel_a_program_per_ticket(monkeypatch):
+    """The GPUs' launch on any backend: a program per ticket (copiers, then
+    items) ending in the last program's barrier, the results that travel
+    copied into out by a second launch (balanced causal ring, Ulysses)."""
+    from weft.ops import _sequence
+    monkeypatch.setattr(_sequence, "PROGRAMS", {})
+    _sequence_parallel(ops.ring_attention, 1, 2, 10, 16, True, wl.bfloat16)
+    _sequence_parallel(ops.ulysses_attention, 1, weft.num_ranks(), 5, 16, False, wl.float16)
+
+
 def test_attention_interleaved_with_fused_gemms_and_few_programs():
     """The attention kernels share the fused GEMMs' flags and epochs: calls
     of each in turn, and the fewest programs (one copier, one product)."""

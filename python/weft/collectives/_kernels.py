@@ -109,7 +109,7 @@ def _last_to_finish(finished):
 @jit
 def _fused_call_done(sync, epoch):
     """The end of a fused call that took `epoch` (sync[0] + 1) in a
-    resident launch: the last of its programs to get here (counted in
+    launch: the last of its programs to get here (counted in
     sync[1]) moves sync on (calls, last epoch) and tells every rank, in
     its FUSED_DONE flag there, that this rank has finished the call. Every
     program has taken its last item by then: the queue starts the next

@@ -1,26 +1,25 @@
 """Sequence-parallel attention: weft.ops.ring_attention and
-weft.ops.ulysses_attention, one resident launch each (sp_attention_kernel).
+weft.ops.ulysses_attention, one launch each (sp_attention_kernel).
 
 Each rank holds the shard `seq` of q, k and v ([batch, heads, seq,
 head_dim]); rank r's rows are global positions r * seq .. (r + 1) * seq - 1
 (layout "contiguous"), or under layout "zigzag" (ring only) the halves
 r and 2R - 1 - r of the sequence cut in 2R halves of seq / 2 rows.
 
-In the launch, the first programs (copiers) push this rank's k and v
-into every rank's symmetric scratch g (their own slot of it), CHUNK_ROWS
-rows of one head at a time, each chunk to this rank and then to the next
-ones before the next chunk (the first query blocks need the first heads
-of every source), each flagged on arrival with the call's epoch. The other
-programs, and the copiers once their copies are out, take query blocks
-from a queue and run the online softmax over the keys of every source
-rank, this rank's first and then the previous ranks' (the first to
-arrive), waiting only for the chunks they read: the transfers
-of later sources run under the products of the earlier ones, and the
-products read local memory only (their K loops are pipelined,
-docs/tile-ir.md). Ring attention sends every head to every rank; Ulysses
-sends each rank only its group of heads/R heads, with their queries, and
-that rank attends its heads over the whole sequence and stores the
-outputs back to their owners (one tile per block).
+In the launch, programs take tickets in order. The holders of the first
+(copiers) push this rank's k and v into every rank's symmetric scratch g
+(their own slot of it), CHUNK_ROWS rows of one head at a time, each chunk
+to this rank and then to the next ones before the next chunk (the first
+query blocks need the first heads of every source), each flagged on
+arrival with the call's epoch. The other tickets are query blocks: their
+programs run the online softmax over the keys of every source rank, this
+rank's first and then the previous ranks' (the first to arrive), waiting
+only for the chunks they read: the transfers of later sources run under
+the products of the earlier ones, and the products read local memory only
+(their K loops are pipelined, docs/tile-ir.md). Ring attention sends every
+head to every rank; Ulysses sends each rank only its group of heads/R
+heads, with their queries, and that rank attends its heads over the whole
+sequence and stores the outputs back to their owners (one tile per block).
 
 Causal ring attention balances the work: a rank computes the query
 halves r and 2R - 1 - r (one early, one late), whatever the layout; under
@@ -31,11 +30,11 @@ odd length cannot be halved: then every rank computes its own queries
 
 Results (and, with return_lse, the rows' log-sum-exps, in a scratch of
 their own) that go to another rank land in a symmetric scratch (two
-halves, by the parity of the call's epoch) and every rank copies its own
-into out once every rank has finished (each rank's last program flags
-FUSED_DONE on every rank; all programs wait for every flag, so the
-launch ends in a barrier). That barrier also makes the reuse of g and
-the flags safe in the next call.
+halves, by the parity of the call's epoch), and a second launch
+(copy_out_kernel) copies them into out. Each rank's last program to
+finish flags FUSED_DONE on every rank and waits for every rank's flag,
+so the launch ends when every rank has finished the call: the results
+are complete, and the reuse of g and the flags is safe in the next call.
 """
 from .. import _runtime as rt
 from .. import language as wl
@@ -55,7 +54,10 @@ from ._flash import (BM, BN, NEG_INF, NUM_WARPS, _attend_range, _finish,
 CHUNK_ROWS = PerBackend(host=16, default=512)
 COPY_ROWS = PerBackend(host=16, default=256)
 COPIERS = PerBackend(host=1, default=64)
-PROGRAMS = {"host": 4}                         # GPUs: all that fit (resident)
+# Source ranks an item's loop over them is unrolled for (the host: one;
+# its programs unroll whole tiles, and compile time grows with the code).
+UNROLLED_SOURCES = PerBackend(host=1, default=4)
+PROGRAMS = {"host": 4}                         # resident; GPUs: a program per ticket
 _LAYOUTS = ("contiguous", "zigzag")
 # How a rank's query chunks are chosen (SPLIT): its own rows, the balanced
 # halves r and 2R - 1 - r of a contiguous layout, or its own two halves
@@ -132,22 +134,155 @@ def _wait_rows(flags, lo, hi, chunk_rows, epoch):
 
 
 @jit
-def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batch, heads, seq,
-                        chunk_rows, qk_scale, ULYSSES: wl.constexpr, CAUSAL: wl.constexpr,
-                        SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
-                        REMOTE: wl.constexpr, BM: wl.constexpr,
-                        BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
-                        COPIERS: wl.constexpr, BLOCK: wl.constexpr,
-                        SCALE_FOLDED: wl.constexpr, WRITE_LSE: wl.constexpr):
-    """Ring (ULYSSES false) or Ulysses attention in one resident launch
-    (the module's doc): g holds k, v and (REMOTE) q, each source rank x
-    batch x sent heads x seq x HEAD (k transposed: HEAD x seq per head).
-    REMOTE (Ulysses, or the balanced
-    split): other ranks' queries come with their keys, and the results go
-    to the owners' res (two halves of `half` elements, by the epoch's
-    parity), then into out; so do the log-sum-exps (WRITE_LSE: lres,
-    halves of lhalf, then lse)."""
+def _copy_shards(k, v, q, g, j, copiers, arrivals, epoch, heads, sent, seq, per_head,
+                 chunk_rows, chunks, slot, ULYSSES: wl.constexpr, REMOTE: wl.constexpr,
+                 HEAD: wl.constexpr, CM: wl.constexpr):
+    """Copier j of `copiers`: this rank's chunks j, j + copiers, ... of k,
+    v and (REMOTE) q, into their slots of g on every rank, each flagged on
+    arrival."""
     me = wl.rank()
+    ranks = wl.num_ranks()
+    for jc in range(j, ranks * chunks, copiers):
+        c = jc // ranks                            # chunk by chunk: the products start
+        dest = (me + jc % ranks) % ranks           # on every source's first heads
+        _copy_chunk(k, g + me * slot, dest, c, heads, sent, seq, per_head, chunk_rows,
+                    ULYSSES, True, HEAD, CM)
+        _copy_chunk(v, g + (ranks + me) * slot, dest, c, heads, sent, seq, per_head,
+                    chunk_rows, ULYSSES, False, HEAD, CM)
+        if REMOTE:
+            _copy_chunk(q, g + (2 * ranks + me) * slot, dest, c, heads, sent, seq,
+                        per_head, chunk_rows, ULYSSES, False, HEAD, CM)
+        wl.signal(arrivals + me * chunks + c, epoch, peer=dest)   # a release: rows first
+
+
+@jit
+def _attend_source(t, qt, qmask, rq, g, m_i, l_i, acc, arrivals, epoch, head, seq, qend,
+                   per_head, chunk_rows, chunks, slot, qk_scale, CAUSAL: wl.constexpr,
+                   ZIGZAG_KEYS: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr,
+                   SCALE_FOLDED: wl.constexpr):
+    """The online softmax of an item's queries (rows at global positions
+    rq, below qend) over the keys of source t: this rank's (t 0), then the
+    previous ranks' (the first to arrive), once their chunks are here."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    src = (me + ranks - t) % ranks
+    keys = g + (src * slot + head * seq * HEAD)
+    # A compile-time count: an empty part's key loops, compiled, cost 15-22 %
+    # (bench/README.md, "Flash attention's programs").
+    for part in range(2 if ZIGZAG_KEYS else 1):
+        klo, khi, key0 = _key_part(src, part, seq, ZIGZAG_KEYS)
+        if CAUSAL:
+            khi = wl.minimum(khi, wl.maximum(qend - key0, klo))
+        if khi > klo:
+            _wait_rows(arrivals + src * chunks + head * per_head, klo, khi, chunk_rows, epoch)
+            m_i, l_i, acc = _attend_range(qt, qmask, keys, seq, keys + ranks * slot, m_i, l_i,
+                                          acc, rq, key0, klo, khi, qk_scale, BN, HEAD, CAUSAL,
+                                          SCALE_FOLDED)
+    return m_i, l_i, acc
+
+
+@jit
+def _attend_item(i, q, out, lse, g, base, lbase, arrivals, epoch, batch, heads, sent, seq,
+                 per_head, chunk_rows, chunks, slot, qk_scale, ULYSSES: wl.constexpr,
+                 CAUSAL: wl.constexpr, SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
+                 SOURCES: wl.constexpr, REMOTE: wl.constexpr, BM: wl.constexpr,
+                 BN: wl.constexpr, HEAD: wl.constexpr, SCALE_FOLDED: wl.constexpr,
+                 WRITE_LSE: wl.constexpr):
+    """Item i: a query block of BM rows of one head over the keys of every
+    source rank, this rank's first and then the previous ranks' (the first
+    to arrive), waiting only for the chunks it reads. Under CAUSAL an
+    item's keys grow with its rows: the last chunk's last blocks come
+    first (heads in order, as their keys arrive), so that the items taken
+    last are the short ones."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    qchunks = ranks if ULYSSES else (1 if SPLIT == OWN else 2)
+    blocks = (seq // (1 if SPLIT == OWN else 2) + BM - 1) // BM
+    qc = i // (batch * sent * blocks)
+    block = i % blocks
+    if CAUSAL:
+        qc = qchunks - 1 - qc
+        block = blocks - 1 - block
+    owner, lo, rows, pos = _query_chunk(qc, seq, SPLIT, ULYSSES)
+    head = i // blocks % (batch * sent)            # in g: batch x sent heads
+    qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
+    r = lo + block * BM + wl.arange(0, BM)
+    end = lo + rows
+    rq = pos - lo + r
+    d = wl.arange(0, HEAD)
+    if REMOTE:                                     # the owner's rows, as they came
+        _wait_rows(arrivals + owner * chunks + head * per_head, lo, end, chunk_rows, epoch)
+        rows_q = g + ((2 * ranks + owner) * slot + head * seq * HEAD)
+    else:
+        rows_q = q + qhead * seq * HEAD
+    qt = rows_q + r[:, None] * HEAD + d[None, :]
+    m_i = wl.full((BM,), NEG_INF, wl.float32)
+    l_i = wl.zeros((BM,), wl.float32)
+    acc = wl.zeros((BM, HEAD), wl.float32)
+    # Ranks known at compile time unroll the sources (a loop over them was
+    # 2-9 % slower on 2 H200s: bench/README.md, "Attention, session 54").
+    if SOURCES:
+        for t in wl.static_range(SOURCES):
+            m_i, l_i, acc = _attend_source(t, qt, r[:, None] < end, rq, g, m_i, l_i, acc,
+                                           arrivals, epoch, head, seq, pos - lo + end,
+                                           per_head, chunk_rows, chunks, slot, qk_scale,
+                                           CAUSAL, ZIGZAG_KEYS, BN, HEAD, SCALE_FOLDED)
+    else:
+        for t in range(ranks):
+            m_i, l_i, acc = _attend_source(t, qt, r[:, None] < end, rq, g, m_i, l_i, acc,
+                                           arrivals, epoch, head, seq, pos - lo + end,
+                                           per_head, chunk_rows, chunks, slot, qk_scale,
+                                           CAUSAL, ZIGZAG_KEYS, BN, HEAD, SCALE_FOLDED)
+    if REMOTE:
+        _finish(base + qhead * seq * HEAD, lbase + qhead * seq, m_i, l_i, acc, r, end,
+                WRITE_LSE, HEAD, peer=owner)
+    else:
+        _finish(out + qhead * seq * HEAD, lse + qhead * seq, m_i, l_i, acc, r, end, WRITE_LSE,
+                HEAD)
+
+
+@jit
+def _take(t, q, k, v, out, lse, g, base, lbase, arrivals, epoch, batch, heads, sent, seq,
+          per_head, chunk_rows, chunks, slot, copiers, qk_scale, ULYSSES: wl.constexpr,
+          CAUSAL: wl.constexpr, SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
+          SOURCES: wl.constexpr, REMOTE: wl.constexpr, BM: wl.constexpr, BN: wl.constexpr,
+          HEAD: wl.constexpr, CM: wl.constexpr, SCALE_FOLDED: wl.constexpr,
+          WRITE_LSE: wl.constexpr):
+    """Ticket t: a copier's share below `copiers`, else an item."""
+    if t < copiers:
+        _copy_shards(k, v, q, g, t, copiers, arrivals, epoch, heads, sent, seq, per_head,
+                     chunk_rows, chunks, slot, ULYSSES, REMOTE, HEAD, CM)
+    else:
+        _attend_item(t - copiers, q, out, lse, g, base, lbase, arrivals, epoch, batch, heads,
+                     sent, seq, per_head, chunk_rows, chunks, slot, qk_scale, ULYSSES, CAUSAL,
+                     SPLIT, ZIGZAG_KEYS, SOURCES, REMOTE, BM, BN, HEAD, SCALE_FOLDED,
+                     WRITE_LSE)
+
+
+@jit
+def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batch, heads, seq,
+                        chunk_rows, copiers, qk_scale, ULYSSES: wl.constexpr,
+                        CAUSAL: wl.constexpr, SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
+                        SOURCES: wl.constexpr, REMOTE: wl.constexpr, ONE_EACH: wl.constexpr,
+                        BM: wl.constexpr,
+                        BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
+                        SCALE_FOLDED: wl.constexpr, WRITE_LSE: wl.constexpr):
+    """Ring (ULYSSES false) or Ulysses attention in one launch (the
+    module's doc): g holds k, v and (REMOTE) q, each source rank x batch x
+    sent heads x seq x HEAD (k transposed: HEAD x seq per head). Tickets
+    from a queue, in order: the first `copiers` copy this rank's shards
+    out (_copy_shards), the rest are items (_attend_item). ONE_EACH: a
+    program per ticket (the grid is copiers + items; the hardware hands
+    out programs as others finish); else resident programs take tickets
+    until none is left, every program busy to the end whatever the
+    items' lengths. REMOTE (Ulysses, or the balanced split): other ranks'
+    queries come with their keys, and the results go to the owners' res
+    (two halves of `half` elements, by the epoch's parity; copy_out_kernel
+    then moves them into out); so do the log-sum-exps (WRITE_LSE: lres,
+    halves of lhalf, then lse). The last program to finish waits until
+    every rank has finished the call: then the results here are complete,
+    and no rank reads g or this rank's flags any more (the next call may
+    overwrite them)."""
     ranks = wl.num_ranks()
     sent = heads // ranks if ULYSSES else heads    # heads this rank sends each rank
     per_head = (seq + chunk_rows - 1) // chunk_rows
@@ -155,88 +290,38 @@ def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batc
     slot = batch * sent * seq * HEAD               # one source's tensor in g
     arrivals = sync + FUSED_ARRIVALS
     epoch = wl.load(sync) + 1
-    copiers = wl.minimum(COPIERS, wl.num_programs(0) // 2)
-    pid = wl.program_id(0)
     base = res + epoch % 2 * half                  # this call's half of res
     lbase = lres + epoch % 2 * lhalf
-    if pid < copiers:
-        for j in range(pid, ranks * chunks, copiers):
-            c = j // ranks                         # chunk by chunk: the products start
-            dest = (me + j % ranks) % ranks        # on every source's first heads
-            _copy_chunk(k, g + me * slot, dest, c, heads, sent, seq, per_head, chunk_rows,
-                        ULYSSES, True, HEAD, CM)
-            _copy_chunk(v, g + (ranks + me) * slot, dest, c, heads, sent, seq, per_head,
-                        chunk_rows, ULYSSES, False, HEAD, CM)
-            if REMOTE:
-                _copy_chunk(q, g + (2 * ranks + me) * slot, dest, c, heads, sent, seq,
-                            per_head, chunk_rows, ULYSSES, False, HEAD, CM)
-            wl.signal(arrivals + me * chunks + c, epoch, peer=dest)   # a release: rows first
-    split = 1 if SPLIT == OWN else 2
-    qchunks = ranks if ULYSSES else split
-    blocks = (seq // split + BM - 1) // BM
-    items = qchunks * batch * sent * blocks
-    d = wl.arange(0, HEAD)
-    # Items come from a queue, in order, to whichever program is free
-    # (copiers too, once their copies are out): every program stays busy
-    # to the end whatever the items' lengths. Under CAUSAL an item's keys
-    # grow with its rows: the last chunk's last blocks go first (heads in
-    # order, as their keys arrive), so that the items taken last are the
-    # short ones.
-    i = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
-    while i < items:
-        qc = i // (batch * sent * blocks)
-        block = i % blocks
-        if CAUSAL:
-            qc = qchunks - 1 - qc
-            block = blocks - 1 - block
-        owner, lo, rows, pos = _query_chunk(qc, seq, SPLIT, ULYSSES)
-        head = i // blocks % (batch * sent)    # in g: batch x sent heads
-        qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
-        r = lo + block * BM + wl.arange(0, BM)
-        end = lo + rows
-        rq = pos - lo + r
-        if REMOTE:                                 # the owner's rows, as they came
-            _wait_rows(arrivals + owner * chunks + head * per_head, lo, end, chunk_rows,
-                       epoch)
-            rows_q = g + ((2 * ranks + owner) * slot + head * seq * HEAD)
-        else:
-            rows_q = q + qhead * seq * HEAD
-        qt = rows_q + r[:, None] * HEAD + d[None, :]
-        m_i = wl.full((BM,), NEG_INF, wl.float32)
-        l_i = wl.zeros((BM,), wl.float32)
-        acc = wl.zeros((BM, HEAD), wl.float32)
-        for t in range(ranks):
-            src = (me + ranks - t) % ranks     # mine, then the previous rank's
-            keys = g + (src * slot + head * seq * HEAD)
-            # A compile-time count: an empty part's key loops, compiled,
-            # cost 15-22 % (bench/README.md, "Flash attention's programs").
-            for part in range(2 if ZIGZAG_KEYS else 1):
-                klo, khi, key0 = _key_part(src, part, seq, ZIGZAG_KEYS)
-                if CAUSAL:
-                    khi = wl.minimum(khi, wl.maximum(pos - lo + end - key0, klo))
-                if khi > klo:
-                    _wait_rows(arrivals + src * chunks + head * per_head, klo, khi,
-                               chunk_rows, epoch)
-                    m_i, l_i, acc = _attend_range(qt, r[:, None] < end, keys, seq,
-                                                  keys + ranks * slot, m_i, l_i, acc, rq,
-                                                  key0, klo, khi, qk_scale, BN, HEAD,
-                                                  CAUSAL, SCALE_FOLDED)
-        if REMOTE:
-            _finish(base + qhead * seq * HEAD, lbase + qhead * seq, m_i, l_i, acc, r, end,
-                    WRITE_LSE, HEAD, peer=owner)
-        else:
-            _finish(out + qhead * seq * HEAD, lse + qhead * seq, m_i, l_i, acc, r, end,
-                    WRITE_LSE, HEAD)
-        i = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
-    _fused_call_done(sync, epoch)
-    # A barrier: every rank has finished the call (its results are here, it
-    # no longer reads g or my flags), then mine go to out.
-    for p in range(ranks):
-        wl.wait(sync + FUSED_DONE + p, epoch, cmp="ge")
-    if REMOTE:
-        _copy_out(base, out, batch * heads * seq * HEAD, BLOCK)
-        if WRITE_LSE:
-            _copy_out(lbase, lse, batch * heads * seq, BLOCK)
+    t = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
+    if ONE_EACH:        # no loop: invariants hoisted out of one cost registers
+        _take(t, q, k, v, out, lse, g, base, lbase, arrivals, epoch, batch, heads, sent, seq,
+              per_head, chunk_rows, chunks, slot, copiers, qk_scale, ULYSSES, CAUSAL, SPLIT,
+              ZIGZAG_KEYS, SOURCES, REMOTE, BM, BN, HEAD, CM, SCALE_FOLDED, WRITE_LSE)
+    else:
+        split = 1 if SPLIT == OWN else 2
+        qchunks = ranks if ULYSSES else split
+        tickets = copiers + qchunks * batch * sent * ((seq // split + BM - 1) // BM)
+        while t < tickets:
+            _take(t, q, k, v, out, lse, g, base, lbase, arrivals, epoch, batch, heads, sent,
+                  seq, per_head, chunk_rows, chunks, slot, copiers, qk_scale, ULYSSES, CAUSAL,
+                  SPLIT, ZIGZAG_KEYS, SOURCES, REMOTE, BM, BN, HEAD, CM, SCALE_FOLDED,
+                  WRITE_LSE)
+            t = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
+    if _fused_call_done(sync, epoch):
+        for p in range(ranks):
+            wl.wait(sync + FUSED_DONE + p, epoch, cmp="ge")
+
+
+@jit
+def copy_out_kernel(res, half, out, n, lres, lhalf, lse, nl, sync, WRITE_LSE: wl.constexpr,
+                    BLOCK: wl.constexpr):
+    """After sp_attention_kernel: the call's half of res (by the parity of
+    the epoch it left in sync) into out[:n], and (WRITE_LSE) lres's into
+    lse[:nl], BLOCK elements a program step."""
+    parity = wl.load(sync) % 2
+    _copy_out(res + parity * half, out, n, BLOCK)
+    if WRITE_LSE:
+        _copy_out(lres + parity * lhalf, lse, nl, BLOCK)
 
 
 @jit
@@ -302,19 +387,34 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_progr
     qrows = seq // (1 if split == OWN else 2)
     items = (ranks if ulysses else 1 + (split != OWN)) * batch * sent * -(-qrows // BM[backend])
     copiers = COPIERS[backend]
-    if num_programs is None:
-        num_programs = PROGRAMS.get(backend, copiers + items)
+    # GPUs: a program per ticket (with the sources unrolled 1-12 % faster
+    # than resident programs taking tickets: bench/README.md, "Attention,
+    # session 54"); the host, or a given count: that many resident
+    # programs take them all.
+    one_each = num_programs is None and backend not in PROGRAMS
+    if one_each:
+        programs = copiers + items
+    else:
+        programs = max(2, int(PROGRAMS[backend] if num_programs is None else num_programs))
+        copiers = min(copiers, programs // 2)
     scale = qk_scale(sm_scale, head_dim)
     # Keys' positions matter only to the mask: without one a zigzag
     # shard's keys go in one piece (its halves' loops cost 20 % at 8K).
     zigzag_keys = layout == "zigzag" and bool(causal)
-    sp_attention_kernel[(max(2, int(num_programs)),)](
+    sp_attention_kernel[(programs,)](
         q, k, v, out, lse if write_lse else out, g, res, half, lres, lhalf, comm.fused_sync,
-        batch, heads, seq, chunk_rows, scale, ULYSSES=ulysses, CAUSAL=bool(causal), SPLIT=split,
-        ZIGZAG_KEYS=zigzag_keys, REMOTE=remote, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS,
-        COPIERS=copiers, BLOCK=BLOCK, SCALE_FOLDED=scale > 0, WRITE_LSE=write_lse,
-        num_warps=NUM_WARPS[backend],
-        resident=True)
+        batch, heads, seq, chunk_rows, copiers, scale, ULYSSES=ulysses, CAUSAL=bool(causal),
+        SPLIT=split, ZIGZAG_KEYS=zigzag_keys,
+        SOURCES=ranks if ranks <= UNROLLED_SOURCES[backend] else 0, REMOTE=remote,
+        ONE_EACH=one_each, BM=BM, BN=BN,
+        HEAD=head_dim, CM=COPY_ROWS, SCALE_FOLDED=scale > 0, WRITE_LSE=write_lse,
+        num_warps=NUM_WARPS[backend], resident=not one_each)
+    if remote:
+        block = BLOCK[backend]
+        copy_out_kernel[(min(-(-n // block), programs),)](res, half, out, n, lres, lhalf,
+                                            lse if write_lse else lres, n // head_dim,
+                                            comm.fused_sync, WRITE_LSE=write_lse, BLOCK=BLOCK,
+                                            resident=True)
     return results
 
 
