@@ -83,27 +83,25 @@ def test_float_functions(dtype, case, domain):
 
 
 def test_fast_exponentials_flush():
-    """fast_exp2 and fast_exp on a GPU flush results below 2^-126 to 0,
+    """fast_exp2 and fast_exp flush results below 2^-126 to 0 on NVPTX,
     where the precise functions keep them (denormals); the host's are the
-    precise ones."""
+    precise ones. (AMDGPU's v_exp_f32 is checked on normal results only:
+    no AMD GPU has run it.)"""
     x = np.array([-130.0, -127.5, -125.5, -1.0, 0.0, 10.0])
-    table = (wl.math.fast_exp2, wl.exp2, wl.math.fast_exp, wl.exp)
+    exact = np.exp2(x)
+    denormal = exact < 2.0 ** -126
+    fast = np.where(denormal, 0.0, exact) if BACKEND == "cuda" else exact
+    keep = ~denormal if BACKEND == "hip" else np.ones(x.size, bool)
     case = ((x.size,), (8,))
-    got = [decode(g, wl.float32) for g in
-           run(unary_kernel, case, [(x, wl.float32)], wl.float32, len(table), FNS=table,
-               OTHER=1)]
-    denormal = np.exp2(x) < 2.0 ** -126
-    flushed = np.where(denormal, 0.0, np.exp2(x)) if BACKEND != "host" else np.exp2(x)
-    check("fast_exp2", wl.float32, case, got[0], rounded(flushed, wl.float32))
-    check("exp2", wl.float32, case, got[1], rounded(np.exp2(x), wl.float32))
-    e = x * np.log(2.0)                            # e ** e == 2 ** x
-    got = [decode(g, wl.float32) for g in
-           run(unary_kernel, case, [(e, wl.float32)], wl.float32, len(table), FNS=table,
-               OTHER=1)]
-    check("fast_exp", wl.float32, case, got[2], rounded(
-        np.where(denormal, 0.0, np.exp(e)) if BACKEND != "host" else np.exp(e), wl.float32),
-        rtol=1e-5)
-    check("exp", wl.float32, case, got[3], rounded(np.exp(e), wl.float32))
+    # (fast, precise) functions of 2^x's argument: x, and x ln 2 for e^.
+    for pair, arg in (((wl.math.fast_exp2, wl.exp2), x),
+                      ((wl.math.fast_exp, wl.exp), x * np.log(2.0))):
+        got = run(unary_kernel, case, [(arg, wl.float32)], wl.float32, 2, FNS=pair, OTHER=1)
+        for fn, g, want in zip(pair, got, (fast, exact)):
+            # e^'s argument (about 90 here) rounds to f32, and so does its
+            # product with log2(e): relative errors near |x| * 2^-24 each
+            check(fn.__name__, wl.float32, case, decode(g, wl.float32)[keep],
+                  rounded(want, wl.float32)[keep], rtol=3e-5)
 
 
 @weft.jit

@@ -106,15 +106,15 @@ def sqrt_rn(sem, x):
 @builtin(namespace="math", dtypes="float")
 def fast_exp2(sem, x):
     """2 ** x by the GPU's approximation: results below 2 ** -126 are 0
-    (f32; the host computes wl.exp2)."""
+    (f32, NVPTX; the host computes wl.exp2)."""
     return _unary(sem, "exp2", x, "afn", "wl.math.fast_exp2")
 
 
 @builtin(namespace="math", dtypes="float")
 def fast_exp(sem, x):
-    """e ** x as fast_exp2(x * log2(e)): results below 2 ** -126 are 0, and
-    the product's rounding adds an error growing with |x| (f32; the host
-    computes wl.exp)."""
+    """e ** x as fast_exp2(x * log2(e)): results below 2 ** -126 are 0
+    (NVPTX), and the product's rounding adds an error growing with |x|
+    (f32; the host computes wl.exp)."""
     return _unary(sem, "exp", x, "afn", "wl.math.fast_exp")
 
 

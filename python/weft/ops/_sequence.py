@@ -261,18 +261,18 @@ def _take(t, q, k, v, out, lse, g, base, lbase, arrivals, epoch, batch, heads, s
 
 @jit
 def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batch, heads, seq,
-                        chunk_rows, copiers, qk_scale, ULYSSES: wl.constexpr,
+                        chunk_rows, copiers, tickets, qk_scale, ULYSSES: wl.constexpr,
                         CAUSAL: wl.constexpr, SPLIT: wl.constexpr, ZIGZAG_KEYS: wl.constexpr,
                         SOURCES: wl.constexpr, REMOTE: wl.constexpr, ONE_EACH: wl.constexpr,
-                        BM: wl.constexpr,
-                        BN: wl.constexpr, HEAD: wl.constexpr, CM: wl.constexpr,
-                        SCALE_FOLDED: wl.constexpr, WRITE_LSE: wl.constexpr):
+                        BM: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr,
+                        CM: wl.constexpr, SCALE_FOLDED: wl.constexpr, WRITE_LSE: wl.constexpr):
     """Ring (ULYSSES false) or Ulysses attention in one launch (the
     module's doc): g holds k, v and (REMOTE) q, each source rank x batch x
     sent heads x seq x HEAD (k transposed: HEAD x seq per head). Tickets
     from a queue, in order: the first `copiers` copy this rank's shards
-    out (_copy_shards), the rest are items (_attend_item). ONE_EACH: a
-    program per ticket (the grid is copiers + items; the hardware hands
+    out (_copy_shards), the rest (up to `tickets`) are items
+    (_attend_item). ONE_EACH: a program per ticket (the grid is `tickets`
+    programs; the hardware hands
     out programs as others finish); else resident programs take tickets
     until none is left, every program busy to the end whatever the
     items' lengths. REMOTE (Ulysses, or the balanced split): other ranks'
@@ -293,14 +293,11 @@ def sp_attention_kernel(q, k, v, out, lse, g, res, half, lres, lhalf, sync, batc
     base = res + epoch % 2 * half                  # this call's half of res
     lbase = lres + epoch % 2 * lhalf
     t = wl.atomic_add(sync + FUSED_QUEUE, 1, order="relaxed")
-    if ONE_EACH:        # no loop: invariants hoisted out of one cost registers
+    if ONE_EACH:
         _take(t, q, k, v, out, lse, g, base, lbase, arrivals, epoch, batch, heads, sent, seq,
               per_head, chunk_rows, chunks, slot, copiers, qk_scale, ULYSSES, CAUSAL, SPLIT,
               ZIGZAG_KEYS, SOURCES, REMOTE, BM, BN, HEAD, CM, SCALE_FOLDED, WRITE_LSE)
     else:
-        split = 1 if SPLIT == OWN else 2
-        qchunks = ranks if ULYSSES else split
-        tickets = copiers + qchunks * batch * sent * ((seq // split + BM - 1) // BM)
         while t < tickets:
             _take(t, q, k, v, out, lse, g, base, lbase, arrivals, epoch, batch, heads, sent,
                   seq, per_head, chunk_rows, chunks, slot, copiers, qk_scale, ULYSSES, CAUSAL,
@@ -403,18 +400,15 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_progr
     zigzag_keys = layout == "zigzag" and bool(causal)
     sp_attention_kernel[(programs,)](
         q, k, v, out, lse if write_lse else out, g, res, half, lres, lhalf, comm.fused_sync,
-        batch, heads, seq, chunk_rows, copiers, scale, ULYSSES=ulysses, CAUSAL=bool(causal),
-        SPLIT=split, ZIGZAG_KEYS=zigzag_keys,
+        batch, heads, seq, chunk_rows, copiers, copiers + items, scale, ULYSSES=ulysses,
+        CAUSAL=bool(causal), SPLIT=split, ZIGZAG_KEYS=zigzag_keys,
         SOURCES=ranks if ranks <= UNROLLED_SOURCES[backend] else 0, REMOTE=remote,
-        ONE_EACH=one_each, BM=BM, BN=BN,
-        HEAD=head_dim, CM=COPY_ROWS, SCALE_FOLDED=scale > 0, WRITE_LSE=write_lse,
-        num_warps=NUM_WARPS[backend], resident=not one_each)
+        ONE_EACH=one_each, BM=BM, BN=BN, HEAD=head_dim, CM=COPY_ROWS, SCALE_FOLDED=scale > 0,
+        WRITE_LSE=write_lse, num_warps=NUM_WARPS[backend], resident=not one_each)
     if remote:
-        block = BLOCK[backend]
-        copy_out_kernel[(min(-(-n // block), programs),)](res, half, out, n, lres, lhalf,
-                                            lse if write_lse else lres, n // head_dim,
-                                            comm.fused_sync, WRITE_LSE=write_lse, BLOCK=BLOCK,
-                                            resident=True)
+        copy_out_kernel[(min(-(-n // BLOCK[backend]), programs),)](
+            res, half, out, n, lres, lhalf, lse if write_lse else lres, n // head_dim,
+            comm.fused_sync, WRITE_LSE=write_lse, BLOCK=BLOCK, resident=True)
     return results
 
 
