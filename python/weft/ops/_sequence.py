@@ -43,14 +43,14 @@ from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, FU
                                     _fused_call_done)
 from ..collectives import _node_comm
 from ._flash import (BM, BN, NEG_INF, NUM_WARPS, _attend_range, _finish,
-                     check_heads, check_out, new_like, qk_scale, transpose_rows)
+                     check_heads, check_out, head_block, new_like, qk_scale, transpose_rows)
 
 # Rows of a head per flagged chunk (at least: more where the flags would
-# run out), rows per copied tile, and the copying programs (at most half
-# of them). A copy is latency-bound (a tile's load, then its stores), so
-# on GPUs many programs copy large tiles and then join the products (ring
-# attention at 8K on 2 H200s: 1235 us with 8 programs of 64 rows, 998 with
-# 64 of 256: bench/results/tune-sp-copiers-2026-11-27-2gpu.csv).
+# run out), rows per copied tile, and the copying programs (of resident
+# ones at most half). A copy is latency-bound (a tile's load, then its
+# stores), so on GPUs many programs copy large tiles (ring attention at 8K
+# on 2 H200s: 1235 us with 8 programs of 64 rows, 998 with 64 of 256:
+# bench/results/tune-sp-copiers-2026-11-27-2gpu.csv).
 CHUNK_ROWS = PerBackend(host=16, default=512)
 COPY_ROWS = PerBackend(host=16, default=256)
 COPIERS = PerBackend(host=1, default=64)
@@ -198,13 +198,12 @@ def _attend_item(i, q, out, lse, g, base, lbase, arrivals, epoch, batch, heads, 
     ranks = wl.num_ranks()
     qchunks = ranks if ULYSSES else (1 if SPLIT == OWN else 2)
     blocks = (seq // (1 if SPLIT == OWN else 2) + BM - 1) // BM
-    qc = i // (batch * sent * blocks)
-    block = i % blocks
+    chunk_head, block = head_block(i, blocks, CAUSAL)
+    qc = chunk_head // (batch * sent)
     if CAUSAL:
         qc = qchunks - 1 - qc
-        block = blocks - 1 - block
     owner, lo, rows, pos = _query_chunk(qc, seq, SPLIT, ULYSSES)
-    head = i // blocks % (batch * sent)            # in g: batch x sent heads
+    head = chunk_head % (batch * sent)             # in g: batch x sent heads
     qhead = head // sent * heads + head % sent + (me * sent if ULYSSES else 0)
     r = lo + block * BM + wl.arange(0, BM)
     end = lo + rows
