@@ -87,22 +87,24 @@ def _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, end, qk_scale,
 
 
 @jit
-def _attend_range(q, qmask, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale,
+def _attend_range(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, hi, qk_scale,
                   BN: wl.constexpr, HEAD: wl.constexpr, CAUSAL: wl.constexpr,
                   SCALE_FOLDED: wl.constexpr):
-    """_attend over keys lo..hi of k^T and v, q the query tile's
-    pointers, masked by qmask (loaded once here: on GPUs the pipeline
-    copies the tile into shared memory for the products, docs/tile-ir.md,
-    "Pipelining"): the whole blocks every row sees (under CAUSAL those at
-    or before the first row's position) unmasked, the rest masked; under
-    CAUSAL nothing after the last row's position."""
+    """_attend of the query tile q over keys lo..hi of k^T and v: the
+    whole blocks every row sees (under CAUSAL those at or before the first
+    row's position) unmasked, the rest masked; under CAUSAL nothing after
+    the last row's position. Callers load q once for all their ranges: on
+    GPUs the pipeline then copies it into shared memory once, where it is
+    loaded, for every range's products (docs/tile-ir.md, "Pipelining"); a
+    load per range kept the tile's addresses live through the ranges
+    before (the sequence-parallel kernel at 255 registers, 7-11 % slower:
+    bench/README.md, "Attention, session 55")."""
     last = hi
     end = hi
     if CAUSAL:
         last = wl.minimum(hi, wl.maximum(wl.min(rq, 0) - key0 + 1, lo))
         hi = wl.minimum(hi, wl.maximum(wl.max(rq, 0) - key0 + 1, lo))
     whole = lo + (last - lo) // BN * BN
-    q = wl.load(q, mask=qmask, other=0.0)
     m_i, l_i, acc = _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, lo, whole, end,
                             qk_scale, BN, HEAD, False, CAUSAL, SCALE_FOLDED)
     return _attend(q, kt, kstride, v, m_i, l_i, acc, rq, key0, whole, hi, end, qk_scale, BN,
@@ -175,9 +177,9 @@ def flash_attention_kernel(q, kt, v, out, lse, seq_q, seq_k, blocks, qk_scale,
     l_i = wl.zeros((BM,), wl.float32)
     acc = wl.zeros((BM, HEAD), wl.float32)
     keys = head * seq_k * HEAD
-    m_i, l_i, acc = _attend_range(qt, rm[:, None] < seq_q, kt + keys, seq_k, v + keys, m_i, l_i,
-                                  acc, rm, 0, 0, seq_k, qk_scale, BN, HEAD, CAUSAL,
-                                  SCALE_FOLDED)
+    m_i, l_i, acc = _attend_range(wl.load(qt, mask=rm[:, None] < seq_q, other=0.0), kt + keys,
+                                  seq_k, v + keys, m_i, l_i, acc, rm, 0, 0, seq_k, qk_scale, BN,
+                                  HEAD, CAUSAL, SCALE_FOLDED)
     _finish(out + head * seq_q * HEAD, lse + head * seq_q, m_i, l_i, acc, rm, seq_q, WRITE_LSE,
             HEAD)
 

@@ -45,15 +45,20 @@ from ..collectives import _node_comm
 from ._flash import (BM, BN, NEG_INF, NUM_WARPS, _attend_range, _finish,
                      check_heads, check_out, head_block, new_like, qk_scale, transpose_rows)
 
-# Rows of a head per flagged chunk (at least: more where the flags would
-# run out), rows per copied tile, and the copying programs (of resident
-# ones at most half). A copy is latency-bound (a tile's load, then its
-# stores), so on GPUs many programs copy large tiles (ring attention at 8K
-# on 2 H200s: 1235 us with 8 programs of 64 rows, 998 with 64 of 256:
-# bench/results/tune-sp-copiers-2026-11-27-2gpu.csv).
+# Rows of a head per flagged chunk (at least: more for long heads, below,
+# or where the flags would run out), rows per copied tile, and the copying
+# programs (of resident ones at most half). A copy is latency-bound (a
+# tile's load, then its stores), so on GPUs many programs copy large tiles
+# (ring attention at 8K on 2 H200s: 1235 us with 8 programs of 64 rows, 998
+# with 64 of 256: bench/results/tune-sp-copiers-2026-11-27-2gpu.csv).
 CHUNK_ROWS = PerBackend(host=16, default=512)
 COPY_ROWS = PerBackend(host=16, default=256)
 COPIERS = PerBackend(host=1, default=64)
+# Flagged chunks per head at most (longer heads, longer chunks): an item
+# waits for its keys' chunks one by one before its products (at 128K,
+# 128 chunks a head were 1-6 % slower: bench/README.md, "Attention,
+# session 55").
+HEAD_CHUNKS = 8
 # Source ranks an item's loop over them is unrolled for (the host: one;
 # its programs unroll whole tiles, and compile time grows with the code).
 UNROLLED_SOURCES = PerBackend(host=1, default=4)
@@ -156,13 +161,14 @@ def _copy_shards(k, v, q, g, j, copiers, arrivals, epoch, heads, sent, seq, per_
 
 
 @jit
-def _attend_source(t, qt, qmask, rq, g, m_i, l_i, acc, arrivals, epoch, head, seq, qend,
+def _attend_source(t, q, rq, g, m_i, l_i, acc, arrivals, epoch, head, seq, qend,
                    per_head, chunk_rows, chunks, slot, qk_scale, CAUSAL: wl.constexpr,
                    ZIGZAG_KEYS: wl.constexpr, BN: wl.constexpr, HEAD: wl.constexpr,
                    SCALE_FOLDED: wl.constexpr):
-    """The online softmax of an item's queries (rows at global positions
-    rq, below qend) over the keys of source t: this rank's (t 0), then the
-    previous ranks' (the first to arrive), once their chunks are here."""
+    """The online softmax of an item's query tile q (rows at global
+    positions rq, below qend) over the keys of source t: this rank's (t
+    0), then the previous ranks' (the first to arrive), once their chunks
+    are here."""
     me = wl.rank()
     ranks = wl.num_ranks()
     src = (me + ranks - t) % ranks
@@ -175,8 +181,8 @@ def _attend_source(t, qt, qmask, rq, g, m_i, l_i, acc, arrivals, epoch, head, se
             khi = wl.minimum(khi, wl.maximum(qend - key0, klo))
         if khi > klo:
             _wait_rows(arrivals + src * chunks + head * per_head, klo, khi, chunk_rows, epoch)
-            m_i, l_i, acc = _attend_range(qt, qmask, keys, seq, keys + ranks * slot, m_i, l_i,
-                                          acc, rq, key0, klo, khi, qk_scale, BN, HEAD, CAUSAL,
+            m_i, l_i, acc = _attend_range(q, keys, seq, keys + ranks * slot, m_i, l_i, acc, rq,
+                                          key0, klo, khi, qk_scale, BN, HEAD, CAUSAL,
                                           SCALE_FOLDED)
     return m_i, l_i, acc
 
@@ -214,7 +220,7 @@ def _attend_item(i, q, out, lse, g, base, lbase, arrivals, epoch, batch, heads, 
         rows_q = g + ((2 * ranks + owner) * slot + head * seq * HEAD)
     else:
         rows_q = q + qhead * seq * HEAD
-    qt = rows_q + r[:, None] * HEAD + d[None, :]
+    query = wl.load(rows_q + r[:, None] * HEAD + d[None, :], mask=r[:, None] < end, other=0.0)
     m_i = wl.full((BM,), NEG_INF, wl.float32)
     l_i = wl.zeros((BM,), wl.float32)
     acc = wl.zeros((BM, HEAD), wl.float32)
@@ -222,16 +228,16 @@ def _attend_item(i, q, out, lse, g, base, lbase, arrivals, epoch, batch, heads, 
     # 2-9 % slower on 2 H200s: bench/README.md, "Attention, session 54").
     if SOURCES:
         for t in wl.static_range(SOURCES):
-            m_i, l_i, acc = _attend_source(t, qt, r[:, None] < end, rq, g, m_i, l_i, acc,
-                                           arrivals, epoch, head, seq, pos - lo + end,
-                                           per_head, chunk_rows, chunks, slot, qk_scale,
-                                           CAUSAL, ZIGZAG_KEYS, BN, HEAD, SCALE_FOLDED)
+            m_i, l_i, acc = _attend_source(t, query, rq, g, m_i, l_i, acc, arrivals, epoch,
+                                           head, seq, pos - lo + end, per_head, chunk_rows,
+                                           chunks, slot, qk_scale, CAUSAL, ZIGZAG_KEYS, BN,
+                                           HEAD, SCALE_FOLDED)
     else:
         for t in range(ranks):
-            m_i, l_i, acc = _attend_source(t, qt, r[:, None] < end, rq, g, m_i, l_i, acc,
-                                           arrivals, epoch, head, seq, pos - lo + end,
-                                           per_head, chunk_rows, chunks, slot, qk_scale,
-                                           CAUSAL, ZIGZAG_KEYS, BN, HEAD, SCALE_FOLDED)
+            m_i, l_i, acc = _attend_source(t, query, rq, g, m_i, l_i, acc, arrivals, epoch,
+                                           head, seq, pos - lo + end, per_head, chunk_rows,
+                                           chunks, slot, qk_scale, CAUSAL, ZIGZAG_KEYS, BN,
+                                           HEAD, SCALE_FOLDED)
     if REMOTE:
         _finish(base + qhead * seq * HEAD, lbase + qhead * seq, m_i, l_i, acc, r, end,
                 WRITE_LSE, HEAD, peer=owner)
@@ -368,7 +374,8 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_progr
         return results
     backend = rt.backend()
     sent = heads // ranks if ulysses else heads
-    chunk_rows = CHUNK_ROWS[backend]
+    units = -(-seq // CHUNK_ROWS[backend])         # a head's rows in chunks of the least
+    chunk_rows = CHUNK_ROWS[backend] * -(-units // HEAD_CHUNKS)
     while ranks * batch * sent * -(-seq // chunk_rows) > FUSED_BLOCKS:
         chunk_rows *= 2
     comm = _node_comm(op)

@@ -305,10 +305,17 @@ int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,
   return most;
 }
 
+Value stagedBuffer(const StagedTiles &copied, const Operand &operand) {
+  for (Value buffer : copied.lookup(operand.load))
+    if (buffer.getType() == operand.buffer)
+      return buffer;
+  return {};
+}
+
 std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,
                                          const CompileTarget &target, bool withScratch,
-                                         bool stage) {
+                                         const StagedTiles &copied, bool stage) {
   if (!onlyReads(loop))
     return std::nullopt;
   PipelinePlan plan;
@@ -383,7 +390,7 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
         expanded = true;
       }
     if (expanded)
-      return planPipeline(loop, numStages, budget, target, withScratch, stage);
+      return planPipeline(loop, numStages, budget, target, withScratch, copied, stage);
   }
   bool bulk = plan.bulk();
   // Copies shared across the cluster refill a buffer in every program, so
@@ -411,9 +418,15 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   // Staged operands are tiles of pointers: their copies complete in
   // groups, which bulk copies' barriers do not wait for.
   if (bulk && !plan.staged.empty())
-    return planPipeline(loop, numStages, budget, target, withScratch, /*stage=*/false);
-  plan.stages = stagesFor(operands, plan.staged, numStages, budget, plan.spare,
-                          plan.barrierBytes);
+    return planPipeline(loop, numStages, budget, target, withScratch, copied,
+                        /*stage=*/false);
+  // A tile that an earlier loop staged is in its buffer already, whose
+  // room the budget counts.
+  SmallVector<Operand> fresh;
+  for (const Operand &operand : plan.staged)
+    if (!stagedBuffer(copied, operand))
+      fresh.push_back(operand);
+  plan.stages = stagesFor(operands, fresh, numStages, budget, plan.spare, plan.barrierBytes);
   if (plan.stages < 2)
     return std::nullopt;
   return plan;

@@ -42,8 +42,9 @@ struct PipelinePlan {
   /// loop (then stored by the dot itself, weft.dot's lowering).
   llvm::SmallVector<Operand> operands;
   /// Dot operands loaded before the loop (a query tile every step
-  /// multiplies): each is copied once, before the loop, into a buffer of
-  /// the ring's layout that the dot reads in place of its registers.
+  /// multiplies): each is copied once, where it is loaded, into a buffer
+  /// of the ring's layout that the dot (and those of the tile's other
+  /// loops) reads in place of its registers (StagedTiles).
   llvm::SmallVector<Operand> staged;
   /// Yield positions of warpgroup dots whose products overlap the next
   /// step's (weft.dot_wait 1 after each, 0 after the loop).
@@ -63,17 +64,27 @@ struct PipelinePlan {
   int64_t ringSize() const { return stages + spare; }
 };
 
+/// The buffers of staged tiles (PipelinePlan::staged) by their loads,
+/// one for each layout their loops read them in: a tile that feeds
+/// several loops is copied once, for the first.
+using StagedTiles = llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value, 1>>;
+
+/// The buffer an earlier loop staged `operand`'s tile in, in the layout it
+/// has here; none if there is none yet.
+mlir::Value stagedBuffer(const StagedTiles &copied, const Operand &operand);
+
 /// The plan for `loop` within `budget` bytes of shared memory (none: no
 /// limit) and `numStages` at most, or none: the loop is left alone. Blocks
 /// of descriptors that cannot all be bulk copies are expanded into tile
 /// loads on the way.
 /// withScratch: the rings share `budget` with the scratch area, which a
 /// dot left with one tile operand still needs in the loop. stage: tiles
-/// loaded before the loop may be staged (PipelinePlan::staged).
+/// loaded before the loop may be staged (PipelinePlan::staged); the room
+/// of those in `copied` already counts as in use (in `budget`).
 std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStages,
                                          std::optional<int64_t> budget,
                                          const CompileTarget &target, bool withScratch,
-                                         bool stage = true);
+                                         const StagedTiles &copied, bool stage = true);
 
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,
