@@ -374,7 +374,8 @@ def _sp_attention(op, q, k, v, causal, sm_scale, out, lse, return_lse, num_progr
         return results
     backend = rt.backend()
     sent = heads // ranks if ulysses else heads
-    units = -(-seq // CHUNK_ROWS[backend])         # a head's rows in chunks of the least
+    # Whole CHUNK_ROWS units, as many per chunk as keep a head within HEAD_CHUNKS.
+    units = -(-seq // CHUNK_ROWS[backend])
     chunk_rows = CHUNK_ROWS[backend] * -(-units // HEAD_CHUNKS)
     while ranks * batch * sent * -(-seq // chunk_rows) > FUSED_BLOCKS:
         chunk_rows *= 2
