@@ -201,6 +201,11 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
   if (!kernels.empty())
     artifacts["kernels"] = llvm::formatv("{0}", llvm::json::Value(std::move(kernels))).str();
 
+  llvm::Expected<std::string> layout = dataLayout(options.target.spec);
+  if (!layout)
+    return layout.takeError();
+  module->setAttr(mlir::LLVM::LLVMDialect::getDataLayoutAttrName(),
+                  mlir::StringAttr::get(context.get(), *layout));
   llvm::LLVMContext llvmContext;
   auto llvmErrors = std::make_unique<LLVMErrorCollector>();
   LLVMErrorCollector &collected = *llvmErrors;

@@ -91,7 +91,7 @@
 // its outermost dimension, 8 KiB apart in shared memory, copied into both
 // programs (mask 0b11); the barrier expects all of a's 16 KiB.
 // PTX:       mov.u32 %r[[RANK:[0-9]+]], %cluster_ctarank;
-// PTX:       mul.wide.u32 %rd{{[0-9]+}}, %r[[RANK]], 8192;
+// PTX:       shl.b32 %r{{[0-9]+}}, %r[[RANK]], 13;
 // PTX:       shl.b32 %r[[SLICE:[0-9]+]], %r[[RANK]], 2;
 // PTX:       mov.b32 %r[[BYTES:[0-9]+]], 16384;
 // PTX:       mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r[[BAR:[0-9]+]]], %r[[BYTES]];

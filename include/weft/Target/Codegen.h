@@ -51,6 +51,12 @@ llvm::Expected<Artifacts> emitArtifacts(llvm::Module &module,
                                         const TargetSpec &target,
                                         const CodegenOptions &options = {});
 
+/// The data layout of `target`'s LLVM backend, as a string. Translation to
+/// LLVM IR needs it (llvm.data_layout): a load or store without an explicit
+/// alignment gets its type's ABI alignment there, and LLVM's default layout
+/// aligns i64 to 4 bytes, which splits a 64-bit shared-memory access in two.
+llvm::Expected<std::string> dataLayout(const TargetSpec &target);
+
 /// A file codegen needs from the machine, by name: "ptxas", "libdevice",
 /// "nvshmem-device", "ocml", "ockl" or "host-builtins"
 /// (lib/Target/Codegen/Toolchain.h says where each is looked for; the CUDA

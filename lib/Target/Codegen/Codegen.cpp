@@ -22,6 +22,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +50,13 @@ void initializeLLVMTargets() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // Shared-memory pointers in 32 bits, the shared window's width (as
+    // Triton sets it): every ring, staged tile and barrier address that a
+    // pipelined loop keeps live takes one register instead of two (a
+    // fused GEMM's K loop keeps 18 of them).
+    if (llvm::cl::Option *shortPointers =
+            llvm::cl::getRegisteredOptions().lookup("nvptx-short-ptr"))
+      static_cast<llvm::cl::opt<bool> *>(shortPointers)->setValue(true);
     // AMDGPU and X86 also get their assembly parsers: inline assembly is
     // parsed when an object file is emitted.
     LLVMInitializeAMDGPUTargetInfo();
@@ -289,6 +297,13 @@ llvm::Error emitTargetCode(llvm::Module &module, llvm::TargetMachine &machine,
 }
 
 } // namespace
+
+llvm::Expected<std::string> weft::dataLayout(const TargetSpec &target) {
+  auto machine = createTargetMachine(target, /*optLevel=*/0);
+  if (!machine)
+    return machine.takeError();
+  return (*machine)->createDataLayout().getStringRepresentation();
+}
 
 llvm::Expected<Artifacts> weft::emitArtifacts(llvm::Module &module,
                                               const TargetSpec &spec,

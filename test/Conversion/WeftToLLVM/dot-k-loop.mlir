@@ -57,9 +57,9 @@
 // PTX-LABEL: .entry k_loop(
 // PTX-NOT:   ld.global
 // PTX-NOT:   bar.sync
-// PTX-COUNT-4: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX-COUNT-4: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // PTX:       cp.async.commit_group;
-// PTX-COUNT-4: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX-COUNT-4: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // PTX:       cp.async.commit_group;
 // PTX-NOT:   ldmatrix
 // PTX:       cp.async.wait_group 1;
@@ -68,7 +68,7 @@
 // PTX-NEXT:  // end inline asm
 // PTX-NEXT:  bar.sync 0;
 // PTX-NOT:   bar.sync
-// PTX-COUNT-4: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX-COUNT-4: cp.async.cg.shared.global [%r{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // PTX:       cp.async.commit_group;
 // PTX-NOT:   bar.sync
 // PTX:       wgmma.fence.sync.aligned;

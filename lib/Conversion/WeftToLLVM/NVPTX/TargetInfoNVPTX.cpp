@@ -237,12 +237,13 @@ public:
       outs += llvm::formatv("{0}${1}", i ? "," : "", i).str();
       constraints += "=r,";
     }
-    constraints += "l";
+    constraints += "r";
     std::string text = llvm::formatv("ldmatrix.sync.aligned.m8n8.x{0}{1}.shared.b16 {{{2}}, [${3}];",
                                      count, transpose ? ".trans" : "", outs, count);
     // Reads memory the program wrote before its join: keep it after that.
-    return emitAsmResults(b, loc, SmallVector<Type>(count, b.getI32Type()), rowAddress, text,
-                          constraints, /*hasSideEffects=*/true);
+    return emitAsmResults(b, loc, SmallVector<Type>(count, b.getI32Type()),
+                          sharedAddress(b, loc, rowAddress), text, constraints,
+                          /*hasSideEffects=*/true);
   }
 
   void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src, unsigned bytes,
