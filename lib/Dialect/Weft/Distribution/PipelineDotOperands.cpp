@@ -325,10 +325,13 @@ std::optional<int64_t> ringBudget(FunctionOpInterface func, scf::ForOp loop, boo
       live += sharedFootprint(op).first;
   });
   // And the exchanges': in dynamic shared memory those of the loop keep as
-  // much as static shared memory would give them; in static shared memory
-  // the scratch area is one buffer, as large as its largest user needs.
-  int64_t exchanges = inDynamic ? *spec.staticSharedMemoryBytes()
-                                : kReservedSharedBytes + dotScratchOutside(func, loop, target);
+  // much as static shared memory would give them, or the function's
+  // largest (an epilogue's conversion: bulk copies' rings never share its
+  // room, placeSharedBuffers); in static shared memory the scratch area is
+  // one buffer, as large as its largest user needs.
+  int64_t exchanges =
+      inDynamic ? std::max(*spec.staticSharedMemoryBytes(), largestConversion(func, target))
+                : kReservedSharedBytes + dotScratchOutside(func, loop, target);
   return *limit - live - exchanges;
 }
 
@@ -347,7 +350,7 @@ struct WeftPipelineDotOperands
       // A kernel's buffers go to dynamic shared memory where the target
       // has it (placeSharedBuffers); otherwise they share the static limit
       // with the scratch area, which its other dots need for operands.
-      bool inDynamic = target->spec.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName);
+      bool inDynamic = placedInDynamic(func, target->spec);
       StagedTiles copied;
       for (scf::ForOp loop : loops) {
         // A loop's own weft.num_stages (wl.range(..., num_stages=)) wins

@@ -157,6 +157,17 @@ ScratchUse scratchUse(mlir::Operation *op, const CompileTarget &target);
 /// the broadcast slot and, where they are static too, the function's
 /// `!weft.shared` buffers; none: no limit.
 std::optional<int64_t> scratchAllowed(mlir::Operation *op, const TargetSpec &target);
+/// Whether `op`'s function has its buffers and exchanges placed in dynamic
+/// shared memory (placeSharedBuffers): a kernel, on a target that has it.
+bool placedInDynamic(mlir::Operation *op, const TargetSpec &target);
+/// The most scratch a conversion the layout assignment chooses for speed
+/// (a GEMM epilogue's rounded sums, crossing to coalesced stores) may use:
+/// in dynamic shared memory a third of it, the rest left to the pipeline's
+/// rings (ringBudget reserves the largest, largestConversion, or static
+/// shared memory's size where that is more); elsewhere scratchAllowed.
+std::optional<int64_t> conversionAllowed(mlir::Operation *op, const TargetSpec &target);
+/// The bytes of the largest layout conversion's exchange in `func`.
+int64_t largestConversion(mlir::Operation *func, const CompileTarget &target);
 
 } // namespace weft
 

@@ -67,7 +67,7 @@ SmallVector<Factor> interleavedRows(int64_t rows, int64_t warps) {
 int64_t staticBufferBytes(Operation *op, const TargetSpec &target) {
   int64_t buffers = 0;
   auto func = op->getParentOfType<FunctionOpInterface>();
-  if (func && !(target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName)))
+  if (func && !placedInDynamic(op, target))
     func->walk([&](AllocSharedOp alloc) { buffers += sharedTileBytes(alloc.getType()); });
   return buffers;
 }
@@ -344,6 +344,28 @@ std::optional<int64_t> scratchAllowed(Operation *op, const TargetSpec &target) {
   if (std::optional<int64_t> limit = target.staticSharedMemoryBytes())
     return *limit - kBroadcastSlotBytes - staticBufferBytes(op, target);
   return std::nullopt;
+}
+
+bool placedInDynamic(Operation *op, const TargetSpec &target) {
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    func = op->getParentOfType<FunctionOpInterface>();
+  return func && target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName);
+}
+
+std::optional<int64_t> conversionAllowed(Operation *op, const TargetSpec &target) {
+  if (placedInDynamic(op, target))
+    return *target.dynamicSharedMemoryBytes() / 3;
+  return scratchAllowed(op, target);
+}
+
+int64_t largestConversion(Operation *func, const CompileTarget &target) {
+  int64_t largest = 0;
+  func->walk([&](ConvertLayoutOp op) {
+    if (isa<RankedTensorType>(op.getSrc().getType()))
+      largest = std::max(largest, scratchUse(op, target).bytes);
+  });
+  return largest;
 }
 
 } // namespace weft
