@@ -11,8 +11,8 @@ Ops and shapes (M = tokens over all ranks, H = hidden, R = ranks, bf16):
 
 | op | Weft | torch (NCCL) | symm |
 |---|---|---|---|
-| ag_gemm | all_gather_matmul: x (M/R x H) @ W (H x H/R) | all_gather_into_tensor + matmul | fused_all_gather_matmul |
-| gemm_rs | matmul_reduce_scatter: x (M x H/R) @ W (H/R x H) (`weft_bf16`: partials="bf16") | matmul + reduce_scatter_tensor | fused_matmul_reduce_scatter |
+| ag_gemm | all_gather_matmul: x (M/R x H) @ W (H x H/R) (`weft_bf16`: a bf16 out, as torch's) | all_gather_into_tensor + matmul | fused_all_gather_matmul |
+| gemm_rs | matmul_reduce_scatter: x (M x H/R) @ W (H/R x H) (`weft_bf16`: partials="bf16" and a bf16 out) | matmul + reduce_scatter_tensor | fused_matmul_reduce_scatter |
 | gemm_ar | matmul_all_reduce (M <= --max-ar-tokens; `weft_bf16` as above) | matmul + all_reduce | matmul into symmetric memory + one_shot_all_reduce |
 | fd_combine | flash_decode_combine: M sequences x H/128 heads x 128, f32 | one packed all_gather_into_tensor + the combine in torch | - |
 | moe | moe_dispatch + moe_combine: M tokens per rank, --experts, top --topk, identity experts | argsort + all_to_all_single of the counts and of the rows, and back, + index_add_ | - |
@@ -109,14 +109,18 @@ class Bench(CB.Run):
         x = self.buffer(pattern((m // R, h), r, 1), bf)
         w = self.buffer(pattern((h, h // R), r, 2), bf)
         out = weft.empty((m, h // R), wl.float32)
-        bufs = [x, w, out]
+        out16 = weft.empty((m, h // R), bf)
+        bufs = [x, w, out, out16]
         systems = {"weft": lambda: ops.all_gather_matmul(x, w, out),
+                   "weft_bf16": lambda: ops.all_gather_matmul(x, w, out16),
                    **{f"weft_{algorithm}": lambda algorithm=algorithm: ops.all_gather_matmul(
                        x, w, out, algorithm=algorithm) for algorithm in ("gather", "overlap")}}
         if not self.gpu:
             want = np.concatenate([pattern((m // R, h), p, 1) for p in range(R)]) @ \
                 pattern((h, h // R), r, 2)
-            return systems, {s: lambda: self.check(out, want) for s in systems}, bufs
+            checks = {s: lambda: self.check(out, want) for s in systems}
+            checks["weft_bf16"] = lambda: self.check(out16, want, exact=False)
+            return systems, checks, bufs
         torch, dist = self.torch, self.dist
         tx, tw = self.tensor(x), self.tensor(w)
         full = torch.empty(m, h, dtype=torch.bfloat16, device=self.device)
@@ -129,6 +133,7 @@ class Bench(CB.Run):
             torch.matmul(full, tw, out=tout)
         systems["torch"] = nccl
         checks = {s: lambda: self.check(out, want) for s in systems}
+        checks["weft_bf16"] = lambda: self.check(out16, want, exact=False)
         checks["torch"] = lambda: self.check(tout, want, exact=False)
         # The overlap limit's rows: the GEMM alone (cuBLAS on the gathered
         # rows, and Weft's), the collective alone (NCCL).
@@ -157,16 +162,17 @@ class Bench(CB.Run):
         w = self.buffer(pattern((h // R, h), r, 4), bf)
         rows = m // R if scatter else m
         out = weft.empty((rows, h), wl.float32)
-        bufs = [x, w, out]
+        out16 = weft.empty((rows, h), bf)
+        bufs = [x, w, out, out16]
         fused = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
         systems = {"weft": lambda: fused(x, w, out),
-                   "weft_bf16": lambda: fused(x, w, out, partials="bf16")}
+                   "weft_bf16": lambda: fused(x, w, out16, partials="bf16")}
         lo = r * rows if scatter else 0
         if not self.gpu:
             want = sum(pattern((m, h // R), p, 3) @ pattern((h // R, h), p, 4)
                        for p in range(R))[lo:lo + rows]
             return systems, {"weft": lambda: self.check(out, want),
-                             "weft_bf16": lambda: self.check(out, want, exact=False)}, bufs
+                             "weft_bf16": lambda: self.check(out16, want, exact=False)}, bufs
         torch, dist = self.torch, self.dist
         tx, tw = self.tensor(x), self.tensor(w)
         want = sum(pattern((m, h // R), p, 3, torch).float() @
@@ -182,7 +188,7 @@ class Bench(CB.Run):
                 dist.all_reduce(part)
         systems["torch"] = nccl
         checks = {"weft": lambda: self.check(out, want),
-                  "weft_bf16": lambda: self.check(out, want, exact=False),
+                  "weft_bf16": lambda: self.check(out16, want, exact=False),
                   "torch": lambda: self.check(tout if scatter else part, want, exact=False)}
         # The overlap limit's rows: the GEMM alone (cuBLAS, and Weft's: the
         # whole M x H partial), the collective alone (NCCL) on its bf16.

@@ -57,6 +57,33 @@ def test_all_gather_matmul_local_b_and_out_one_program(algorithm):
         a.free()
 
 
+@pytest.mark.parametrize("algorithm", ["overlap", "pull"])
+def test_all_gather_matmul_16_bit_out(algorithm):
+    """A bf16 out: the f32 sums rounded once (inputs up to 100, exact in
+    bf16; most sums fall between bf16's values, so the rounding shows).
+    "pull" would split this K into pieces meeting in f32 atomics: a 16-bit
+    out takes one."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    rows, k, n = 5, 300, 9
+    rng = np.random.default_rng(11)
+    xs = [rng.integers(-100, 101, (rows, k)).astype(np.float32) for _ in range(ranks)]
+    w = rng.integers(-100, 101, (k, n)).astype(np.float32)
+    a, b = weft.empty((rows, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
+    a.copy_from(xs[me])
+    b.copy_from(w)
+    out = weft.empty((ranks * rows, n), wl.bfloat16)
+    assert ops.all_gather_matmul(a, b, out, algorithm=algorithm) is out
+    exact = np.concatenate(xs) @ w
+    want = rounded(exact, wl.bfloat16)
+    np.testing.assert_array_equal(host(out).astype(np.float64), want)
+    assert not np.array_equal(want, exact)
+    with pytest.raises(ValueError, match=f"out must hold {ranks * rows} x 9 fp32 or bf16"):
+        ops.all_gather_matmul(a, b, weft.empty((ranks * rows, n), wl.float16))
+    weft.barrier()
+    for buf in (a, b, out):
+        buf.free()
+
+
 def test_all_gather_matmul_errors():
     a = weft.zeros((4, 8), wl.float32)
     with pytest.raises(ValueError, match="a must be 2-D"):
@@ -126,6 +153,33 @@ def test_matmul_all_reduce(m, k, n, dtype):
     weft.barrier()
     a.free()
     b.free()
+
+
+@pytest.mark.parametrize("scatter,partials", [(True, "bf16"), (False, "f32")])
+def test_second_layer_16_bit_out(scatter, partials):
+    """A bf16 out: the f32 sum of the partials (each rounded to bf16 first
+    with bf16 partials, across ranks) rounded once at the store."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    rows, k, n = 6, 40, 24
+    m = ranks * rows
+    rng = np.random.default_rng(9)
+    xs = [rng.integers(-100, 101, (m, k)).astype(np.float32) for _ in range(ranks)]
+    ws = [rng.integers(-100, 101, (k, n)).astype(np.float32) for _ in range(ranks)]
+    a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
+    a.copy_from(xs[me])
+    b.copy_from(ws[me])
+    lo, hi = (me * rows, (me + 1) * rows) if scatter else (0, m)
+    out = weft.empty((hi - lo, n), wl.bfloat16)
+    op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
+    assert op(a, b, out, partials=partials) is out
+    rounds = partials == "bf16" and ranks > 1
+    exact = sum((rounded(x @ w, wl.bfloat16) if rounds else x @ w) for x, w in zip(xs, ws))
+    want = rounded(exact, wl.bfloat16)
+    np.testing.assert_array_equal(host(out).astype(np.float64), want[lo:hi])
+    assert not np.array_equal(want, exact)
+    weft.barrier()
+    for buf in (a, b, out):
+        buf.free()
 
 
 @pytest.mark.parametrize("scatter", [True, False])

@@ -191,6 +191,12 @@ def _output(op, out, rows, n, dtypes=(wl.float32,)):
     return out
 
 
+def out_dtypes(dtype):
+    """The dtypes a product of `dtype` operands may write: fp32, or the
+    operands' own 16-bit dtype (the f32 sums rounded once, at the store)."""
+    return (wl.float32,) if dtype is wl.float32 else (wl.float32, dtype)
+
+
 def _programs(num_programs, work):
     """The 1-D grid of a fused kernel: num_programs, or the backend's
     default but no more programs than `work` units (each program takes
@@ -399,8 +405,7 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     blocks for it)."""
     m, k, n = _check_operands("matmul", a, b)
     dtype = _dtype_of(a, "a")
-    out = _output("matmul", out, m, n, (wl.float32,) if dtype is wl.float32 else
-                  (wl.float32, dtype))
+    out = _output("matmul", out, m, n, out_dtypes(dtype))
     out_dtype = _dtype_of(out, "out")
     if m * n == 0:  # no output block: no program would have a block to write
         return out

@@ -40,8 +40,8 @@ from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS
 from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _node_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
-                    blocks_of, even_blocks, matmul, matmul_signature, plan_memo,
-                    tensor_maps_fit, zero_f32)
+                    blocks_of, even_blocks, matmul, matmul_signature, out_dtypes,
+                    plan_memo, tensor_maps_fit, zero_f32)
 
 
 @jit
@@ -236,8 +236,9 @@ def compile_all_gather_matmul(m, n, k, ranks, target):
 def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
     """out = all_gather(a) @ b, in f32: a is this rank's rows x K (f16,
     bf16 or f32; local or symmetric, a symmetric weft.Buffer for "pull"), b is K x N
-    (local or symmetric, a's dtype), out (num_ranks * rows) x N f32 (local
-    or symmetric; a new local weft.Buffer when None). Returns out.
+    (local or symmetric, a's dtype), out (num_ranks * rows) x N f32 or a's
+    16-bit dtype, the f32 sums rounded once (local or symmetric; a new local
+    f32 weft.Buffer when None). Returns out.
 
     algorithm "overlap": one resident launch (ag_matmul_kernel) in which
     the ranks push their a into each other's symmetric scratch while the
@@ -275,12 +276,12 @@ def _all_gather_matmul(a, b, out, num_programs, algorithm):
                          f"got {num_programs}")
     rows, k, n = _check_operands("all_gather_matmul", a, b)
     ranks = rt.num_ranks()
-    out = _output("all_gather_matmul", out, ranks * rows, n)
+    dtype = _dtype_of(a, "a")
+    out = _output("all_gather_matmul", out, ranks * rows, n, out_dtypes(dtype))
     if rows * n == 0:
         return out
     comm = _get_comm()
     backend = rt.backend()
-    dtype = _dtype_of(a, "a")
     if comm.nodes > 1:  # only the gather (a hierarchical all_gather) crosses nodes
         if algorithm in ("overlap", "pull"):
             _node_comm(f"all_gather_matmul (algorithm {algorithm!r})")
@@ -299,7 +300,9 @@ def _all_gather_matmul(a, b, out, num_programs, algorithm):
         gathered.shape = (ranks * rows, k)
         return matmul(gathered, b, out)
     tiles_m, tiles_n = -(-rows // BM[backend]), -(-n // BN[backend])
-    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend], _wave(BM[backend]))
+    # Pieces of K meet in f32 atomics: a 16-bit out takes one.
+    pieces, steps = _pieces(ranks * tiles_m * tiles_n, k, BK[backend], _wave(BM[backend]),
+                            None if _dtype_of(out, "out") is wl.float32 else 1)
     if pieces > 1:
         zero_f32(out, ranks * rows * n)
     phases = _programs(num_programs, 1)
@@ -519,7 +522,7 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     if num_programs is not None and int(num_programs) < 1:
         raise ValueError(f"{op}: num_programs must be at least 1, got {num_programs}")
     rows = m // ranks if scatter else m
-    out = _output(op, out, rows, n)
+    out = _output(op, out, rows, n, out_dtypes(_dtype_of(a, "a")))
     if rows * n == 0:
         return out
     backend = rt.backend()
@@ -555,9 +558,10 @@ def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
     rank's M x K slice (its share of the K dimension), b is K x N (both
     fp16, bf16 or fp32, one dtype; local or symmetric: only this rank reads
     them), M a multiple of num_ranks. Rank r's out ((M / num_ranks) x N
-    fp32, local or symmetric; allocated when None) = rows [r*M/R,
-    (r+1)*M/R) of the sum over ranks of a @ b, summed in f32 in one order
-    (the same bits on every run). partials: the dtype the partial products
+    fp32 or a's 16-bit dtype, local or symmetric; fp32, allocated, when
+    None) = rows [r*M/R, (r+1)*M/R) of the sum over ranks of a @ b, summed
+    in f32 in one order (the same bits on every run), rounded once to a
+    16-bit out. partials: the dtype the partial products
     cross between ranks in, "f32" (default: out is the f32 sum of the f32
     products) or "bf16" (half the bytes; each partial rounded once to
     bf16, so |error| <= 2^-8 x the sum over ranks of |partial|, before
@@ -569,7 +573,7 @@ def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
 
 def matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32"):
     """The row-parallel second layer with its all-reduce, for small M
-    (decode): out (M x N fp32 on every rank, bit-identical) = the sum over
+    (decode): out (M x N on every rank, bit-identical) = the sum over
     ranks of a @ b, a (M x K) and b (K x N) as for matmul_reduce_scatter,
     partials too. Each partial block is pushed to every rank (one-shot): 2
     x num_ranks x pieces x M x N partials of scratch per rank, so it suits
