@@ -155,25 +155,39 @@ def test_matmul_all_reduce(m, k, n, dtype):
     b.free()
 
 
-@pytest.mark.parametrize("scatter,partials", [(True, "bf16"), (False, "f32")])
-def test_second_layer_16_bit_out(scatter, partials):
-    """A bf16 out: the f32 sum of the partials (each rounded to bf16 first
-    with bf16 partials, across ranks) rounded once at the store."""
+def _rounding_second_layer(seed):
+    """The second layer's bf16 operands with inputs up to 100 (exact in
+    bf16; partials in the tens of thousands, most of them between bf16's
+    values; their sums over 4 ranks exact in f32), 6 rows a rank: every
+    rank's (xs, ws), this rank's a and b."""
     me, ranks = weft.rank(), weft.num_ranks()
-    rows, k, n = 6, 40, 24
-    m = ranks * rows
-    rng = np.random.default_rng(9)
+    m, k, n = 6 * ranks, 40, 24
+    rng = np.random.default_rng(seed)
     xs = [rng.integers(-100, 101, (m, k)).astype(np.float32) for _ in range(ranks)]
     ws = [rng.integers(-100, 101, (k, n)).astype(np.float32) for _ in range(ranks)]
     a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
     a.copy_from(xs[me])
     b.copy_from(ws[me])
-    lo, hi = (me * rows, (me + 1) * rows) if scatter else (0, m)
-    out = weft.empty((hi - lo, n), wl.bfloat16)
+    return xs, ws, a, b
+
+
+def _sum_of_partials(xs, ws, partials):
+    """The ranks' partials summed in f32, each rounded to bf16 first where
+    bf16 partials cross between ranks (on one rank they stay f32)."""
+    rounds = partials == "bf16" and weft.num_ranks() > 1
+    return sum((rounded(x @ w, wl.bfloat16) if rounds else x @ w) for x, w in zip(xs, ws))
+
+
+@pytest.mark.parametrize("scatter,partials", [(True, "bf16"), (False, "f32")])
+def test_second_layer_16_bit_out(scatter, partials):
+    """A bf16 out: the f32 sum of the partials rounded once at the store."""
+    me = weft.rank()
+    xs, ws, a, b = _rounding_second_layer(9)
+    lo, hi = (me * 6, (me + 1) * 6) if scatter else (0, len(xs[0]))
+    out = weft.empty((hi - lo, ws[0].shape[1]), wl.bfloat16)
     op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
     assert op(a, b, out, partials=partials) is out
-    rounds = partials == "bf16" and ranks > 1
-    exact = sum((rounded(x @ w, wl.bfloat16) if rounds else x @ w) for x, w in zip(xs, ws))
+    exact = _sum_of_partials(xs, ws, partials)
     want = rounded(exact, wl.bfloat16)
     np.testing.assert_array_equal(host(out).astype(np.float64), want[lo:hi])
     assert not np.array_equal(want, exact)
@@ -185,25 +199,14 @@ def test_second_layer_16_bit_out(scatter, partials):
 @pytest.mark.parametrize("scatter", [True, False])
 def test_second_layer_bf16_partials(scatter):
     """partials="bf16": each rank's partial is rounded once to bf16 and the
-    partials summed in f32 (inputs up to 100, exact in bf16; partials in
-    the tens of thousands, most of them between bf16's values; their sums
-    over 4 ranks are exact in f32)."""
+    partials summed in f32."""
     me, ranks = weft.rank(), weft.num_ranks()
-    rows, k, n = 6, 40, 24
-    m = ranks * rows
-    rng = np.random.default_rng(7)
-    xs = [rng.integers(-100, 101, (m, k)).astype(np.float32) for _ in range(ranks)]
-    ws = [rng.integers(-100, 101, (k, n)).astype(np.float32) for _ in range(ranks)]
-    a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
-    a.copy_from(xs[me])
-    b.copy_from(ws[me])
+    xs, ws, a, b = _rounding_second_layer(7)
+    rows, m = 6, 6 * ranks
     op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
     for partials in ("bf16", "f32", "bf16"):  # both kinds of call share the scratch
         out = op(a, b, partials=partials)
-        # on one rank nothing crosses: the partials stay f32
-        rounds = partials == "bf16" and ranks > 1
-        want = sum((rounded(x @ w, wl.bfloat16) if rounds else x @ w)
-                   for x, w in zip(xs, ws))
+        want = _sum_of_partials(xs, ws, partials)
         lo, hi = (me * rows, (me + 1) * rows) if scatter else (0, m)
         np.testing.assert_array_equal(host(out), want[lo:hi])
         out.free()
