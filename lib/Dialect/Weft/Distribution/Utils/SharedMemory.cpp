@@ -361,10 +361,7 @@ std::optional<int64_t> conversionAllowed(Operation *op, const TargetSpec &target
 
 int64_t largestConversion(Operation *func, const CompileTarget &target) {
   int64_t largest = 0;
-  func->walk([&](ConvertLayoutOp op) {
-    if (isa<RankedTensorType>(op.getSrc().getType()))
-      largest = std::max(largest, scratchUse(op, target).bytes);
-  });
+  func->walk([&](ConvertLayoutOp op) { largest = std::max(largest, scratchUse(op, target).bytes); });
   return largest;
 }
 
