@@ -183,7 +183,9 @@ def test_second_layer_16_bit_out(scatter, partials):
     """A bf16 out: the f32 sum of the partials rounded once at the store."""
     me = weft.rank()
     xs, ws, a, b = _rounding_second_layer(9)
-    lo, hi = (me * 6, (me + 1) * 6) if scatter else (0, len(xs[0]))
+    m = len(xs[0])
+    rows = m // weft.num_ranks()
+    lo, hi = (me * rows, (me + 1) * rows) if scatter else (0, m)
     out = weft.empty((hi - lo, ws[0].shape[1]), wl.bfloat16)
     op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
     assert op(a, b, out, partials=partials) is out
@@ -202,7 +204,8 @@ def test_second_layer_bf16_partials(scatter):
     partials summed in f32."""
     me, ranks = weft.rank(), weft.num_ranks()
     xs, ws, a, b = _rounding_second_layer(7)
-    rows, m = 6, 6 * ranks
+    m = len(xs[0])
+    rows = m // ranks
     op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
     for partials in ("bf16", "f32", "bf16"):  # both kinds of call share the scratch
         out = op(a, b, partials=partials)
