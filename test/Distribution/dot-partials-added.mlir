@@ -76,3 +76,67 @@ func.func @partials(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>
   weft.store %cp, %total : tensor<64x64x!weft.ptr<f32>>
   return
 }
+
+// bf16 partials widened to f32 before the add (the own blocks' sums with
+// partials="bf16"): 16-byte rows of bf16 fill only half a sector in the
+// sums' layout, so the tile crosses shared memory, as loaded: the
+// conversion is of the bf16 tile, before the cast (converting the f32
+// result would take twice the scratch; at 128x256 more than there is).
+
+// CHECK-LABEL: func.func @widened_partials
+// CHECK:       %[[P:.*]] = weft.load {{.*}} : tensor<64x64x!weft.ptr<bf16>, #weft.blocked<{sizePerThread = [1, 8]
+// CHECK:       %[[C:.*]] = weft.convert_layout %[[P]] : tensor<64x64xbf16, {{.*}}> -> tensor<64x64xbf16, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4]
+// CHECK:       arith.extf %[[C]] : tensor<64x64xbf16, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4]
+// CHECK-NOT:   weft.convert_layout
+// CHECK:       weft.store {{.*}} : tensor<64x64x!weft.ptr<f32>, #weft.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4]
+func.func @widened_partials(%a: !weft.ptr<bf16>, %b: !weft.ptr<bf16>, %c: !weft.ptr<f32>,
+                            %p: !weft.ptr<bf16>, %count: i32) attributes {weft.kernel} {
+  // a: 64 x 32, b: 32 x 64, c: 64 x 64, p: count of 64 x 64, row-major.
+  %rm = weft.make_range 0, 64 : tensor<64xi32>
+  %rk = weft.make_range 0, 32 : tensor<32xi32>
+  %m = weft.expand_dims %rm axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %n = weft.expand_dims %rm axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %k = weft.expand_dims %rk axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %kc = weft.expand_dims %rk axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %w32 = arith.constant dense<32> : tensor<64x1xi32>
+  %w64 = arith.constant dense<64> : tensor<32x1xi32>
+  %arow = arith.muli %m, %w32 : tensor<64x1xi32>
+  %aoffs = weft.broadcast %arow : tensor<64x1xi32> -> tensor<64x32xi32>
+  %kb = weft.broadcast %k : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %aoffs, %kb : tensor<64x32xi32>
+  %as = weft.splat %a : !weft.ptr<bf16> -> tensor<64x32x!weft.ptr<bf16>>
+  %ap = weft.addptr %as, %aoff : tensor<64x32x!weft.ptr<bf16>>, tensor<64x32xi32>
+  %x = weft.load %ap : tensor<64x32x!weft.ptr<bf16>>
+  %brow = arith.muli %kc, %w64 : tensor<32x1xi32>
+  %boffs = weft.broadcast %brow : tensor<32x1xi32> -> tensor<32x64xi32>
+  %nb = weft.broadcast %n : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %boffs, %nb : tensor<32x64xi32>
+  %bs = weft.splat %b : !weft.ptr<bf16> -> tensor<32x64x!weft.ptr<bf16>>
+  %bp = weft.addptr %bs, %boff : tensor<32x64x!weft.ptr<bf16>>, tensor<32x64xi32>
+  %y = weft.load %bp : tensor<32x64x!weft.ptr<bf16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = weft.dot %x, %y, %zero : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %rows = arith.constant dense<64> : tensor<64x1xi32>
+  %mc = arith.muli %m, %rows : tensor<64x1xi32>
+  %mcb = weft.broadcast %mc : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ncb = weft.broadcast %n : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %mcb, %ncb : tensor<64x64xi32>
+  %ps = weft.splat %p : !weft.ptr<bf16> -> tensor<64x64x!weft.ptr<bf16>>
+  %pp = weft.addptr %ps, %off : tensor<64x64x!weft.ptr<bf16>>, tensor<64x64xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %slot = arith.constant 4096 : i32
+  %total = scf.for %s = %c0 to %count step %c1 iter_args(%t = %d) -> (tensor<64x64xf32>) : i32 {
+    %shift = arith.muli %s, %slot : i32
+    %sh = weft.splat %shift : i32 -> tensor<64x64xi32>
+    %q = weft.addptr %pp, %sh : tensor<64x64x!weft.ptr<bf16>>, tensor<64x64xi32>
+    %v = weft.load %q : tensor<64x64x!weft.ptr<bf16>>
+    %wide = arith.extf %v : tensor<64x64xbf16> to tensor<64x64xf32>
+    %t2 = arith.addf %t, %wide : tensor<64x64xf32>
+    scf.yield %t2 : tensor<64x64xf32>
+  }
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<64x64x!weft.ptr<f32>>
+  %cp = weft.addptr %cs, %off : tensor<64x64x!weft.ptr<f32>>, tensor<64x64xi32>
+  weft.store %cp, %total : tensor<64x64x!weft.ptr<f32>>
+  return
+}

@@ -250,17 +250,28 @@ private:
   }
 
   /// The layout wished for a tile that the result of `load` is combined
-  /// with element-wise (a dot's sums that loaded values are added to).
-  Attribute partnerOf(LoadOp load) const {
-    for (Operation *user : load.getResult().getUsers()) {
-      if (!user->hasTrait<OpTrait::Elementwise>())
-        continue;
-      for (Value operand : user->getOperands())
-        if (operand != load.getResult() && isTile(operand.getType()))
-          if (Attribute layout = wishedSource(operand))
-            return layout;
+  /// with element-wise (a dot's sums that loaded values are added to),
+  /// looking past one-operand element-wise ops on the loaded tile (a
+  /// widening cast), whose results `casts` collects.
+  Attribute partnerOf(LoadOp load, SmallVectorImpl<Value> &casts) const {
+    Value value = load.getResult();
+    while (true) {
+      Value cast;
+      for (Operation *user : value.getUsers()) {
+        if (!user->hasTrait<OpTrait::Elementwise>())
+          continue;
+        for (Value operand : user->getOperands())
+          if (operand != value && isTile(operand.getType()))
+            if (Attribute layout = wishedSource(operand))
+              return layout;
+        if (user->getNumOperands() == 1 && user->getNumResults() == 1)
+          cast = user->getResult(0);
+      }
+      if (!cast)
+        return {};
+      casts.push_back(cast);
+      value = cast;
     }
-    return {};
   }
 
   /// Also wishes it for every value that carries the same tile: where
@@ -363,11 +374,17 @@ private:
       }
       // Loading what is added to a dot's sums (partial sums, a residual):
       // the same trade the other way round, the loaded tile arriving in
-      // the sums' layout rather than crossing shared memory.
+      // the sums' layout rather than crossing shared memory. Where it
+      // crosses, it does so as loaded, before a cast widens it.
+      SmallVector<Value> casts;
       if (auto load = dyn_cast<LoadOp>(op))
-        if (Attribute partner = partnerOf(load))
+        if (Attribute partner = partnerOf(load, casts)) {
           if (fillsSectors(partner, load.getType()) || !conversionFits(op, load.getType()))
             wish(op->getOperand(0), partner);
+          else
+            for (Value cast : casts)
+              wish(cast, partner);
+        }
       wish(op->getOperand(0),
            chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
     });
