@@ -18,10 +18,11 @@ Ops and shapes (M = tokens over all ranks, H = hidden, R = ranks, bf16):
 | moe | moe_dispatch + moe_combine: M tokens per rank, --experts, top --topk, identity experts | argsort + all_to_all_single of the counts and of the rows, and back, + index_add_ | - |
 
 The GEMM ops' overlap limit, max(GEMM alone, collective alone), comes from
-three more systems of the same case: `gemm_alone` (torch.matmul of the
+more systems of the same case: `gemm_alone` (torch.matmul of the
 rank's product: the gathered rows for ag_gemm, the whole M x H partial for
 the second layer), `weft_gemm_alone` (weft.ops.matmul of the same, f32 out:
-what the fusion costs against Weft's own GEMM) and `comm_alone` (the NCCL
+what the fusion costs against Weft's own GEMM; `weft_bf16_gemm_alone` with
+a bf16 out, the one to hold `weft_bf16` against) and `comm_alone` (the NCCL
 collective alone on the bf16 bytes torch moves). `--limits CSV` prints each
 GEMM op's systems against that limit.
 
@@ -143,10 +144,12 @@ class Bench(CB.Run):
         bufs.append(xg)
         systems.update(gemm_alone=lambda: torch.matmul(full, tw, out=tout),
                        comm_alone=lambda: dist.all_gather_into_tensor(full, tx),
-                       weft_gemm_alone=lambda: ops.matmul(xg, w, out))
+                       weft_gemm_alone=lambda: ops.matmul(xg, w, out),
+                       weft_bf16_gemm_alone=lambda: ops.matmul(xg, w, out16))
         checks.update(gemm_alone=lambda: self.check(tout, want, exact=False),
                       comm_alone=lambda: self.check(full, gathered),
-                      weft_gemm_alone=lambda: self.check(out, want))
+                      weft_gemm_alone=lambda: self.check(out, want),
+                      weft_bf16_gemm_alone=lambda: self.check(out16, want, exact=False))
         symm = self.symm_ops()
         if symm:
             res = {}
@@ -194,8 +197,8 @@ class Bench(CB.Run):
         # whole M x H partial), the collective alone (NCCL) on its bf16.
         mine = tx.float() @ tw.float()
         cpart, cout = mine.to(torch.bfloat16), torch.empty_like(tout)
-        wfull = weft.empty((m, h), wl.float32)
-        bufs.append(wfull)
+        wfull, wfull16 = weft.empty((m, h), wl.float32), weft.empty((m, h), bf)
+        bufs += [wfull, wfull16]
 
         def comm():
             if scatter:
@@ -203,11 +206,13 @@ class Bench(CB.Run):
             else:
                 dist.all_reduce(cpart)  # in place: right after the first call, as checked
         systems.update(gemm_alone=lambda: torch.matmul(tx, tw, out=part), comm_alone=comm,
-                       weft_gemm_alone=lambda: ops.matmul(x, w, wfull))
+                       weft_gemm_alone=lambda: ops.matmul(x, w, wfull),
+                       weft_bf16_gemm_alone=lambda: ops.matmul(x, w, wfull16))
         checks.update(gemm_alone=lambda: self.check(part, mine, exact=False),
                       comm_alone=lambda: self.check(cout if scatter else cpart, want,
                                                     exact=False),
-                      weft_gemm_alone=lambda: self.check(wfull, mine))
+                      weft_gemm_alone=lambda: self.check(wfull, mine),
+                      weft_bf16_gemm_alone=lambda: self.check(wfull16, mine, exact=False))
         symm = self.symm_ops()
         if symm:
             res = {}

@@ -1,7 +1,8 @@
 """Host time per eager call: of a bare launch of a cached kernel with six
 run-time arguments (Weft's `kernel[grid](...)` on weft Buffers and, on a
 GPU, on torch tensors, and Triton's launcher for the same kernel and
-tensors), of the collectives at small sizes (Weft's
+tensors), of weft.ops.matmul at a decode shape (16 x H @ H x H, bf16; on a
+GPU also torch.matmul), of the collectives at small sizes (Weft's
 and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
 ops (bench/fused.py's Weft system: its cases, the same buffers). Weft's
 calls are split into the runtime's weft_launch and the rest (the Python
@@ -72,6 +73,16 @@ def launch_cases(run):
     config = compiled._configs[((1,), rt.state.stream, False)]
     cases[("launch_c", "weft")] = lambda: rt.launch_raw(compiled._handle, config,
                                                         compiled._argv, compiled._count)
+    # A local GEMM at a decode shape, out given (a kept call), bf16 out as
+    # cuBLAS writes: 16 x H @ H x H, H the first --hidden.
+    h = int(str(run.args.hidden).split(",")[0])
+    a16, w16, o16 = (weft.zeros(shape, wl.bfloat16) for shape in ((16, h), (h, h), (16, h)))
+    bufs += [a16, w16, o16]
+    cases[("matmul_16", "weft")] = lambda: weft.ops.matmul(a16, w16, o16)
+    # The same call checked and planned every time, as before it was kept.
+    from weft.ops import _gemm
+    cases[("matmul_16_unkept", "weft")] = lambda: _gemm._matmul(a16, w16, o16, None, None,
+                                                                None, False)
     small = weft.zeros((2048,), wl.bfloat16)     # 4 KiB per rank
     gathered = weft.zeros((2048 * run.ranks,), wl.bfloat16)
     bufs += [small, gathered]
@@ -87,6 +98,8 @@ def launch_cases(run):
         if kernel is not None:
             cases[("launch", "triton")] = lambda: kernel[(1,)](tx, ty, tout, SIX, 2.0, 3.0,
                                                               BLOCK=SIX)
+        ta16, tw16, to16 = (torch.from_dlpack(b) for b in (a16, w16, o16))
+        cases[("matmul_16", "torch")] = lambda: torch.matmul(ta16, tw16, out=to16)
         t = torch.zeros(2048, dtype=torch.bfloat16, device=run.device)
         tg = torch.zeros(2048 * run.ranks, dtype=torch.bfloat16, device=run.device)
         cases[("all_reduce_4K", "nccl")] = lambda: run.dist.all_reduce(t)

@@ -4,9 +4,10 @@ the same call comes back.
 A latency-bound call's Python (checking its arguments, choosing an
 algorithm and a grid, describing every kernel argument) costs as much as
 its launches, and an application repeats the same calls on the same
-buffers. The collectives and fused ops keep, under what a call depends on,
-the launches it made (each kernel with its grid, argument values, stream
-option and residency), and a repeat makes those launches only.
+buffers. The collectives, the fused ops and weft.ops.matmul keep, under
+what a call depends on, the launches it made (each kernel with its grid,
+argument values, stream option and residency), and a repeat makes those
+launches only.
 
 What a call depends on: its name, its options, the identities of its
 buffers (a live weft.Buffer by address, dtype and shape; a tensor by
@@ -49,6 +50,33 @@ def key(name, buffers, options):
             return None
         ids.append(i)
     return (name, tuple(ids), options, _jit.DEBUG)
+
+
+class Local:
+    """What replay and record need of a Comm, for calls that communicate
+    not at all (weft.ops.matmul): no scratch (version 0), no LL buffer.
+    Making a Comm is collective, so a local call must not."""
+
+    def __init__(self):
+        self.generation = rt.state.generation
+        self.kept = {}
+        self.version = 0
+        self.calls = 0
+
+    @staticmethod
+    def renewal_due():
+        return False
+
+
+_local = None
+
+
+def local():
+    """This context's Local."""
+    global _local
+    if _local is None or _local.generation != rt.state.generation:
+        _local = Local()
+    return _local
 
 
 def replay(comm, k):

@@ -443,6 +443,33 @@ def test_matmul_out_none():
         buf.free()
 
 
+def test_kept_matmul_reads_its_own_inputs():
+    """With out given, a repeat on the same buffers is a kept call
+    (weft/_plans.py): its launches read the inputs of their own time,
+    split-K's out zeroed again; other options or another out are other
+    calls. Rank 0 alone calls: keeping a matmul is not collective."""
+    from weft import _plans
+    m, k, n = 17, 100, 9
+    a, b = (weft.empty(shape, wl.float32, local=True) for shape in ((m, k), (k, n)))
+    outs = [weft.empty((m, n), wl.float32, local=True) for _ in range(2)]
+    if weft.rank() == 0:
+        rng = np.random.default_rng(11)
+        for _ in range(3):
+            x = rng.integers(-4, 5, (m, k)).astype(np.float32)
+            w = rng.integers(-4, 5, (k, n)).astype(np.float32)
+            a.copy_from(x)
+            b.copy_from(w)
+            for split_k, c in ((None, outs[0]), (3, outs[0]), (3, outs[1])):
+                assert weft.ops.matmul(a, b, c, split_k=split_k) is c
+                np.testing.assert_array_equal(c.to_numpy(), x @ w)
+        kept = _plans.local().kept
+        assert len(kept[_plans.key("matmul", (a, b, outs[0]), (None, None, None, False))][1]) == 1
+        assert len(kept[_plans.key("matmul", (a, b, outs[1]), (3, None, None, False))][1]) == 2
+    weft.barrier()
+    for buf in (a, b, *outs):
+        buf.free()
+
+
 @pytest.mark.parametrize("m,k,n", [(0, 64, 8), (4, 64, 0), (4, 0, 8)])
 def test_matmul_empty(m, k, n):
     """No rows or no columns: nothing to compute, out is returned as is; no

@@ -3,7 +3,7 @@
 _programs and the split-K rule."""
 import functools
 
-from .. import _runtime as rt
+from .. import _plans, _runtime as rt
 from .. import language as wl
 from .._jit import (PerBackend, TensorDescriptor, _for_backend, _resolve, _shape_divisibility,
                     compile as compile_kernel, jit)
@@ -402,7 +402,19 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     they meet tensor_maps_fit and the blocks tile the product. warp_mma:
     warp-level MMA (mma.sync on sm_90) instead of warpgroup MMA, for
     comparison (the launch option of that name; config=None then picks
-    blocks for it)."""
+    blocks for it). With out given, a repeat on the same buffers is a kept
+    call (weft/_plans.py): the first call's launches without its checks
+    and planning."""
+    if out is None:  # every call allocates its out: not kept
+        return _matmul(a, b, out, split_k, config, descriptors, warp_mma)
+    key = _plans.key("matmul", (a, b, out), (split_k, config, descriptors, warp_mma))
+    if not _plans.replay(_plans.local(), key):
+        with _plans.record(_plans.local, key):
+            _matmul(a, b, out, split_k, config, descriptors, warp_mma)
+    return out
+
+
+def _matmul(a, b, out, split_k, config, descriptors, warp_mma):
     m, k, n = _check_operands("matmul", a, b)
     dtype = _dtype_of(a, "a")
     out = _output("matmul", out, m, n, out_dtypes(dtype))
