@@ -96,6 +96,19 @@ def replay(comm, k):
     return True
 
 
+def kept(comm, comm_of, name, buffers, options, fn, *args):
+    """fn(*args) as a kept call: the launches kept under (name, buffers,
+    options) made again where comm (a Comm or Local, or None: none yet)
+    holds them (returning None), else fn runs, its launches are kept in
+    comm_of()'s and its result returned. fn's effects must be launches
+    and scratch buffers only; name None: never kept (only counted)."""
+    k = None if name is None else key(name, buffers, options)
+    if not replay(comm, k):
+        with record(comm_of, k):
+            return fn(*args)
+    return None
+
+
 @contextlib.contextmanager
 def record(comm_of, k):
     """Keeps under k (unless None) the launches made in the block, unless

@@ -346,16 +346,9 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
 
 
 def _kept(name, buffers, options, fn, *args):
-    """fn(*args) as a kept call (weft/_plans.py): its launches made again
-    where the same call was kept (returning None), else fn runs, they are
-    kept, and its result returned. fn's effects must be launches and
-    scratch buffers only; name None: never kept (the call is only counted).
+    """fn(*args) as a kept call in this context's Comm (_plans.kept).
     Every collective and fused op that counts epochs goes through here."""
-    key = None if name is None else _plans.key(name, buffers, options)
-    if not _plans.replay(_comm, key):
-        with _plans.record(_get_comm, key):
-            return fn(*args)
-    return None
+    return _plans.kept(_comm, _get_comm, name, buffers, options, fn, *args)
 
 
 def _all_reduce(x, out, op, algorithm, num_programs):

@@ -407,10 +407,9 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     and planning."""
     if out is None:  # every call allocates its out: not kept
         return _matmul(a, b, out, split_k, config, descriptors, warp_mma)
-    key = _plans.key("matmul", (a, b, out), (split_k, config, descriptors, warp_mma))
-    if not _plans.replay(_plans.local(), key):
-        with _plans.record(_plans.local, key):
-            _matmul(a, b, out, split_k, config, descriptors, warp_mma)
+    _plans.kept(_plans.local(), _plans.local, "matmul", (a, b, out),
+                (split_k, config, descriptors, warp_mma), _matmul, a, b, out, split_k, config,
+                descriptors, warp_mma)
     return out
 
 

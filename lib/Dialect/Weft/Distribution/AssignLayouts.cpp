@@ -376,8 +376,8 @@ private:
       // the same trade the other way round, the loaded tile arriving in
       // the sums' layout rather than crossing shared memory. Where it
       // crosses, it does so as loaded, before a cast widens it.
-      SmallVector<Value> casts;
-      if (auto load = dyn_cast<LoadOp>(op))
+      if (auto load = dyn_cast<LoadOp>(op)) {
+        SmallVector<Value> casts;
         if (Attribute partner = partnerOf(load, casts)) {
           if (fillsSectors(partner, load.getType()) || !conversionFits(op, load.getType()))
             wish(op->getOperand(0), partner);
@@ -385,6 +385,7 @@ private:
             for (Value cast : casts)
               wish(cast, partner);
         }
+      }
       wish(op->getOperand(0),
            chooser.coalesced(op->getOperand(0), axis.get(op->getOperand(0))));
     });
