@@ -109,6 +109,43 @@ weft_status weft_memset(weft_context *ctx, void *ptr, int value, size_t size);
 weft_status weft_memset_async(weft_context *ctx, void *ptr, int value, size_t size,
                               void *stream);
 
+/* One transfer of weft_put_signal_async: `size` bytes from src (this
+ * rank's device memory: its heap, a weft_malloc_local block or any other
+ * allocation of its device) to peer's copy of the symmetric range at dst
+ * (an address in this rank's heap), then the 8 bytes at signal_src (this
+ * rank's device memory) to peer's copy of the symmetric, 8-byte aligned
+ * word at signal: a kernel on peer that sees the word (an acquire at
+ * system scope, as wl.wait's) sees the bytes. Copy engines do not promise
+ * to write the 8 bytes at once: a reader should wait for values that
+ * differ from the old one in their low 4 bytes only (weft.ops' epochs
+ * stay below 2^32). */
+typedef struct weft_put {
+  void *dst;
+  const void *src;
+  size_t size;
+  void *signal;
+  const void *signal_src;
+  int peer;
+} weft_put;
+
+/* The copy engine's puts run on a stream of the context's own, in order,
+ * after the last weft_put_fork and beside what is launched after it:
+ * weft_put_fork(ctx, s), a launch on s, weft_put_signal_async (the puts
+ * start once the work launched on s before the fork has finished, while
+ * the launch runs), weft_put_join(ctx, s) (later work on s waits for the
+ * puts). `stream` is a CUstream or hipStream_t, NULL: the context's
+ * stream. A CUDA/HIP graph capture of the stream records them (memcpy
+ * nodes; the capture must reach weft_put_join before it ends). On the
+ * host backend, whose launches have finished when they return, each put
+ * is a copy and a releasing store, made before the call returns. */
+weft_status weft_put_fork(weft_context *ctx, void *stream);
+/* Makes `count` puts with the device's copy engines rather than its
+ * cores. Peers of this rank's node only (any rank, this one included). */
+weft_status weft_put_signal_async(weft_context *ctx, const weft_put *puts, size_t count);
+/* Work launched on `stream` after this call waits for every put made
+ * before it: their reads of src are done and their bytes have landed. */
+weft_status weft_put_join(weft_context *ctx, void *stream);
+
 /* One dimension of a tensor map (outermost first in a map): coordinate c
  * along it is element c * step along the tensor's dimension `dim`; `size`
  * coordinates, or 0 for the tensor's shape[dim] / step (which must be

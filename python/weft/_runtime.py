@@ -60,6 +60,11 @@ class TensorMapDim(_c.Structure):
                 ("box", _c.c_int32)]
 
 
+class _Put(_c.Structure):  # runtime.h, weft_put
+    _fields_ = [("dst", _c.c_void_p), ("src", _c.c_void_p), ("size", _c.c_size_t),
+                ("signal", _c.c_void_p), ("signal_src", _c.c_void_p), ("peer", _c.c_int)]
+
+
 _lib = None
 
 
@@ -89,6 +94,9 @@ def lib():
         l.weft_memset.argtypes = [vp, vp, _c.c_int, _c.c_size_t]
         l.weft_memset_async.argtypes = [vp, vp, _c.c_int, _c.c_size_t, vp]
         l.weft_peer_ptr.argtypes = [vp, vp, _c.c_int, pvp]
+        l.weft_put_fork.argtypes = [vp, vp]
+        l.weft_put_signal_async.argtypes = [vp, _c.POINTER(_Put), _c.c_size_t]
+        l.weft_put_join.argtypes = [vp, vp]
         l.weft_module_load.argtypes = [vp, _c.c_char_p, _c.c_size_t, _c.c_int, pvp]
         l.weft_module_get_kernel.argtypes = [vp, _c.c_char_p, pvp]
         l.weft_launch.argtypes = [vp, _c.POINTER(LaunchConfig), pvp, _c.c_size_t]
@@ -248,6 +256,50 @@ class stream:
 def data_ptr(x):
     """The address of x's data: a weft.Buffer, a numpy array or a tensor."""
     return x.data_ptr() if hasattr(x, "data_ptr") else x.ctypes.data  # numpy: .ctypes
+
+
+class _Recorded:
+    """A runtime call made like a launch: on weft.stream's stream, recorded
+    by a kept call (weft/_plans.py) and made again when it is replayed."""
+
+    def launch(self):
+        self._launch(None)
+
+    def _launch(self, stream):
+        from . import _plans  # it imports this module
+        if _plans.recording is not None:
+            _plans.recording.append((self, stream))
+        ctx = context()
+        self._call(ctx, state.stream if stream is None else stream)
+
+
+class Puts(_Recorded):
+    """Copies to peers by the copy engine (runtime.h,
+    weft_put_signal_async): (dst, src, size, signal, signal_src, peer)
+    tuples of addresses."""
+
+    def __init__(self, puts):
+        self._puts = (_Put * len(puts))(*(_Put(*p) for p in puts))
+        self._count = _c.c_size_t(len(puts))
+
+    def _call(self, ctx, stream):
+        check(lib().weft_put_signal_async(ctx, self._puts, self._count),
+              "weft_put_signal_async", ctx)
+
+
+class PutFork(_Recorded):
+    """Puts made after this start once the launches before it have
+    finished, beside those after it (weft_put_fork)."""
+
+    def _call(self, ctx, stream):
+        check(lib().weft_put_fork(ctx, stream), "weft_put_fork", ctx)
+
+
+class PutJoin(_Recorded):
+    """Later launches wait for the puts made so far (weft_put_join)."""
+
+    def _call(self, ctx, stream):
+        check(lib().weft_put_join(ctx, stream), "weft_put_join", ctx)
 
 
 def memset_async(x, value, nbytes):

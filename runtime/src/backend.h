@@ -103,6 +103,12 @@ typedef struct weft_backend_ops {
    * and not waited for (a memset node under graph capture). */
   weft_status (*memset_async)(void *state, void *dst, int value, size_t n, void *stream);
 
+  /* weft_put_fork, weft_put_signal_async (dst and signal this process's
+   * addresses of the peer's memory) and weft_put_join. */
+  weft_status (*put_fork)(void *state, void *stream);
+  weft_status (*put_signal)(void *state, const weft_put *puts, size_t count);
+  weft_status (*put_join)(void *state, void *stream);
+
   weft_status (*module_load)(void *state, const void *image, size_t size,
                              weft_module_format format, void **module);
   weft_status (*module_unload)(void *state, void *module);

@@ -118,6 +118,10 @@ static weft_status cuda_close(void *state) {
     weft_keep(&st, weft_cuda_enter(s));
     if (s->gpu.stream)
       weft_keep(&st, CU(cuStreamDestroy, own_stream(&s->gpu)));
+    if (s->gpu.copy_stream)
+      weft_keep(&st, CU(cuStreamDestroy, (CUstream)s->gpu.copy_stream));
+    if (s->gpu.event)
+      weft_keep(&st, CU(cuEventDestroy, (CUevent)s->gpu.event));
     weft_keep(&st, CU(cuDevicePrimaryCtxRelease, s->gpu.device));
   }
   free(s);
@@ -132,7 +136,8 @@ static weft_status device_count(int *count) {
 static weft_status open_device(weft_gpu *g) {
   cuda_state *s = (cuda_state *)g;
   CUcontext ctx = NULL;
-  CUstream stream = NULL;
+  CUstream stream = NULL, copy_stream = NULL;
+  CUevent event = NULL;
   weft_status st;
   if ((st = CU(cuDeviceGet, &g->device, g->ordinal)) ||
       (st = CU(cuDeviceGetPCIBusId, g->bus_id, (int)sizeof g->bus_id, g->device)) ||
@@ -146,6 +151,14 @@ static weft_status open_device(weft_gpu *g) {
       (st = CU(cuStreamCreate, &stream, CU_STREAM_DEFAULT)))
     return st;
   g->stream = stream;
+  /* The puts' stream is ordered only by the events between it and the
+   * streams the puts come from. */
+  if ((st = CU(cuStreamCreate, &copy_stream, CU_STREAM_NON_BLOCKING)))
+    return st;
+  g->copy_stream = copy_stream;
+  if ((st = CU(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING)))
+    return st;
+  g->event = event;
   return WEFT_SUCCESS;
 }
 
@@ -171,6 +184,19 @@ static weft_status copy_async(weft_gpu *g, void *dst, const void *src, size_t n,
 static weft_status memset_async(weft_gpu *g, void *dst, int value, size_t n, void *stream) {
   (void)g;
   return CU(cuMemsetD8Async, (CUdeviceptr)(uintptr_t)dst, (unsigned char)value, n,
+            (CUstream)stream);
+}
+
+static weft_status stream_after(weft_gpu *g, void *stream, void *after) {
+  weft_status st = CU(cuEventRecord, (CUevent)g->event, (CUstream)after);
+  return st != WEFT_SUCCESS ? st
+                            : CU(cuStreamWaitEvent, (CUstream)stream, (CUevent)g->event, 0);
+}
+
+static weft_status copy_device_async(weft_gpu *g, void *dst, const void *src, size_t n,
+                                     void *stream) {
+  (void)g;
+  return CU(cuMemcpyAsync, (CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n,
             (CUstream)stream);
 }
 
@@ -392,6 +418,8 @@ static const weft_gpu_ops gpu_ops = {
     .copy_async = copy_async,
     .memset_async = memset_async,
     .stream_synchronize = stream_synchronize,
+    .stream_after = stream_after,
+    .copy_device_async = copy_device_async,
     .exchange_capture_mode = exchange_capture_mode,
     .relaxed_capture = CU_STREAM_CAPTURE_MODE_RELAXED,
     .device_alloc = device_alloc,
@@ -420,6 +448,9 @@ const weft_backend_ops weft_backend_cuda = {
     .copy_to_host = weft_gpu_copy_to_host,
     .memset_device = weft_gpu_memset,
     .memset_async = weft_gpu_memset_async,
+    .put_fork = weft_gpu_put_fork,
+    .put_signal = weft_gpu_put_signal,
+    .put_join = weft_gpu_put_join,
     .module_load = cuda_module_load,
     .module_unload = cuda_module_unload,
     .module_get_function = weft_gpu_module_get_function,

@@ -39,6 +39,10 @@
   X(hipStreamCreateWithFlags, hipError_t, (hipStream_t *, unsigned int))       \
   X(hipStreamDestroy, hipError_t, (hipStream_t))                               \
   X(hipStreamSynchronize, hipError_t, (hipStream_t))                           \
+  X(hipStreamWaitEvent, hipError_t, (hipStream_t, hipEvent_t, unsigned int))   \
+  X(hipEventCreateWithFlags, hipError_t, (hipEvent_t *, unsigned int))         \
+  X(hipEventDestroy, hipError_t, (hipEvent_t))                                 \
+  X(hipEventRecord, hipError_t, (hipEvent_t, hipStream_t))                     \
   X(hipThreadExchangeStreamCaptureMode, hipError_t, (hipStreamCaptureMode *))  \
   X(hipExtMallocWithFlags, hipError_t, (void **, size_t, unsigned int))        \
   X(hipFree, hipError_t, (void *))                                             \
@@ -166,6 +170,10 @@ static weft_status hip_close(void *state) {
     st = enter(s);
     weft_keep(&st, HIP(hipStreamDestroy, own_stream(&s->gpu)));
   }
+  if (s->gpu.copy_stream)
+    weft_keep(&st, HIP(hipStreamDestroy, (hipStream_t)s->gpu.copy_stream));
+  if (s->gpu.event)
+    weft_keep(&st, HIP(hipEventDestroy, (hipEvent_t)s->gpu.event));
   free(s);
   return st;
 }
@@ -177,7 +185,8 @@ static weft_status device_count(int *count) {
 /* g->ordinal is in range. */
 static weft_status open_device(weft_gpu *g) {
   hip_state *s = (hip_state *)g;
-  hipStream_t stream = NULL;
+  hipStream_t stream = NULL, copy_stream = NULL;
+  hipEvent_t event = NULL;
   weft_status st;
   g->device = g->ordinal;
   /* Blocking, as on CUDA: ordered with the null stream torch uses. */
@@ -186,6 +195,13 @@ static weft_status open_device(weft_gpu *g) {
       (st = HIP(hipStreamCreateWithFlags, &stream, hipStreamDefault)))
     return st;
   g->stream = stream;
+  /* The puts' stream: ordered only by events, as on CUDA. */
+  if ((st = HIP(hipStreamCreateWithFlags, &copy_stream, hipStreamNonBlocking)))
+    return st;
+  g->copy_stream = copy_stream;
+  if ((st = HIP(hipEventCreateWithFlags, &event, hipEventDisableTiming)))
+    return st;
+  g->event = event;
   return WEFT_SUCCESS;
 }
 
@@ -267,6 +283,19 @@ static weft_status memset_async(weft_gpu *g, void *dst, int value, size_t n, voi
 static weft_status stream_synchronize(weft_gpu *g, void *stream) {
   (void)g;
   return HIP(hipStreamSynchronize, (hipStream_t)stream);
+}
+
+static weft_status stream_after(weft_gpu *g, void *stream, void *after) {
+  weft_status st = HIP(hipEventRecord, (hipEvent_t)g->event, (hipStream_t)after);
+  return st != WEFT_SUCCESS ? st
+                            : HIP(hipStreamWaitEvent, (hipStream_t)stream,
+                                  (hipEvent_t)g->event, 0);
+}
+
+static weft_status copy_device_async(weft_gpu *g, void *dst, const void *src, size_t n,
+                                     void *stream) {
+  (void)g;
+  return HIP(hipMemcpyAsync, dst, src, n, hipMemcpyDefault, (hipStream_t)stream);
 }
 
 static weft_status exchange_capture_mode(int *mode) {
@@ -377,6 +406,8 @@ static const weft_gpu_ops gpu_ops = {
     .copy_async = copy_async,
     .memset_async = memset_async,
     .stream_synchronize = stream_synchronize,
+    .stream_after = stream_after,
+    .copy_device_async = copy_device_async,
     .exchange_capture_mode = exchange_capture_mode,
     .relaxed_capture = hipStreamCaptureModeRelaxed,
     .device_alloc = device_alloc,
@@ -405,6 +436,9 @@ const weft_backend_ops weft_backend_hip = {
     .copy_to_host = weft_gpu_copy_to_host,
     .memset_device = weft_gpu_memset,
     .memset_async = weft_gpu_memset_async,
+    .put_fork = weft_gpu_put_fork,
+    .put_signal = weft_gpu_put_signal,
+    .put_join = weft_gpu_put_join,
     .module_load = hip_module_load,
     .module_unload = hip_module_unload,
     .module_get_function = weft_gpu_module_get_function,

@@ -157,6 +157,28 @@ static weft_status host_memset_async(void *state, void *dst, int value, size_t n
   return host_memset(state, dst, value, n);
 }
 
+/* The peers' heaps are mapped here: each put is a copy, then its signal
+ * stored with release, as a host kernel's signal is. Made at once, which
+ * is after the launches before it (they have finished), so a fork and a
+ * join have nothing to order. */
+static weft_status host_put_order(void *state, void *stream) {
+  (void)state;
+  (void)stream;
+  return WEFT_SUCCESS;
+}
+
+static weft_status host_put_signal(void *state, const weft_put *puts, size_t count) {
+  (void)state;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t value;
+    if (puts[i].size)
+      memcpy(puts[i].dst, puts[i].src, puts[i].size);
+    memcpy(&value, puts[i].signal_src, sizeof value);
+    __atomic_store_n((uint64_t *)puts[i].signal, value, __ATOMIC_RELEASE);
+  }
+  return WEFT_SUCCESS;
+}
+
 static weft_status host_module_load(void *state, const void *image, size_t size,
                                     weft_module_format format, void **module) {
   (void)state;
@@ -324,6 +346,9 @@ const weft_backend_ops weft_backend_host = {
     .copy_to_host = host_copy,
     .memset_device = host_memset,
     .memset_async = host_memset_async,
+    .put_fork = host_put_order,
+    .put_signal = host_put_signal,
+    .put_join = host_put_order,
     .module_load = host_module_load,
     .module_unload = host_module_unload,
     .module_get_function = host_module_get_function,

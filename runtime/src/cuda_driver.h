@@ -19,6 +19,7 @@ typedef unsigned long long CUdeviceptr;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 
@@ -37,7 +38,8 @@ enum {
   CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
 };
 
-enum { CU_STREAM_DEFAULT = 0x0 };
+enum { CU_STREAM_DEFAULT = 0x0, CU_STREAM_NON_BLOCKING = 0x1 };
+enum { CU_EVENT_DISABLE_TIMING = 0x2 };
 enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 };
 #define CU_IPC_HANDLE_SIZE 64
 typedef struct CUipcMemHandle {
@@ -175,6 +177,10 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
   X(cuStreamCreate, "cuStreamCreate", (CUstream *, unsigned int))              \
   X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                         \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                    \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", (CUstream, CUevent, unsigned int)) \
+  X(cuEventCreate, "cuEventCreate", (CUevent *, unsigned int))                 \
+  X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))                            \
+  X(cuEventRecord, "cuEventRecord", (CUevent, CUstream))                       \
   X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode",    \
     (CUstreamCaptureMode *))                                                   \
   X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity",            \
@@ -207,6 +213,8 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
     (CUdeviceptr, const void *, size_t, CUstream))                             \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                 \
     (void *, CUdeviceptr, size_t, CUstream))                                   \
+  X(cuMemcpyAsync, "cuMemcpyAsync",                                            \
+    (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
   X(cuMemsetD8Async, "cuMemsetD8Async",                                        \
     (CUdeviceptr, unsigned char, size_t, CUstream))                            \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                  \

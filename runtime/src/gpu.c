@@ -266,3 +266,35 @@ weft_status weft_gpu_synchronize(void *state, void *stream) {
     return st;
   return g->ops->stream_synchronize(g, stream ? stream : g->stream);
 }
+
+/* ---- the copy engine's puts ---- */
+
+/* copy_stream waits for `from`'s work so far (fork), or `to` for
+ * copy_stream's (join). */
+static weft_status order(weft_gpu *g, void *stream, void *after) {
+  weft_status st = g->ops->enter(g);
+  return st != WEFT_SUCCESS ? st : g->ops->stream_after(g, stream, after);
+}
+
+weft_status weft_gpu_put_fork(void *state, void *stream) {
+  weft_gpu *g = state;
+  return order(g, g->copy_stream, stream ? stream : g->stream);
+}
+
+weft_status weft_gpu_put_signal(void *state, const weft_put *puts, size_t count) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  /* Each signal after its bytes on one stream: it lands once they have. */
+  for (size_t i = 0; i < count && st == WEFT_SUCCESS; i++)
+    if (!puts[i].size || (st = g->ops->copy_device_async(g, puts[i].dst, puts[i].src,
+                                                         puts[i].size, g->copy_stream)) ==
+                             WEFT_SUCCESS)
+      st = g->ops->copy_device_async(g, puts[i].signal, puts[i].signal_src, 8,
+                                     g->copy_stream);
+  return st;
+}
+
+weft_status weft_gpu_put_join(void *state, void *stream) {
+  weft_gpu *g = state;
+  return order(g, stream ? stream : g->stream, g->copy_stream);
+}

@@ -65,6 +65,13 @@ typedef struct weft_gpu_ops {
    * keeps its own module_load. */
   weft_status (*find_function)(weft_gpu *g, void *module, const char *name,
                                void **function, int *found);
+  /* Work launched on `stream` from now on waits for what was launched on
+   * `after` so far (g->event recorded there, waited for here). */
+  weft_status (*stream_after)(weft_gpu *g, void *stream, void *after);
+  /* Starts copying n bytes between two device addresses (this device's or
+   * a mapped peer's) on `stream`. */
+  weft_status (*copy_device_async)(weft_gpu *g, void *dst, const void *src, size_t n,
+                                   void *stream);
   /* Launches function with params (the arguments, then the kernel context)
    * in blocks of `block` threads, on config->stream, else g's stream. */
   weft_status (*launch_kernel)(weft_gpu *g, void *function,
@@ -79,6 +86,8 @@ struct weft_gpu {
   int ordinal;     /* the device as this process counts them */
   int device;      /* the driver's handle of it (CUdevice; HIP: the ordinal) */
   void *stream;    /* the backend's own stream (CUstream, hipStream_t) */
+  void *copy_stream; /* where the copy engine's puts run */
+  void *event;       /* stream_after's */
   weft_bootstrap *bs;
   char bus_id[32]; /* PCI */
 };
@@ -146,5 +155,10 @@ weft_status weft_gpu_launch(void *state, void *function,
                             const weft_launch_config *config, void **args,
                             size_t num_args, const weft_kernel_context *kctx);
 weft_status weft_gpu_synchronize(void *state, void *stream);
+/* weft_put_fork, weft_put_signal_async (translated puts) and
+ * weft_put_join, on g->copy_stream. */
+weft_status weft_gpu_put_fork(void *state, void *stream);
+weft_status weft_gpu_put_signal(void *state, const weft_put *puts, size_t count);
+weft_status weft_gpu_put_join(void *state, void *stream);
 
 #endif /* WEFT_RUNTIME_GPU_H */

@@ -6,7 +6,8 @@
  * every rank instead of leaving the heaps out of step. weft_memcpy /
  * weft_memset: host access to the local part and to weft_malloc_local
  * blocks (local.c); weft_memset_async: a stream-ordered fill of any of the
- * device's memory.
+ * device's memory; weft_put_fork / weft_put_signal_async / weft_put_join:
+ * the copy engine's puts to peers, checked and translated here.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -225,4 +226,72 @@ weft_status weft_memset_async(weft_context *ctx, void *ptr, int value, size_t si
     return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
                                         "weft_memset_async: ptr is NULL"));
   return weft_ctx_fail(ctx, ctx->ops->memset_async(ctx->state, ptr, value, size, stream));
+}
+
+/* Where put i's range [p, +size) lies on its peer, or a failure naming it. */
+static weft_status peer_range(weft_context *ctx, size_t i, const char *what, void *p,
+                              size_t size, int peer, void **out) {
+  uint64_t offset = heap_offset(ctx, p);
+  if (offset == NOT_IN_HEAP || size > ctx->heap_size - offset)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_signal_async: put %zu: %s "
+                     "[%p, +%zu) is not in this rank's symmetric heap [%p, +0x%zx)", i,
+                     what, p, size, (void *)(uintptr_t)ctx->kctx.heap_base[ctx->rank],
+                     ctx->heap_size);
+  *out = (char *)(uintptr_t)ctx->kctx.heap_base[peer] + offset;
+  return WEFT_SUCCESS;
+}
+
+/* put with its dst and signal on its peer, after the checks. */
+static weft_status translate_put(weft_context *ctx, size_t i, const weft_put *put,
+                                 weft_put *out) {
+  *out = *put;
+  if (put->peer < 0 || put->peer >= ctx->num_ranks || !ctx->kctx.heap_base[put->peer])
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_signal_async: put %zu: peer "
+                     "%d is not a rank of this node (ranks %d..%d)", i, put->peer,
+                     ctx->node * ctx->local_size, (ctx->node + 1) * ctx->local_size - 1);
+  if ((put->size && !put->src) || !put->signal_src)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_signal_async: put %zu: %s is "
+                     "NULL", i, put->signal_src ? "src" : "signal_src");
+  if ((uintptr_t)put->signal % 8)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_signal_async: put %zu: "
+                     "signal %p is not 8-byte aligned", i, put->signal);
+  weft_status st = WEFT_SUCCESS;
+  if (put->size)
+    st = peer_range(ctx, i, "dst", put->dst, put->size, put->peer, &out->dst);
+  return st ? st : peer_range(ctx, i, "signal", put->signal, 8, put->peer, &out->signal);
+}
+
+#define PUT_BATCH 32 /* puts translated on the stack at a time */
+
+weft_status weft_put_fork(weft_context *ctx, void *stream) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_fork: ctx is NULL");
+  return weft_ctx_fail(ctx, ctx->ops->put_fork(ctx->state, stream));
+}
+
+weft_status weft_put_signal_async(weft_context *ctx, const weft_put *puts, size_t count) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_signal_async: ctx is NULL");
+  if (count && !puts)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT,
+                                        "weft_put_signal_async: puts is NULL"));
+  weft_put batch[PUT_BATCH];
+  for (size_t i = 0; i < count; i++)  /* all checked before any is made */
+    if (translate_put(ctx, i, &puts[i], &batch[0]))
+      return weft_ctx_fail(ctx, WEFT_ERROR_INVALID_ARGUMENT);
+  for (size_t first = 0; first < count; first += PUT_BATCH) {
+    size_t n = count - first < PUT_BATCH ? count - first : PUT_BATCH;
+    for (size_t i = 0; i < n; i++)
+      translate_put(ctx, first + i, &puts[first + i], &batch[i]);
+    weft_status st = ctx->ops->put_signal(ctx->state, batch, n);
+    if (st)
+      return weft_ctx_fail(ctx, st);
+  }
+  return WEFT_SUCCESS;
+}
+
+weft_status weft_put_join(weft_context *ctx, void *stream) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_join: ctx is NULL");
+  return weft_ctx_fail(ctx, ctx->ops->put_join(ctx->state, stream));
 }

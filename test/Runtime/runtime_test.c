@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,62 @@ static int test_heap(void) {
   CHECK_FAILS(weft_memset(g_ctx, own[0], 0, 1), WEFT_ERROR_INVALID_ARGUMENT, "nor in");
   CHECK_OK(weft_free_local(g_ctx, NULL));
   /* Rank 0's own[1] is left for weft_finalize (ASan runs would report it). */
+
+  /* The copy engine's puts (copies and releasing stores here): 64 bytes
+   * into slot [rank] of every rank's `slots`, its flag there set from
+   * this rank's epoch word; all of a call's puts are checked first. */
+  unsigned char *slots;
+  uint64_t *flags;
+  CHECK_OK(weft_malloc(g_ctx, 64 * WEFT_MAX_RANKS + 8 * (WEFT_MAX_RANKS + 1), (void **)&slots));
+  flags = (uint64_t *)(slots + 64 * WEFT_MAX_RANKS);
+  uint64_t *epoch = flags + WEFT_MAX_RANKS;
+  *epoch = 40 + (uint64_t)g_rank;
+  CHECK_OK(weft_barrier(g_ctx));
+  weft_put puts[WEFT_MAX_RANKS + 1];
+  for (int peer = 0; peer < n; ++peer)
+    puts[peer] = (weft_put){slots + 64 * g_rank, in, 64, &flags[g_rank], epoch, peer};
+  puts[n] = (weft_put){slots, in, 64, flags, epoch, n};  /* not a rank: nothing is made */
+  CHECK_FAILS(weft_put_signal_async(g_ctx, puts, (size_t)n + 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "put ");
+  CHECK_OK(weft_barrier(g_ctx));
+  for (int r = 0; r < n; ++r)
+    CHECK(flags[r] == 0);
+  CHECK_OK(weft_barrier(g_ctx));  /* every rank has looked before any puts */
+  CHECK_OK(weft_put_fork(g_ctx, NULL));
+  CHECK_OK(weft_put_signal_async(g_ctx, puts, (size_t)n));
+  CHECK_OK(weft_put_join(g_ctx, NULL));
+  CHECK_OK(weft_barrier(g_ctx));
+  for (int r = 0; r < n; ++r) {
+    CHECK(flags[r] == 40 + (uint64_t)r);
+    for (int i = 0; i < 64; ++i)
+      CHECK(slots[64 * r + i] == (unsigned char)(i + r));
+  }
+  weft_put bad = puts[0];
+  bad.peer = -1;
+  CHECK_FAILS(weft_put_signal_async(g_ctx, &bad, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "put 0: peer -1 is not a rank of this node");
+  bad = puts[0];
+  bad.dst = heap_end - 8;
+  CHECK_FAILS(weft_put_signal_async(g_ctx, &bad, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "put 0: dst");
+  bad = puts[0];
+  bad.signal = (char *)flags + 4;
+  CHECK_FAILS(weft_put_signal_async(g_ctx, &bad, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "is not 8-byte aligned");
+  bad = puts[0];
+  bad.signal = out;
+  CHECK_FAILS(weft_put_signal_async(g_ctx, &bad, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "put 0: signal");
+  bad = puts[0];
+  bad.src = NULL;
+  CHECK_FAILS(weft_put_signal_async(g_ctx, &bad, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "put 0: src is NULL");
+  CHECK_FAILS(weft_put_signal_async(g_ctx, NULL, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "puts is NULL");
+  CHECK_OK(weft_put_signal_async(g_ctx, NULL, 0));
+  CHECK(weft_put_fork(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT &&
+        weft_put_join(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT);
+  CHECK_OK(weft_free(g_ctx, slots));
 
 
   /* First fit: freeing and asking again gives the same block back. */
@@ -509,6 +566,7 @@ static struct {
   void **params;
   size_t num_params;
   unsigned block;
+  char trace[512]; /* the puts' driver calls, in order */
 } fake;
 
 static weft_status fake_ready(void) { return WEFT_SUCCESS; }
@@ -520,6 +578,8 @@ static weft_status fake_count(int *count) {
 
 static weft_status fake_open_device(weft_gpu *g) {
   g->device = 100 + g->ordinal;
+  g->stream = (void *)0x5;
+  g->copy_stream = (void *)0xc;
   snprintf(g->bus_id, sizeof g->bus_id, "0000:%02x:00.0",
            fake.same_bus ? 0x40 : 0x40 + g->ordinal);
   return WEFT_SUCCESS;
@@ -569,6 +629,30 @@ static weft_status fake_launch_kernel(weft_gpu *g, void *function,
   return WEFT_SUCCESS;
 }
 
+/* The puts' driver calls, appended to fake.trace by the streams' and
+ * copies' last hex digit. */
+static void trace(const char *fmt, ...) {
+  size_t used = strlen(fake.trace);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(fake.trace + used, sizeof fake.trace - used, fmt, ap);
+  va_end(ap);
+}
+
+static weft_status fake_stream_after(weft_gpu *g, void *stream, void *after) {
+  (void)g;
+  trace("after(%lx,%lx) ", (unsigned long)(uintptr_t)stream, (unsigned long)(uintptr_t)after);
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_copy_device(weft_gpu *g, void *dst, const void *src, size_t n,
+                                    void *stream) {
+  (void)g;
+  trace("copy(%lx,%lx,%zu,%lx) ", (unsigned long)(uintptr_t)dst,
+        (unsigned long)(uintptr_t)src, n, (unsigned long)(uintptr_t)stream);
+  return WEFT_SUCCESS;
+}
+
 static const weft_backend_ops fake_backend = {
     .name = "fake", .warp_size = 16, .close = fake_close};
 static const weft_gpu_ops fake_ops = {
@@ -582,6 +666,8 @@ static const weft_gpu_ops fake_ops = {
     .device_by_bus_id = fake_by_bus_id,
     .can_access_peer = fake_can_access,
     .enter = fake_enter,
+    .stream_after = fake_stream_after,
+    .copy_device_async = fake_copy_device,
     .launch_kernel = fake_launch_kernel,
 };
 
@@ -664,6 +750,17 @@ static int test_gpu_common(void) {
     CHECK_OK(weft_gpu_launch(g, &kctx, &config, args, count, &kctx));
     CHECK(fake.block == 96);
   }
+
+  /* The copy engine's puts: the copy stream after the fork's stream (the
+   * backend's own for NULL), each signal after its bytes (none for an
+   * empty put), the join's stream after the copy stream. */
+  const weft_put puts[] = {{(void *)0xd1, (void *)0x51, 64, (void *)0xf1, (void *)0xe1, 1},
+                           {(void *)0xd2, (void *)0x52, 0, (void *)0xf2, (void *)0xe2, 1}};
+  CHECK_OK(weft_gpu_put_fork(g, (void *)0x7));
+  CHECK_OK(weft_gpu_put_signal(g, puts, 2));
+  CHECK_OK(weft_gpu_put_join(g, NULL));
+  CHECK(!strcmp(fake.trace, "after(c,7) copy(d1,51,64,c) copy(f1,e1,8,c) copy(f2,e2,8,c) "
+                            "after(5,c) "));
   CHECK_OK(fake_close(g));
 
   /* Two ranks on one GPU, both named (each rank's first peer: `other`). */

@@ -42,6 +42,33 @@ def test_all_gather_matmul(rows, k, n, dtype, algorithm):
     b.free()
 
 
+@pytest.mark.parametrize("copy_engine", [True, False])
+def test_all_gather_matmul_copy_engine(monkeypatch, copy_engine):
+    """"overlap" with a's rows moved by the copy engine (puts after
+    gather_entry_kernel, each chunk flagged with the call's epoch) or by
+    the kernel's programs, forced either way: rows that are no whole
+    number of chunks, one program and a few, new data in a kept call (its
+    puts made again), and calls of other shapes between (the scratch
+    grows, the epochs carry on)."""
+    from weft.ops import _tp
+    monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
+    monkeypatch.setattr(_tp, "_gather_plan", _tp._gather_plan.__wrapped__)  # sees the patch
+    me, ranks = weft.rank(), weft.num_ranks()
+    for step, (rows, k, n, programs) in enumerate(
+            [(37, 24, 40, None), (16, 64, 48, 1), (1, 8, 8, 3), (70, 40, 20, None)]):
+        a, b = weft.empty((rows, k), wl.float32), weft.empty((k, n), wl.float32)
+        out = weft.empty((ranks * rows, n), wl.float32)
+        for seed in (step, step + 10):  # the second call is kept: new data, the same launches
+            xs, w = _inputs(rows, k, n, seed)
+            a.copy_from(xs[me])
+            b.copy_from(w)
+            ops.all_gather_matmul(a, b, out, num_programs=programs, algorithm="overlap")
+            np.testing.assert_array_equal(host(out), np.concatenate(xs) @ w)
+        for buf in (a, b, out):
+            buf.free()
+    weft.barrier()
+
+
 @pytest.mark.parametrize("algorithm", ["overlap", "gather", "pull"])
 def test_all_gather_matmul_local_b_and_out_one_program(algorithm):
     me, ranks = weft.rank(), weft.num_ranks()

@@ -38,7 +38,9 @@ NUM_PHASES = 4      # 0: entry, 1: exit, 2 and 3: the arrivals of puts (_nodes.p
 # in one int64 array per rank (_Comm.fused_sync): their calls (0), their
 # finished programs (1), the epoch of the last call of a kernel that
 # flags FUSED_DONE (2: the first layer, attention), the count of items
-# taken from attention's queue (FUSED_QUEUE); from FUSED_COUNTERS
+# taken from attention's queue (FUSED_QUEUE), the epoch of the first
+# layer's next call for the copy engine's arrival flags (FUSED_EPOCH:
+# gather_entry_kernel writes it, puts copy it); from FUSED_COUNTERS
 # the second layer's counters per output block, FUSED_BLOCKS for each
 # parity of the calls; from FUSED_ARRIVALS the FUSED_BLOCKS arrival flags
 # of the first layer's and attention's chunks; from FUSED_DONE, for each
@@ -46,7 +48,8 @@ NUM_PHASES = 4      # 0: entry, 1: exit, 2 and 3: the arrivals of puts (_nodes.p
 # (_fused_call_done).
 FUSED_BLOCKS = 1 << 15
 FUSED_QUEUE = 3
-FUSED_COUNTERS = 4
+FUSED_EPOCH = 4
+FUSED_COUNTERS = 5
 FUSED_ARRIVALS = FUSED_COUNTERS + 2 * FUSED_BLOCKS
 FUSED_DONE = FUSED_ARRIVALS + FUSED_BLOCKS
 

@@ -4,11 +4,12 @@ weft.ops.matmul_reduce_scatter / weft.ops.matmul_all_reduce (the second,
 row-parallel layer, whose K dimension is split over the ranks).
 
 First layer. By default ("overlap") one resident launch
-(ag_matmul_kernel): its programs push every rank's A, a few rows at a
-time, into a symmetric scratch of every other rank, flagging each chunk
-there, while the others multiply; a product waits only for its rows'
-flags (a rank multiplies its own rows from A). Where matmul would split
-K (decode), "gather" runs the all-gather (weft.collectives.all_gather)
+(ag_matmul_kernel) multiplies while every rank's A goes, a chunk of rows
+at a time, into a symmetric scratch of every other rank, each chunk
+flagged there: moved by the copy engine beside the kernel (large A) or
+by a few of its programs while the others multiply; a product waits only
+for its rows' flags (a rank multiplies its own rows from A). Where
+matmul would split K (decode), "gather" runs the all-gather (weft.collectives.all_gather)
 and then weft.ops.matmul. Every A tile crosses NVLink once in both.
 "pull" loads the A tiles from their owner straight into wl.dot
 (peer=owner): a crossing per column block of the output.
@@ -35,8 +36,8 @@ from .. import language as wl
 from .._jit import compile as compile_kernel, jit
 from .._jit import PerBackend, TensorDescriptor
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
-                                    _begin, _end, _fused_call_done, _last_to_finish,
-                                    _push, _sync)
+                                    FUSED_EPOCH, _begin, _end, _fused_call_done,
+                                    _last_to_finish, _push, _sync)
 from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _node_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
@@ -84,6 +85,14 @@ def all_gather_matmul_kernel(a, b, c, rows, N, K, k_steps, BM: wl.constexpr,
 # COPY_COLS elements (16 KiB of bf16 on GPUs).
 COPY_ROWS = PerBackend(host=4, default=16)
 COPY_COLS = PerBackend(host=16, default=512)
+# Where a holds at least COPY_ENGINE_BYTES per rank, the copy engine moves
+# it instead (weft_put_signal_async), leaving every program to the
+# products, in PUT_CHUNKS puts per destination of whole row blocks, each
+# flagged: a put costs the copy engine microseconds, more of them cost
+# more than the earlier arrival saves (bench/README.md, "Prefill: the
+# copy engine moves the rows").
+COPY_ENGINE_BYTES = PerBackend(host=1 << 12, default=8 << 20)
+PUT_CHUNKS = 2
 
 
 @jit
@@ -101,41 +110,69 @@ def _copy_rows(a, g, dest, chunk, rows, K, flag, epoch, CM: wl.constexpr, CK: wl
 
 
 @jit
-def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K,
+def gather_entry_kernel(sync):
+    """Before the copy engine's puts of ag_matmul_kernel's rows (one
+    program, on the call's stream): waits until every rank has finished my
+    last call of a kernel that flags FUSED_DONE (a peer may still read g
+    for it), then leaves this call's epoch where the puts copy their
+    arrival flags from."""
+    last = wl.load(sync + 2)
+    for p in range(wl.num_ranks()):
+        wl.wait(sync + FUSED_DONE + p, last, cmp="ge")
+    wl.store(sync + FUSED_EPOCH, wl.load(sync) + 1)
+
+
+@jit
+def _taken(count, first, stride):
+    """How many of items first, first + stride, ... lie below count (first
+    < stride): a program's share of a list dealt out in turns."""
+    return (count - first + stride - 1) // stride
+
+
+@jit
+def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K, flag_rows,
                      BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr, CM: wl.constexpr,
                      CK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
-                     GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
+                     SM_COPIES: wl.constexpr, GROUP_M: wl.constexpr = 8,
+                     CLUSTER_N: wl.constexpr = 1):
     """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :]
-    @ b for every rank s. Every rank's a goes, CM rows at a time, into
-    slot s (rows s * rows..) of every other rank's symmetric g, each chunk
-    flagged on arrival (a flag per source and chunk, holding the call's
-    epoch: none is reset); a product of a block of c waits for its rows'
-    flags, then multiplies from g, or from a where the rows are mine (my
-    own slot of g stays unused: copying a there would only cost memory
-    traffic). The programs, resident together in clusters of CLUSTER_N (a
-    resident launch in clusters=(CLUSTER_N,)), take items i, i + clusters,
-    ... in this order: the copies to the other ranks (the next rank first)
-    spread evenly among the products of my own rows, so that a few
-    programs push while the rest compute; then the products of the
-    others' rows, the previous rank's first (the first to arrive). An item is a chunk for
-    each program of the cluster, or neighbouring column blocks of one
+    @ b for every rank s. Every rank's a goes, flag_rows rows at a time,
+    into slot s (rows s * rows..) of every other rank's symmetric g, each
+    chunk flagged on arrival (a flag per source and chunk, holding the
+    call's epoch: none is reset): by the copy engine (puts made around the
+    launch, after gather_entry_kernel) or, with SM_COPIES, by the programs
+    themselves, CM (= flag_rows) rows at a time. A product of a block of c
+    waits for its rows' flags, then multiplies from g, or from a where the
+    rows are mine (my own slot of g stays unused: copying a there would
+    only cost memory traffic). The programs, resident together in
+    clusters of CLUSTER_N (a resident launch in clusters=(CLUSTER_N,)),
+    deal the copies to the other ranks (the next rank first) and the
+    products (my own rows first, then the others', the previous rank's
+    first: the first to arrive) out in turns, a cluster taking every
+    clusters-th of each (the products from the first cluster on, the
+    copies from the last back); a cluster's copies are spread among its
+    products of my own rows, so that a few programs push while the rest
+    compute. An item is a chunk
+    for each program of the cluster, or neighbouring column blocks of one
     block row (whose programs then share the copies of g's blocks, as in
     matmul_kernel). A rank may start a call while another still
     multiplies its last one from g, so a copy to another rank first waits
     until that rank has finished my last call (its done flag here, set by
-    its last program). Copies wait only for earlier calls and a product
-    only for copies of earlier items, which every cluster takes in order,
-    so every wait ends. a_blocks and g_blocks are a and g as the products
-    read them: tensor descriptors (DESC) or a and g themselves. The two
-    products' K loops sit in the branches of one if, so their rings of
-    shared memory share their room (docs/tile-ir.md, "Pipelining")."""
+    its last program; gather_entry_kernel waits so before the puts). Copies
+    wait only for earlier calls and a product
+    of others' rows only for copies, which every cluster makes before its
+    first such product, so every wait ends. a_blocks and g_blocks are a
+    and g as the products read them: tensor descriptors (DESC) or a and g
+    themselves. The two products' K loops sit in the branches of one if,
+    so their rings of shared memory share their room (docs/tile-ir.md,
+    "Pipelining")."""
     me = wl.rank()
     ranks = wl.num_ranks()
     column = wl.program_id(0) % CLUSTER_N     # my chunk or column block in the cluster's
     blocks_m = (rows + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN // CLUSTER_N   # of clusters
     blocks = blocks_m * blocks_n              # product items per source rank
-    chunks = (rows + CM - 1) // CM            # copies per destination
+    chunks = (rows + flag_rows - 1) // flag_rows     # flags per source
     copies = (chunks + CLUSTER_N - 1) // CLUSTER_N   # copy items per destination
     rows_even = rows // BM * BM if EVEN else rows
     epoch = wl.load(sync) + 1
@@ -144,19 +181,34 @@ def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K,
     arrivals = sync + FUSED_ARRIVALS
     mine = g + me * rows * K                  # my slot, and my chunks' flags, on the others
     my_flags = arrivals + me * chunks
-    pushes = (ranks - 1) * copies
-    spread = pushes + blocks                  # pushes among my own products
-    items = pushes + ranks * blocks
-    for j in range(wl.program_id(0) // CLUSTER_N, items, wl.num_programs(0) // CLUSTER_N):
-        pushed = wl.minimum(j * pushes // spread, pushes)     # pushes before item j
-        if (j < spread) & ((j + 1) * pushes // spread > pushed):
-            dest = (me + 1 + pushed // copies) % ranks
-            chunk = pushed % copies * CLUSTER_N + column
+    pushes = (ranks - 1) * copies if SM_COPIES else 0
+    # Each cluster takes every clusters-th product from the first cluster
+    # on and every clusters-th copy from the last one back (a static
+    # share: the clusters left a product short take the copies first, and
+    # where there are clusters for every item each has one), its copies
+    # spread among its products of my rows from a point that differs
+    # between clusters, so that about as many copy at any time. (One list
+    # dealt out in turns instead put every copy on the clusters whose
+    # number shared a residue with the copies' period: at 8192 x 8192 on
+    # 2 ranks a third of them copied while the rest made 10 products where
+    # 7.8 was the mean.)
+    clusters = wl.num_programs(0) // CLUSTER_N
+    cluster = wl.program_id(0) // CLUSTER_N
+    backward = clusters - 1 - cluster         # the cluster's number counted from the last
+    my_pushes = _taken(pushes, backward, clusters)
+    spread = wl.maximum(my_pushes + _taken(blocks, cluster, clusters), 1)
+    start = cluster % spread                  # where in its spread the cluster's copies fall
+    for i in range(0, my_pushes + _taken(ranks * blocks, cluster, clusters)):
+        pushed = wl.minimum((i * my_pushes + start) // spread, my_pushes)  # before item i
+        if (i < spread) & (((i + 1) * my_pushes + start) // spread > pushed):
+            push = backward + pushed * clusters
+            dest = (me + 1 + push // copies) % ranks
+            chunk = push % copies * CLUSTER_N + column
             if chunk < chunks:
                 wl.wait(done + dest, last, cmp="ge")
                 _copy_rows(a, mine, dest, chunk, rows, K, my_flags + chunk, epoch, CM, CK)
         else:
-            product = j - pushed
+            product = cluster + (i - pushed) * clusters
             src = (me + ranks - product // blocks) % ranks
             block_m, block_n = _grouped(product % blocks, blocks_m, blocks_n, GROUP_M)
             m0 = block_m * BM
@@ -166,7 +218,8 @@ def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K,
                                      BM, BN, BK, EVEN, DESC)
             else:
                 flags = arrivals + src * chunks
-                for chunk in range(m0 // CM, wl.minimum(chunks, (m0 + BM) // CM)):
+                for chunk in range(m0 // flag_rows,
+                                   wl.minimum(chunks, (m0 + BM - 1) // flag_rows + 1)):
                     wl.wait(flags + chunk, epoch, cmp="ge")
                 acc = _piece_product(g_blocks, b, src * rows_even, m0, n0, rows, N, K, 0, K,
                                      BM, BN, BK, EVEN, DESC)
@@ -214,7 +267,17 @@ def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
     rank, pieces of K matmul would split the product into)."""
     constexprs, options, blocks, pieces, _ = _fused_plan(ranks * rows, rows, n, k, ranks,
                                                          backend, dtype, descriptors)
-    return dict(constexprs, CM=COPY_ROWS, CK=COPY_COLS), options, blocks, pieces
+    sm_copies = rows * k * dtype.bits // 8 < COPY_ENGINE_BYTES[backend]
+    return (dict(constexprs, CM=COPY_ROWS, CK=COPY_COLS, SM_COPIES=sm_copies), options, blocks,
+            pieces)
+
+
+def _flag_rows(rows, constexprs, backend):
+    """The rows of a that one arrival flag of ag_matmul_kernel covers."""
+    if constexprs["SM_COPIES"]:
+        return constexprs["CM"][backend]
+    bm = constexprs["BM"][backend]
+    return -(-rows // (PUT_CHUNKS * bm)) * bm
 
 
 def compile_all_gather_matmul(m, n, k, ranks, target):
@@ -226,11 +289,14 @@ def compile_all_gather_matmul(m, n, k, ranks, target):
     constexprs, options, _, _ = _gather_plan(rows, n, k, ranks, backend, wl.bfloat16)
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     g_blocks = matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"]
+    flag_rows = "i32:16" if _flag_rows(rows, constexprs, backend) % 16 == 0 else "i32"
     compile_kernel(ag_matmul_kernel,
                    dict(a="*bf16:16", a_blocks=sig["a"], g="*bf16:16", g_blocks=g_blocks,
-                        b=sig["b"], c=sig["c"],
-                        sync="*i64:16", rows=sig["M"], N=sig["N"], K=sig["K"]),
+                        b=sig["b"], c=sig["c"], sync="*i64:16", rows=sig["M"], N=sig["N"],
+                        K=sig["K"], flag_rows=flag_rows),
                    constexprs, target=target, **options)
+    if not constexprs["SM_COPIES"]:
+        compile_kernel(gather_entry_kernel, dict(sync="*i64:16"), {}, target=target)
 
 
 def all_gather_matmul(a, b, out=None, num_programs=None, algorithm="auto"):
@@ -317,7 +383,8 @@ def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, bloc
                         k, dtype):
     ranks = rt.num_ranks()
     backend = rt.backend()
-    chunks = -(-rows // constexprs["CM"][backend])
+    flag_rows = _flag_rows(rows, constexprs, backend)
+    chunks = -(-rows // flag_rows)
     if ranks * chunks > FUSED_BLOCKS:
         raise ValueError(f"all_gather_matmul: {rows} rows per rank are {ranks * chunks} "
                          f"arrival flags, more than the {FUSED_BLOCKS} the kernel has")
@@ -333,11 +400,40 @@ def _all_gather_overlap(a, b, out, num_programs, comm, constexprs, options, bloc
         g_blocks = TensorDescriptor(g, (constexprs["BM"], constexprs["BK"]))
         a_blocks, b = blocks_of(a, b, constexprs)
     cluster = constexprs["CLUSTER_N"]
-    items = (ranks - 1) * -(-chunks // cluster) + ranks * blocks // cluster
+    copies = -(-chunks // cluster) if constexprs["SM_COPIES"] else 0
+    items = (ranks - 1) * copies + ranks * blocks // cluster
+    puts = None
+    if not constexprs["SM_COPIES"] and ranks > 1:
+        gather_entry_kernel[(1,)](comm.fused_sync)
+        rt.PutFork().launch()
+        puts = _row_puts(a, g, comm.fused_sync, rows, k, dtype, flag_rows)
+        # The host backend's launch returns when the kernel has finished,
+        # which needs the peers' rows: its puts go first. On GPUs they go
+        # while the kernel starts (issuing them takes the host longer).
+        if backend == "host":
+            puts.launch()
     ag_matmul_kernel[(_resident_grid(items, num_programs, cluster, backend),)](
-        a, a_blocks, g, g_blocks, b, out, comm.fused_sync, rows, n, k, resident=True,
-        **options, **constexprs)
+        a, a_blocks, g, g_blocks, b, out, comm.fused_sync, rows, n, k, flag_rows,
+        resident=True, **options, **constexprs)
+    if puts is not None:
+        if backend != "host":
+            puts.launch()
+        rt.PutJoin().launch()
     return out
+
+
+def _row_puts(a, g, sync, rows, k, dtype, flag_rows):
+    """The copy engine's puts of a's rows into this rank's slot of every
+    other rank's g, flag_rows at a time (the next rank first), each
+    flagging its arrival there with the epoch gather_entry_kernel left."""
+    me, ranks = rt.rank(), rt.num_ranks()
+    row = k * dtype.bits // 8                 # bytes
+    arrivals = rt.data_ptr(sync) + 8 * (FUSED_ARRIVALS + me * -(-rows // flag_rows))
+    epoch = rt.data_ptr(sync) + 8 * FUSED_EPOCH
+    src, dst = rt.data_ptr(a), rt.data_ptr(g) + me * rows * row
+    return rt.Puts([(dst + r * row, src + r * row, min(flag_rows, rows - r) * row,
+                     arrivals + 8 * (r // flag_rows), epoch, (me + d) % ranks)
+                    for d in range(1, ranks) for r in range(0, rows, flag_rows)])
 
 
 @jit
