@@ -135,3 +135,63 @@ func.func @two_branches(%a: !weft.ptr<bf16>, %c: !weft.ptr<f32>, %lo: i32, %hi: 
   weft.store %cs, %sums : tensor<64x64x!weft.ptr<f32>>
   return
 }
+
+// Rings of the two kinds in the branches of one scf.if: bulk copies'
+// (async proxy) never share room with the threads' cp.async rings
+// (placeSharedBuffers), whichever runs, so the second loop's budget
+// leaves out the first loop's rings. The bulk loop takes three stages and
+// a spare buffer of 128x64 + 64x128 bf16 (128 KiB); the pointer loop asks
+// for eight stages of 128x32 + 32x128 (16 KiB each) and gets the two that
+// fit beside them (with its spare buffer, 48 KiB), where the whole budget
+// would have given it eight and placement no room.
+// RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=3" --weft-pipeline-dot-operands | FileCheck %s --check-prefix=KINDS
+// RUN: weft-compile %s --target=cuda:90 --num-warps=8 --num-stages=3 --emit=ptx -o %t.kinds.ptx
+// RUN: %ptxas %t.kinds.ptx
+
+// KINDS-LABEL:    func.func @bulk_and_generic_branches
+// KINDS:          scf.if
+// KINDS-COUNT-4:  weft.alloc_shared {bulk} : !weft.shared<128x64xbf16
+// KINDS-COUNT-4:  weft.alloc_shared {bulk} : !weft.shared<64x128xbf16
+// KINDS:          } else {
+// KINDS-COUNT-3:  weft.alloc_shared : !weft.shared<128x32xbf16
+// KINDS-COUNT-3:  weft.alloc_shared : !weft.shared<32x128xbf16
+// KINDS-NOT:      weft.alloc_shared
+func.func @bulk_and_generic_branches(%a: !weft.tensordesc<128x64xbf16>,
+                                     %b: !weft.tensordesc<64x128xbf16>, %p: !weft.ptr<bf16>,
+                                     %c: !weft.ptr<f32>, %K: i32, %cond: i1)
+    attributes {weft.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %offa = arith.constant dense<0> : tensor<128x32xi32>
+  %offb = arith.constant dense<0> : tensor<32x128xi32>
+  %as = weft.splat %p : !weft.ptr<bf16> -> tensor<128x32x!weft.ptr<bf16>>
+  %bs = weft.splat %p : !weft.ptr<bf16> -> tensor<32x128x!weft.ptr<bf16>>
+  %sums = scf.if %cond -> (tensor<128x128xf32>) {
+    %bulk = scf.for %k = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %x = weft.desc_load %a[%c0, %k] : !weft.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+      %y = weft.desc_load %b[%k, %c0] : !weft.tensordesc<64x128xbf16> -> tensor<64x128xbf16>
+      %d = weft.dot %x, %y, %acc : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    scf.yield %bulk : tensor<128x128xf32>
+  } else {
+    %threads = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %ka = weft.splat %k : i32 -> tensor<128x32xi32>
+      %oa = arith.addi %offa, %ka : tensor<128x32xi32>
+      %pa = weft.addptr %as, %oa : tensor<128x32x!weft.ptr<bf16>>, tensor<128x32xi32>
+      %x = weft.load %pa : tensor<128x32x!weft.ptr<bf16>>
+      %kb = weft.splat %k : i32 -> tensor<32x128xi32>
+      %ob = arith.addi %offb, %kb : tensor<32x128xi32>
+      %pb = weft.addptr %bs, %ob : tensor<32x128x!weft.ptr<bf16>>, tensor<32x128xi32>
+      %y = weft.load %pb : tensor<32x128x!weft.ptr<bf16>>
+      %d = weft.dot %x, %y, %acc : tensor<128x32xbf16>, tensor<32x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    } {weft.num_stages = 8 : i32}
+    scf.yield %threads : tensor<128x128xf32>
+  }
+  %cs = weft.splat %c : !weft.ptr<f32> -> tensor<128x128x!weft.ptr<f32>>
+  weft.store %cs, %sums : tensor<128x128x!weft.ptr<f32>>
+  return
+}

@@ -40,8 +40,8 @@ from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS
                                     _last_to_finish, _push, _sync)
 from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _node_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
-                    _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
-                    blocks_of, even_blocks, matmul, matmul_signature, out_dtypes,
+                    _config_for, _grouped, _matmul, _output, _piece_product, _pieces, _programs,
+                    _wave, blocks_of, even_blocks, matmul, matmul_signature, out_dtypes,
                     plan_memo, tensor_maps_fit, zero_f32)
 
 
@@ -622,9 +622,11 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     if rows * n == 0:
         return out
     backend = rt.backend()
+    fit = None if tensor_maps_fit(a, b) else False
     constexprs, options, blocks, pieces, steps = _reduce_plan(
-        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partials,
-        None if tensor_maps_fit(a, b) else False)
+        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partials, fit)
+    if ranks == 1 and pieces == 1:  # nothing to sum: the product alone, in one piece of K
+        return _matmul(a, b, out, 1, None, fit, False)
     if blocks > FUSED_BLOCKS:
         raise ValueError(f"{op}: {rows} x {n} is {blocks} output blocks, more than the "
                          f"{FUSED_BLOCKS} the kernel counts")
@@ -663,7 +665,9 @@ def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
     bf16, so |error| <= 2^-8 x the sum over ranks of |partial|, before
     f32's own rounding of the sum; on one rank, where nothing crosses,
     the partials stay f32). num_programs: at most that many
-    programs (default: all that run at once). Returns out."""
+    programs (default: all that run at once; on one rank, where K is not
+    split, the call is weft.ops.matmul's, whose grid is the output's
+    blocks). Returns out."""
     return _kept_matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True, partials)
 
 

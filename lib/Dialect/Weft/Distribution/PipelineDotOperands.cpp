@@ -301,28 +301,32 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
 }
 
 /// The shared memory `loop`'s rings may take in `func`, a kernel when
-/// `inDynamic` (none: no limit).
-std::optional<int64_t> ringBudget(FunctionOpInterface func, scf::ForOp loop, bool inDynamic,
-                                  const CompileTarget &target) {
+/// `inDynamic`, for each kind of ring (none: no limit).
+RingBudget ringBudget(FunctionOpInterface func, scf::ForOp loop, bool inDynamic,
+                      const CompileTarget &target) {
   const TargetSpec &spec = target.spec;
   std::optional<int64_t> limit =
       inDynamic ? spec.dynamicSharedMemoryBytes() : spec.staticSharedMemoryBytes();
   if (!limit)
-    return std::nullopt;
+    return {};
   // Less the buffers in use while the loop runs: in dynamic shared memory
-  // (placeSharedBuffers) those whose life overlaps the loop's, in static
-  // shared memory all of the function's.
+  // (placeSharedBuffers) those whose life overlaps the loop's and those
+  // of the other proxy, whenever they live; in static shared memory all
+  // of the function's.
   std::optional<SharedLiveness> liveness;
   SharedLiveness::Span steps;
   if (inDynamic) {
     liveness.emplace(func);
     steps = liveness->span(loop);
   }
-  int64_t live = 0;
+  int64_t live[2] = {0, 0}; // by the rings' kind: generic, bulk
   func->walk([&](Operation *op) {
-    if (isa<AllocSharedOp, AllocMBarriersOp>(op) &&
-        (!liveness || liveness->life(op).overlaps(steps)))
-      live += sharedFootprint(op).first;
+    if (!isa<AllocSharedOp, AllocMBarriersOp>(op))
+      return;
+    bool overlaps = !liveness || liveness->life(op).overlaps(steps);
+    for (bool bulk : {false, true})
+      if (overlaps || inAsyncProxy(op) != bulk)
+        live[bulk] += sharedFootprint(op).first;
   });
   // And the exchanges': in dynamic shared memory those of the loop keep as
   // much as static shared memory would give them, or the function's
@@ -332,7 +336,7 @@ std::optional<int64_t> ringBudget(FunctionOpInterface func, scf::ForOp loop, boo
   int64_t exchanges =
       inDynamic ? std::max(*spec.staticSharedMemoryBytes(), largestConversion(func, target))
                 : kReservedSharedBytes + dotScratchOutside(func, loop, target);
-  return *limit - live - exchanges;
+  return {*limit - live[true] - exchanges, *limit - live[false] - exchanges};
 }
 
 struct WeftPipelineDotOperands

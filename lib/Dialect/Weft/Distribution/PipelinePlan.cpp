@@ -313,7 +313,7 @@ Value stagedBuffer(const StagedTiles &copied, const Operand &operand) {
 }
 
 std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
-                                         std::optional<int64_t> budget,
+                                         RingBudget budget,
                                          const CompileTarget &target, bool withScratch,
                                          const StagedTiles &copied, bool stage) {
   if (!onlyReads(loop))
@@ -347,8 +347,10 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
       useLayouts(dot, a, b, target, &mmaOperandLayout);
     }
     // Its tile operand (and products) then take the scratch area.
-    if (withScratch && budget && !(a && b))
-      *budget -= dotScratchBytes(dot, target) - sharedTileBytes((a ? *a : *b).buffer);
+    if (withScratch && !(a && b))
+      for (std::optional<int64_t> *room : {&budget.bulk, &budget.generic})
+        if (*room)
+          **room -= dotScratchBytes(dot, target) - sharedTileBytes((a ? *a : *b).buffer);
     for (auto [index, operand] : llvm::enumerate(std::array{&a, &b}))
       if (*operand) {
         (*operand)->dot = dot;
@@ -426,7 +428,8 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   for (const Operand &operand : plan.staged)
     if (!stagedBuffer(copied, operand))
       fresh.push_back(operand);
-  plan.stages = stagesFor(operands, fresh, numStages, budget, plan.spare, plan.barrierBytes);
+  plan.stages =
+      stagesFor(operands, fresh, numStages, budget.of(bulk), plan.spare, plan.barrierBytes);
   if (plan.stages < 2)
     return std::nullopt;
   return plan;

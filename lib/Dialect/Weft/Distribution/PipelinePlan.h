@@ -73,8 +73,18 @@ using StagedTiles = llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Va
 /// has here; none if there is none yet.
 mlir::Value stagedBuffer(const StagedTiles &copied, const Operand &operand);
 
-/// The plan for `loop` within `budget` bytes of shared memory (none: no
-/// limit) and `numStages` at most, or none: the loop is left alone. Blocks
+/// The shared memory a loop's rings may take (none: no limit), by the
+/// kind of copies that fill them: in dynamic shared memory bulk copies'
+/// buffers never share room with those the threads use
+/// (placeSharedBuffers), so the rings of each kind leave out the other
+/// kind's buffers wherever they live.
+struct RingBudget {
+  std::optional<int64_t> bulk, generic;
+  std::optional<int64_t> of(bool isBulk) const { return isBulk ? bulk : generic; }
+};
+
+/// The plan for `loop` within `budget` bytes of shared memory and
+/// `numStages` at most, or none: the loop is left alone. Blocks
 /// of descriptors that cannot all be bulk copies are expanded into tile
 /// loads on the way.
 /// withScratch: the rings share `budget` with the scratch area, which a
@@ -82,7 +92,7 @@ mlir::Value stagedBuffer(const StagedTiles &copied, const Operand &operand);
 /// loaded before the loop may be staged (PipelinePlan::staged); the room
 /// of those in `copied` already counts as in use (in `budget`).
 std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStages,
-                                         std::optional<int64_t> budget,
+                                         RingBudget budget,
                                          const CompileTarget &target, bool withScratch,
                                          const StagedTiles &copied, bool stage = true);
 

@@ -118,6 +118,10 @@ constexpr llvm::StringLiteral kSharedBaseAlignAttrName = "weft.shared_base_align
 /// Bytes and alignment of a shared-memory allocation (a buffer, or
 /// barriers of 8 bytes each).
 std::pair<int64_t, int64_t> sharedFootprint(mlir::Operation *alloc);
+/// Whether the async proxy writes the allocation (a bulk copies' buffer,
+/// the barriers they complete on): placeSharedBuffers never lets it share
+/// room with memory the threads use, whenever each is in use.
+bool inAsyncProxy(mlir::Operation *alloc);
 /// On targets with dynamic shared memory, gives every kernel's
 /// `!weft.shared` buffers, mbarriers and exchanges (scratchUse) places
 /// there, and the kernel the total (kDynamicSharedBytesAttrName), before

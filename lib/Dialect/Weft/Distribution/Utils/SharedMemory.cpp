@@ -166,6 +166,11 @@ std::pair<int64_t, int64_t> sharedFootprint(Operation *op) {
   return {8 * cast<AllocMBarriersOp>(op).getNumResults(), 8};
 }
 
+bool inAsyncProxy(Operation *alloc) {
+  auto buffer = dyn_cast<AllocSharedOp>(alloc);
+  return isa<AllocMBarriersOp>(alloc) || (buffer && buffer.getBulk());
+}
+
 SharedLiveness::SharedLiveness(Operation *func) : func(func) { number(func); }
 
 void SharedLiveness::number(Operation *op) {
@@ -225,8 +230,7 @@ LogicalResult placeSharedBuffers(ModuleOp module, const CompileTarget &target) {
     WalkResult walk = func->walk<WalkOrder::PreOrder>([&](Operation *op) {
       int64_t size, align = 16;
       SharedLiveness::Span steps;
-      auto alloc = dyn_cast<AllocSharedOp>(op);
-      bool async = isa<AllocMBarriersOp>(op) || (alloc && alloc.getBulk());
+      bool async = inAsyncProxy(op);
       Type what;
       if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
         std::tie(size, align) = sharedFootprint(op);
