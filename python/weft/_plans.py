@@ -6,8 +6,8 @@ algorithm and a grid, describing every kernel argument) costs as much as
 its launches, and an application repeats the same calls on the same
 buffers. The collectives, the fused ops and weft.ops.matmul keep, under
 what a call depends on, the launches it made (each kernel with its grid,
-argument values, stream option and residency), and a repeat makes those
-launches only.
+argument values, stream option and residency; the copy engine's puts,
+_runtime._Recorded), and a repeat makes those launches only.
 
 What a call depends on: its name, its options, the identities of its
 buffers (a live weft.Buffer by address, dtype and shape; a tensor by

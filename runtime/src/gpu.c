@@ -269,8 +269,9 @@ weft_status weft_gpu_synchronize(void *state, void *stream) {
 
 /* ---- the copy engine's puts ---- */
 
-/* copy_stream waits for `from`'s work so far (fork), or `to` for
- * copy_stream's (join). */
+/* Work launched on `stream` from now on waits for `after`'s so far: the
+ * copy stream after the caller's (fork), or the caller's after the copy
+ * stream's (join). */
 static weft_status order(weft_gpu *g, void *stream, void *after) {
   weft_status st = g->ops->enter(g);
   return st != WEFT_SUCCESS ? st : g->ops->stream_after(g, stream, after);

@@ -168,7 +168,9 @@ bool placedInDynamic(mlir::Operation *op, const TargetSpec &target);
 /// (a GEMM epilogue's rounded sums, crossing to coalesced stores) may use:
 /// in dynamic shared memory a third of it, the rest left to the pipeline's
 /// rings (ringBudget reserves the largest, largestConversion, or static
-/// shared memory's size where that is more); elsewhere scratchAllowed.
+/// shared memory's size where that is more), and no more than placement
+/// leaves beside the rings that are there (a config= with deeper rings);
+/// elsewhere scratchAllowed.
 std::optional<int64_t> conversionAllowed(mlir::Operation *op, const TargetSpec &target);
 /// The bytes of the largest layout conversion's exchange in `func`.
 int64_t largestConversion(mlir::Operation *func, const CompileTarget &target);

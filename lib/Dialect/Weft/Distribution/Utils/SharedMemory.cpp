@@ -358,9 +358,25 @@ bool placedInDynamic(Operation *op, const TargetSpec &target) {
 }
 
 std::optional<int64_t> conversionAllowed(Operation *op, const TargetSpec &target) {
-  if (placedInDynamic(op, target))
-    return *target.dynamicSharedMemoryBytes() / 3;
-  return scratchAllowed(op, target);
+  if (!placedInDynamic(op, target))
+    return scratchAllowed(op, target);
+  // An exchange is the threads' memory: placeSharedBuffers keeps it apart
+  // from the buffers in use at op and from the async proxy's, whenever
+  // those are in use (and aligns each).
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  SharedLiveness liveness(func);
+  SharedLiveness::Span at = liveness.span(op);
+  int64_t busy = 0, alignment = 16;
+  func->walk([&](Operation *alloc) {
+    if (isa<AllocSharedOp, AllocMBarriersOp>(alloc) &&
+        (inAsyncProxy(alloc) || liveness.life(alloc).overlaps(at))) {
+      auto [bytes, align] = sharedFootprint(alloc);
+      busy += bytes;
+      alignment = std::max(alignment, align);
+    }
+  });
+  int64_t limit = *target.dynamicSharedMemoryBytes();
+  return std::min(limit / 3, limit - busy - (alignment - 16));
 }
 
 int64_t largestConversion(Operation *func, const CompileTarget &target) {
