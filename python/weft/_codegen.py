@@ -343,7 +343,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         self.lines.extend(lines)
         if names:
             self.line("  scf.yield " + ", ".join(v.name for v in values) +
-                      f" : {tys}")
+                      f" : {tys} {self.loc()}")
         self.line(f"}}{loop_attrs} {self.loc()}")
         self.scope.update(results)
 
@@ -440,12 +440,14 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         results = self.region_op(head, names, types)
         self.lines.extend(then_lines)
         if names:
-            self.line("  scf.yield " + ", ".join(v.name for v in yields[0]) + f" : {tys}")
+            self.line("  scf.yield " + ", ".join(v.name for v in yields[0]) +
+                      f" : {tys} {self.loc()}")
         if else_lines or names:
             self.line("} else {")
             self.lines.extend(else_lines)
             if names:
-                self.line("  scf.yield " + ", ".join(v.name for v in yields[1]) + f" : {tys}")
+                self.line("  scf.yield " + ", ".join(v.name for v in yields[1]) +
+                          f" : {tys} {self.loc()}")
         self.line(f"}} {self.loc()}")
         self.scope.update(results)
 
@@ -481,13 +483,14 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         results = self.region_op(head, names, types)
         self.lines.extend(cond_lines)
         passed = ", ".join(cond_args[n].name for n in names)
-        self.line(f"  scf.condition({cond.name})" + (f" {passed} : {tys}" if names else ""))
+        self.line(f"  scf.condition({cond.name})" + (f" {passed} : {tys}" if names else "") +
+                  f" {self.loc()}")
         self.line("} do {")
         self.line("^bb0(" + ", ".join(f"{body_args[n].name}: {mlir_type(*types[n])}"
                                      for n in names) + "):")
         self.lines.extend(lines)
         self.line("  scf.yield" + (" " + ", ".join(v.name for v in values) +
-                                   f" : {tys}" if names else ""))
+                                   f" : {tys}" if names else "") + f" {self.loc()}")
         self.line(f"}} {self.loc()}")
         self.scope.update(results)
 

@@ -85,6 +85,12 @@ def test_control_flow():
     # static_range unrolls: the three factors appear as constants.
     assert ir.count("arith.mulf") >= 4
     assert "arith.divf" not in ir
+    # The regions' terminators carry their statement's line too: what the
+    # compiler inserts there (a layout conversion at an if's yield) reports
+    # the user's line if it fails.
+    terminators = [l for l in ir.splitlines() if "scf.yield" in l or "scf.condition" in l]
+    assert len(terminators) >= 4
+    assert all("test_codegen.py" in l for l in terminators), terminators
 
 
 @weft.jit
