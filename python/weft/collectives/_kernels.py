@@ -37,7 +37,7 @@ NUM_PHASES = 4      # 0: entry, 1: exit, 2 and 3: the arrivals of puts (_nodes.p
 # weft.ops' fused GEMMs and sequence-parallel attention keep their state
 # in one int64 array per rank (_Comm.fused_sync): their calls (0), their
 # finished programs (1), the epoch of the last call of a kernel that
-# flags FUSED_DONE (2: the first layer, attention), the count of items
+# flags FUSED_DONE (FUSED_LAST: the first layer, attention), the count of items
 # taken from attention's queue (FUSED_QUEUE), the epoch of the first
 # layer's next call for the copy engine's arrival flags (FUSED_EPOCH:
 # gather_entry_kernel writes it, puts copy it); from FUSED_COUNTERS
@@ -47,6 +47,7 @@ NUM_PHASES = 4      # 0: entry, 1: exit, 2 and 3: the arrivals of puts (_nodes.p
 # rank, the epoch of its last such call that has finished
 # (_fused_call_done).
 FUSED_BLOCKS = 1 << 15
+FUSED_LAST = 2
 FUSED_QUEUE = 3
 FUSED_EPOCH = 4
 FUSED_COUNTERS = 5
@@ -120,7 +121,7 @@ def _fused_call_done(sync, epoch):
     last = _last_to_finish(sync + 1)
     if last:
         wl.store(sync + FUSED_QUEUE, 0)
-        wl.store(sync + 2, epoch)
+        wl.store(sync + FUSED_LAST, epoch)
         wl.store(sync, epoch)
         for p in range(wl.num_ranks()):
             wl.signal(sync + FUSED_DONE + wl.rank(), epoch, peer=p)

@@ -9,8 +9,8 @@ at a time, into a symmetric scratch of every other rank, each chunk
 flagged there: moved by the copy engine beside the kernel (large A) or
 by a few of its programs while the others multiply; a product waits only
 for its rows' flags (a rank multiplies its own rows from A). Where
-matmul would split K (decode), "gather" runs the all-gather (weft.collectives.all_gather)
-and then weft.ops.matmul. Every A tile crosses NVLink once in both.
+matmul would split K (decode), "gather" runs the all-gather
+(weft.collectives.all_gather) and then weft.ops.matmul. Every A tile crosses NVLink once in both.
 "pull" loads the A tiles from their owner straight into wl.dot
 (peer=owner): a crossing per column block of the output.
 
@@ -36,7 +36,7 @@ from .. import language as wl
 from .._jit import compile as compile_kernel, jit
 from .._jit import PerBackend, TensorDescriptor
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_DONE,
-                                    FUSED_EPOCH, _begin, _end, _fused_call_done,
+                                    FUSED_EPOCH, FUSED_LAST, _begin, _end, _fused_call_done,
                                     _last_to_finish, _push, _sync)
 from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _node_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
@@ -116,7 +116,7 @@ def gather_entry_kernel(sync):
     last call of a kernel that flags FUSED_DONE (a peer may still read g
     for it), then leaves this call's epoch where the puts copy their
     arrival flags from."""
-    last = wl.load(sync + 2)
+    last = wl.load(sync + FUSED_LAST)
     for p in range(wl.num_ranks()):
         wl.wait(sync + FUSED_DONE + p, last, cmp="ge")
     wl.store(sync + FUSED_EPOCH, wl.load(sync) + 1)
@@ -135,37 +135,34 @@ def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K, flag_rows
                      CK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
                      SM_COPIES: wl.constexpr, GROUP_M: wl.constexpr = 8,
                      CLUSTER_N: wl.constexpr = 1):
-    """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :]
-    @ b for every rank s. Every rank's a goes, flag_rows rows at a time,
-    into slot s (rows s * rows..) of every other rank's symmetric g, each
-    chunk flagged on arrival (a flag per source and chunk, holding the
-    call's epoch: none is reset): by the copy engine (puts made around the
-    launch, after gather_entry_kernel) or, with SM_COPIES, by the programs
-    themselves, CM (= flag_rows) rows at a time. A product of a block of c
-    waits for its rows' flags, then multiplies from g, or from a where the
-    rows are mine (my own slot of g stays unused: copying a there would
-    only cost memory traffic). The programs, resident together in
-    clusters of CLUSTER_N (a resident launch in clusters=(CLUSTER_N,)),
-    deal the copies to the other ranks (the next rank first) and the
-    products (my own rows first, then the others', the previous rank's
-    first: the first to arrive) out in turns, a cluster taking every
-    clusters-th of each (the products from the first cluster on, the
-    copies from the last back); a cluster's copies are spread among its
+    """The first layer in one launch: c[(s * rows + i), :] = rank s's a[i, :] @ b
+    for every rank s. Every rank's a goes, flag_rows rows at a time, into slot
+    s (rows s * rows..) of every other rank's symmetric g, each chunk flagged
+    on arrival (a flag per source and chunk, holding the call's epoch: none is
+    reset): by the copy engine (puts made around the launch, after
+    gather_entry_kernel) or, with SM_COPIES, by the programs themselves, CM (=
+    flag_rows) rows at a time. A product of a block of c waits for its rows'
+    flags, then multiplies from g, or from a where the rows are mine (my own
+    slot of g stays unused: copying a there would only cost memory traffic).
+    The programs, resident together in clusters of CLUSTER_N (a resident
+    launch in clusters=(CLUSTER_N,)), deal the copies to the other ranks (the
+    next rank first) and the products (my own rows first, then the others',
+    the previous rank's first: the first to arrive) out in turns, a cluster
+    taking every clusters-th of each (the products from the first cluster on,
+    the copies from the last back); a cluster's copies are spread among its
     products of my own rows, so that a few programs push while the rest
-    compute. An item is a chunk
-    for each program of the cluster, or neighbouring column blocks of one
-    block row (whose programs then share the copies of g's blocks, as in
-    matmul_kernel). A rank may start a call while another still
-    multiplies its last one from g, so a copy to another rank first waits
-    until that rank has finished my last call (its done flag here, set by
-    its last program; gather_entry_kernel waits so before the puts). Copies
-    wait only for earlier calls and a product
-    of others' rows only for copies, which every cluster makes before its
-    first such product, so every wait ends. a_blocks and g_blocks are a
-    and g as the products read them: tensor descriptors (DESC) or a and g
-    themselves. The two products' K loops sit in the branches of one if,
-    so their rings of shared memory share their room (docs/tile-ir.md,
-    "Pipelining")."""
+    compute. An item is a chunk for each program of the cluster, or
+    neighbouring column blocks of one block row (whose programs then share the
+    copies of g's blocks, as in matmul_kernel). A rank may start a call while
+    another still multiplies its last one from g, so a copy to another rank
+    first waits until that rank has finished my last call (its done flag here,
+    set by its last program; gather_entry_kernel waits so before the puts).
+    Copies wait only for earlier calls and a product of others' rows only for
+    copies, which every cluster makes before its first such product, so every
+    wait ends. a_blocks and g_blocks are a and g as the products read them:
+    tensor descriptors (DESC) or a and g themselves. The two products' K loops
+    sit in the branches of one if, so their rings of shared memory share their
+    room (docs/tile-ir.md, "Pipelining")."""
     me = wl.rank()
     ranks = wl.num_ranks()
     column = wl.program_id(0) % CLUSTER_N     # my chunk or column block in the cluster's
@@ -176,7 +173,7 @@ def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K, flag_rows
     copies = (chunks + CLUSTER_N - 1) // CLUSTER_N   # copy items per destination
     rows_even = rows // BM * BM if EVEN else rows
     epoch = wl.load(sync) + 1
-    last = wl.load(sync + 2)                  # the epoch of my last call of this kernel
+    last = wl.load(sync + FUSED_LAST)         # the epoch of my last call of this kernel
     done = sync + FUSED_DONE                  # each rank's last call finished there
     arrivals = sync + FUSED_ARRIVALS
     mine = g + me * rows * K                  # my slot, and my chunks' flags, on the others
