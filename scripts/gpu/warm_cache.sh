@@ -45,7 +45,7 @@ done
 # run on host ranks: compiled from the blocks matmul picks for them.
 PYTHONPATH=$PYTHONPATH:$PWD/bench /usr/bin/python3 - "$ranks" <<'PY'
 import os, sys
-from weft.ops import _gemm as G, _tp as T
+from weft.ops import _gemm as G, _second_layer as S, _tp as T
 from fused import HIDDEN, TOKENS
 target = os.environ["WEFT_WARM_TARGET"]
 ranks = int(sys.argv[1])
@@ -56,7 +56,7 @@ for hidden in HIDDEN:
         T.compile_all_gather_matmul(m, n, k, ranks, target)
         # The second layer: x (tokens x hidden/ranks) @ W (hidden/ranks x hidden).
         for scatter in (True, False):
-            T.compile_matmul_reduce(tokens, hidden, hidden // ranks, ranks, scatter, target)
+            S.compile_matmul_reduce(tokens, hidden, hidden // ranks, ranks, scatter, target)
 PY
 # The GEMM benchmark's kernels, its mma.sync ones too (one rank: it has no
 # communication).

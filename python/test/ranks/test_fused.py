@@ -45,7 +45,7 @@ def test_all_gather_matmul(rows, k, n, dtype, algorithm):
 @pytest.mark.parametrize("copy_engine", [True, False])
 def test_all_gather_matmul_copy_engine(monkeypatch, copy_engine):
     """"overlap" with a's rows moved by the copy engine (puts after
-    gather_entry_kernel, each chunk flagged with the call's epoch) or by
+    put_entry_kernel, each chunk flagged with the call's epoch) or by
     the kernel's programs, forced either way: rows that are no whole
     number of chunks, one program and a few, new data in a kept call (its
     puts made again), and calls of other shapes between (the scratch
@@ -163,6 +163,36 @@ def test_matmul_reduce_scatter(rows, k, n, dtype):
     weft.barrier()
     a.free()
     b.free()
+
+
+@pytest.mark.parametrize("copy_engine", [True, False])
+def test_matmul_reduce_scatter_copy_engine(monkeypatch, copy_engine):
+    """The partials moved by the copy engine (weft.ops.matmul of the
+    others' rows, puts after put_entry_kernel a group of 8 block rows at a
+    time, own_rows_kernel adding them) or by the resident kernel's
+    programs, forced either way: rows per rank that are two groups and a
+    part of one on the host (150: 128-row groups), one row, both kinds of
+    partial, new data in a kept call (its matmuls and puts made again),
+    and calls of other shapes between (the scratch grows, the epochs carry
+    on)."""
+    from weft.ops import _tp
+    monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
+    me, ranks = weft.rank(), weft.num_ranks()
+    for step, (rows, k, n, partials) in enumerate(
+            [(150, 24, 40, "bf16"), (1, 8, 8, "f32"), (37, 40, 20, "f32"), (150, 24, 40, "f32")]):
+        m = ranks * rows
+        a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
+        out = weft.empty((rows, n), wl.float32)
+        for seed in (step, step + 10):  # the second call is kept: new data, the same launches
+            xs, ws = _second_layer(m, k, n, seed)
+            a.copy_from(xs[me])
+            b.copy_from(ws[me])
+            ops.matmul_reduce_scatter(a, b, out, partials=partials)
+            want = _sum_of_partials(xs, ws, partials)[me * rows:(me + 1) * rows]
+            np.testing.assert_array_equal(host(out), want)
+        for buf in (a, b, out):
+            buf.free()
+    weft.barrier()
 
 
 @pytest.mark.parametrize("m,k,n,dtype", [(1, 1, 1, wl.bfloat16), (3, 40, 21, wl.float32),
@@ -331,11 +361,12 @@ def test_fused_gemms_in_clusters(monkeypatch):
     forced here at small shapes): the programs of a cluster take an item
     together, a chunk each (the last item half empty: 3 chunks of 4 rows)
     or a column block each; whole clusters of any num_programs."""
-    from weft.ops import _tp
+    from weft.ops import _second_layer as second, _tp
     plan = _tp._config_for
     monkeypatch.setattr(_tp, "_config_for", lambda *args: (*plan(*args)[:-1], 2))
-    for name in ("_gather_plan", "_reduce_plan"):  # unmemoised: their plans see the patch
-        monkeypatch.setattr(_tp, name, getattr(_tp, name).__wrapped__)
+    for module, name in ((_tp, "_gather_plan"), (second, "_reduce_plan")):
+        # unmemoised: their plans see the patch
+        monkeypatch.setattr(module, name, getattr(module, name).__wrapped__)
     me, ranks = weft.rank(), weft.num_ranks()
     rows, k, n = 10, 24, 128                   # 8 column blocks on the host, 2 on GPUs
     for step, programs in enumerate((None, 3, 6)):

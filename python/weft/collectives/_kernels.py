@@ -37,15 +37,16 @@ NUM_PHASES = 4      # 0: entry, 1: exit, 2 and 3: the arrivals of puts (_nodes.p
 # weft.ops' fused GEMMs and sequence-parallel attention keep their state
 # in one int64 array per rank (_Comm.fused_sync): their calls (0), their
 # finished programs (1), the epoch of the last call of a kernel that
-# flags FUSED_DONE (FUSED_LAST: the first layer, attention), the count of items
-# taken from attention's queue (FUSED_QUEUE), the epoch of the first
-# layer's next call for the copy engine's arrival flags (FUSED_EPOCH:
-# gather_entry_kernel writes it, puts copy it); from FUSED_COUNTERS
-# the second layer's counters per output block, FUSED_BLOCKS for each
-# parity of the calls; from FUSED_ARRIVALS the FUSED_BLOCKS arrival flags
-# of the first layer's and attention's chunks; from FUSED_DONE, for each
-# rank, the epoch of its last such call that has finished
-# (_fused_call_done).
+# flags FUSED_DONE (FUSED_LAST: the first layer, the second layer's copy
+# engine path, attention), the count of items taken from attention's
+# queue (FUSED_QUEUE), the epoch of the call whose arrivals the copy
+# engine flags (FUSED_EPOCH: put_entry_kernel writes it, puts copy it);
+# from FUSED_COUNTERS the second layer's counters per output block,
+# FUSED_BLOCKS for each parity of the calls; from FUSED_ARRIVALS the
+# FUSED_BLOCKS arrival flags of the fused kernels' chunks (moved by the
+# copy engine or by the first layer's and attention's programs); from
+# FUSED_DONE, for each rank, the epoch of its last such call that has
+# finished (_fused_call_done).
 FUSED_BLOCKS = 1 << 15
 FUSED_LAST = 2
 FUSED_QUEUE = 3

@@ -19,8 +19,9 @@ Every rank calls them in the same order with the same shapes, like the
 collectives, whose flags, device-side epochs and counters they share.
 
     _gemm.py       matmul and the GEMM pieces the fused GEMMs share
-    _tp.py         tensor-parallel GEMMs: all-gather + GEMM, GEMM + reduce-scatter
-                   / all-reduce
+    _tp.py         tensor-parallel GEMMs: all-gather + GEMM, and what the second
+                   layer shares with it (the fused plan, the copy engine's puts)
+    _second_layer.py  GEMM + reduce-scatter / all-reduce
     _flash.py      flash attention on one rank, and the online softmax the
                    sequence-parallel kernels share
     _flash_backward.py  its backward pass (dq, dk, dv)
@@ -36,8 +37,9 @@ from ._gemm import BK, BM, BN, DEFAULT_PROGRAMS, matmul, matmul_kernel  # noqa: 
 from ._sequence import ring_attention, sp_attention_kernel, ulysses_attention  # noqa: F401
 from ._sequence_backward import ring_attention_backward
 from ._moe import MoeDispatch, moe_combine, moe_dispatch
-from ._tp import (all_gather_matmul, all_gather_matmul_kernel, matmul_all_reduce,  # noqa: F401
-                  matmul_reduce_kernel, matmul_reduce_scatter, phase_kernel)
+from ._second_layer import (matmul_all_reduce, matmul_reduce_kernel,  # noqa: F401
+                            matmul_reduce_scatter, own_rows_kernel)
+from ._tp import all_gather_matmul, all_gather_matmul_kernel, phase_kernel  # noqa: F401
 
 __all__ = ["matmul", "all_gather_matmul", "matmul_reduce_scatter", "matmul_all_reduce",
            "flash_attention", "flash_attention_backward", "ring_attention", "ring_attention_backward", "ulysses_attention", "flash_decode_combine", "moe_dispatch", "moe_combine", "MoeDispatch"]

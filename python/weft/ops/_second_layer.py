@@ -1,0 +1,409 @@
+"""The second, row-parallel layer of tensor parallelism, whose K
+dimension is split over the ranks: weft.ops.matmul_reduce_scatter and
+weft.ops.matmul_all_reduce.
+
+By default one resident launch (matmul_reduce_kernel). Its programs
+compute the partial products for the other ranks first and push each into
+a symmetric scratch of the rank that needs it (wl.store(..., peer=dest)),
+counting it there on the block's counter; then each rank's own blocks wait
+for their counts and add the partials to their own, in one order, so the
+partials cross NVLink while the GEMM goes on. No phase launch, no host
+barrier and no atomics on the data: every element is the same f32 sum, in
+the same order, on every run and on every rank that holds it.
+
+Where each rank's partial for another holds COPY_ENGINE_BYTES or more
+(prefill), matmul_reduce_scatter hands the crossing to the copy engine
+instead (_scatter_by_puts): the products of every other rank's rows come
+first, as weft.ops.matmul launches into a local scratch, and the copy
+engine puts each, a group of block rows at a time, into its owner's
+scratch while this rank multiplies its own rows (own_rows_kernel), each
+block adding the partials that have arrived for it. No program stores
+across NVLink and none waits for another: the GEMM keeps every
+multiprocessor (bench/README.md, "Prefill: the partials on the copy
+engine").
+"""
+from .. import _runtime as rt
+from .. import language as wl
+from .._jit import PerBackend, compile as compile_kernel, jit
+from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_EPOCH,
+                                    _fused_call_done, _last_to_finish, _push)
+from ..collectives import _dtype_of, _kept, _node_comm
+from ._gemm import (_check_operands, _grouped, _matmul, _output, _piece_product, blocks_of,
+                    compile_matmul, matmul_signature, out_dtypes, plan_memo, tensor_maps_fit)
+from . import _tp
+from ._tp import _flagged_puts, _fused_plan, _resident_grid, put_entry_kernel
+
+
+@jit
+def _signal_partial(counters, block, dest, SCATTER: wl.constexpr):
+    """Tells `dest` (SCATTER), else every rank, that this program's partial
+    of `block` has landed there: one release for every store the program
+    made before, then relaxed counts."""
+    wl.fence(order="release", scope="sys")
+    if SCATTER:
+        wl.signal(counters + block, 1, peer=dest, op="add", order="relaxed")
+    else:
+        for p in range(wl.num_ranks()):
+            wl.signal(counters + block, 1, peer=p, op="add", order="relaxed")
+
+
+@jit(do_not_specialize=("k_steps",))
+def matmul_reduce_kernel(a, b, c, slots, half, sync, rows, N, K, k_steps, SCATTER: wl.constexpr,
+                         BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
+                         EVEN: wl.constexpr, DESC: wl.constexpr, SC: wl.constexpr,
+                         PARTIAL: wl.constexpr,
+                         GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
+    """The second layer in one launch: c (rows x N, this rank's) = the sum
+    over ranks r and pieces z of K of partial (r, z) of the block, added
+    in one fixed order. Programs are resident together (a resident launch)
+    and take items i, i + num_programs, ... of this rank's list:
+
+    1. Partials: each product of a block of a (its rows of rank `dest`
+       when SCATTER) and b over piece z goes into slot (me, z) of the
+       block on `dest` (SCATTER: the rank owning the rows; else every
+       rank), and counts there on the block's counter. SCATTER's
+       destinations take turns item by item, the next rank first and this
+       rank among them (its own partial stored locally like the others;
+       a partial is stored as PARTIAL, f32 or bf16, and summed in f32),
+       so that the partials cross NVLink all through the product instead
+       of in a burst at its start, which NVLink could not carry under the
+       GEMM (bench/README.md, "Prefill"). The count for one partial is
+       made after the next product, so that its stores drain under that
+       product rather than stall the program.
+    2. Sums: once the program has counted its last partial, each block of
+       c waits for its ranks * pieces partials and adds them in order
+       (SCATTER: one rank sums a block; else every rank sums every block:
+       one-shot, the same bits on every rank).
+
+    Programs wait only after counting every partial they made, so while
+    they are all resident every wait ends. Items are counted in clusters
+    of CLUSTER_N programs (a resident launch in clusters=(CLUSTER_N,)):
+    the programs of a cluster take neighbouring column blocks of one block
+    row, so that they share the copies of a's blocks (matmul_kernel's
+    CLUSTER_N). The halves of slots (f32, half elements each) and the
+    counters alternate between two sets by the parity of the rank's calls
+    (sync[0]; the last program to finish, counted in sync[1], moves it
+    on). A rank can start its next call while another is still summing
+    this one, but not the one after (that needs this rank's partials of
+    the next call, made after this call has finished here). The summing
+    program zeroes its counter."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    blocks_m = (rows + BM - 1) // BM
+    blocks_n = (N + BN - 1) // BN // CLUSTER_N   # of clusters
+    blocks = blocks_m * blocks_n
+    column = wl.program_id(0) % CLUSTER_N     # my column block in the cluster's
+    # rows, written so that the compiler sees whole blocks where they are:
+    # a's row offsets then stay multiples of BM, and each block of a is
+    # one bulk copy (docs/tile-ir.md, "Views").
+    rows_even = rows // BM * BM if EVEN else rows
+    k_chunk = k_steps * BK                    # whole BK steps: aligned offsets
+    pieces = wl.maximum(1, (K + k_chunk - 1) // k_chunk)
+    size = rows * N                           # one slot
+    calls = wl.load(sync)
+    parity = calls % 2
+    counters = sync + FUSED_COUNTERS + parity * FUSED_BLOCKS
+    base = slots + parity * half
+    dests = ranks if SCATTER else 1
+    pending = -1                              # the block of an uncounted partial
+    pending_dest = 0
+    for i in range(wl.program_id(0) // CLUSTER_N, pieces * blocks * dests,
+                   wl.num_programs(0) // CLUSTER_N):
+        dest = (me + 1 + i) % ranks if SCATTER else me
+        item = i // dests                     # its piece and block
+        z = item // blocks
+        block_m, block_n = _grouped(item % blocks, blocks_m, blocks_n, GROUP_M)
+        block = item % blocks * CLUSTER_N + column   # its counter
+        block_n = block_n * CLUSTER_N + column
+        acc = _piece_product(a, b, dest * rows_even if SCATTER else 0, block_m * BM,
+                             block_n * BN, rows, N, K, z * k_chunk, k_chunk, BM, BN, BK,
+                             EVEN, DESC)
+        if pending >= 0:
+            _signal_partial(counters, pending, pending_dest, SCATTER)
+        rm = block_m * BM + wl.arange(0, BM)
+        rn = block_n * BN + wl.arange(0, BN)
+        offs = (me * pieces + z) * size + rm[:, None] * N + rn[None, :]
+        mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+        partial = acc.to(PARTIAL)
+        if SCATTER:
+            wl.store(base + offs, partial, mask=mask, peer=dest)
+        else:
+            _push(base + offs, partial, mask, me)  # the next rank first, this one last
+        pending = block
+        pending_dest = dest
+    if pending >= 0:
+        _signal_partial(counters, pending, pending_dest, SCATTER)
+    for block in range(wl.program_id(0), blocks * CLUSTER_N, wl.num_programs(0)):
+        block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
+        block_n = block_n * CLUSTER_N + block % CLUSTER_N
+        _sum_partials(base, c, counters, block, block_m * BM, block_n * BN, rows, N, size,
+                      ranks * pieces, BM, BN, EVEN, SC)
+    if _last_to_finish(sync + 1):
+        wl.store(sync, calls + 1)
+
+
+# Columns the partials are summed in at a time: two such tiles are all the
+# summing keeps in registers (a block's sums and a loaded partial of the
+# whole block would take 256 registers a thread on GPUs: spills in the K
+# loop, bench/README.md).
+SUM_COLS = PerBackend(host=8, default=64)
+
+
+@jit
+def _sum_partials(base, c, counters, block, m0, n0, rows, N, size, count,
+                  BM: wl.constexpr, BN: wl.constexpr, EVEN: wl.constexpr, SC: wl.constexpr):
+    """c's block at m0, n0 = the sum of its `count` partials in slot order
+    once they have all landed, SC columns at a time (one order: the same
+    bits on every run, and on every rank that sums the block). Zeroes the
+    block's counter for the next call of this parity."""
+    rm = m0 + wl.arange(0, BM)
+    wl.wait(counters + block, count, cmp="ge")
+    zero = None if EVEN else 0.0
+    for j in range(0, BN, SC):
+        rn = n0 + j + wl.arange(0, SC)
+        offs = rm[:, None] * N + rn[None, :]
+        mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+        total = wl.load(base + offs, mask=mask, other=zero).to(wl.float32)
+        for s in range(1, count):
+            total += wl.load(base + s * size + offs, mask=mask, other=zero).to(wl.float32)
+        wl.store(c + offs, total, mask=mask)
+    wl.store(counters + block, 0)
+
+
+@jit
+def own_rows_kernel(a, b, c, recv, sync, rows, N, K, BM: wl.constexpr, BN: wl.constexpr,
+                    BK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
+                    PARTIAL: wl.constexpr, GROUP_M: wl.constexpr = 8,
+                    CLUSTER_N: wl.constexpr = 1):
+    """_scatter_by_puts' last launch: c (this rank's rows x N) = this
+    rank's own partial of each block (its rows of a @ b, rounded to
+    PARTIAL as the others' were) plus, in rank order from the next rank
+    on, every other rank r's partial (slot r of recv, summed in f32),
+    which the copy engine puts there a group of GROUP_M block rows at a
+    time, flagged (FUSED_ARRIVALS + r * groups + group) with the call's
+    epoch. A program per output block, numbered as in matmul_kernel
+    (GROUP_M block rows by every column, in clusters of CLUSTER_N
+    neighbouring column blocks along grid axis 0, which share a's
+    copies): the blocks that start first need the groups that are put
+    first. The last program to finish flags the call done on every rank
+    (FUSED_DONE), which lets their next call's puts into recv in
+    (put_entry_kernel)."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    blocks_m = (rows + BM - 1) // BM
+    blocks_n = (N + BN - 1) // BN // CLUSTER_N   # of clusters
+    block = wl.program_id(0)
+    block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
+    block_n = block_n * CLUSTER_N + block % CLUSTER_N
+    rows_even = rows // BM * BM if EVEN else rows   # as in matmul_reduce_kernel
+    acc = _piece_product(a, b, me * rows_even, block_m * BM, block_n * BN, rows, N, K, 0, K,
+                         BM, BN, BK, EVEN, DESC)
+    epoch = wl.load(sync + FUSED_EPOCH)
+    groups = (blocks_m + GROUP_M - 1) // GROUP_M
+    rm = block_m * BM + wl.arange(0, BM)
+    rn = block_n * BN + wl.arange(0, BN)
+    offs = rm[:, None] * N + rn[None, :]
+    mask = None if EVEN else (rm[:, None] < rows) & (rn[None, :] < N)
+    total = acc.to(PARTIAL).to(wl.float32)
+    for j in range(1, ranks):
+        r = (me + j) % ranks
+        wl.wait(sync + FUSED_ARRIVALS + r * groups + block_m // GROUP_M, epoch, cmp="ge")
+        total += wl.load(recv + r * rows * N + offs, mask=mask,
+                         other=None if EVEN else 0.0).to(wl.float32)
+    wl.store(c + offs, total, mask=mask)
+    _fused_call_done(sync, epoch)
+
+
+# What `partials=` names: the dtype partial products cross between ranks in.
+PARTIALS = {"f32": wl.float32, "bf16": wl.bfloat16}
+
+
+@plan_memo
+def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descriptors=None):
+    """How matmul_reduce_kernel runs the second layer for `rows` x n x k
+    products on `ranks` ranks on `backend` (_fused_plan's), its partials
+    as `partials` names (PARTIAL: their dtype)."""
+    constexprs, options, blocks, pieces, steps = _fused_plan(
+        rows, rows, n, k, ranks if scatter else 1, backend, dtype, descriptors)
+    # On one rank no partial crosses: bf16 would round for nothing.
+    partial = PARTIALS[partials] if ranks > 1 else wl.float32
+    return (dict(constexprs, SCATTER=scatter, SC=SUM_COLS, PARTIAL=partial), options, blocks,
+            pieces, steps)
+
+
+def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
+    """Whether matmul_reduce_scatter's partials go by the copy engine
+    (_scatter_by_puts): on several ranks, K whole (one piece), each
+    partial for another rank of _tp.COPY_ENGINE_BYTES or more, in a dtype
+    weft.ops.matmul writes for these operands."""
+    partial = constexprs["PARTIAL"]
+    return (scatter and ranks > 1 and pieces == 1 and partial in out_dtypes(dtype)
+            and rows * n * partial.bits // 8 >= _tp.COPY_ENGINE_BYTES[backend])
+
+
+def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
+    """Compiles for `target`, without launching, what matmul_reduce_scatter
+    (scatter) or matmul_all_reduce launches on `ranks` ranks for a bf16 a
+    (m x k, 16-byte aligned) and b (k x n) into an f32 out (warming a
+    kernel cache)."""
+    backend = target.split(":")[0]
+    rows = m // ranks if scatter else m
+    constexprs, options, _, pieces, _ = _reduce_plan(rows, n, k, ranks, scatter, backend,
+                                                     wl.bfloat16, partials)
+    sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
+    partial = f"*{constexprs['PARTIAL'].name}:16"
+    common = dict(a=sig["a"], b=sig["b"], c=sig["c"])
+    ints = dict(rows=sig["M"], N=sig["N"], K=sig["K"])
+    if _by_puts(rows, n, ranks, scatter, pieces, constexprs, wl.bfloat16, backend):
+        compile_kernel(put_entry_kernel, dict(sync="*i64:16"), {}, target=target)
+        compile_matmul(rows, n, k, target, partial, split_k=1)
+        compile_kernel(own_rows_kernel, dict(common, recv=partial, sync="*i64:16", **ints),
+                       _own_rows_constexprs(constexprs), target=target, **options)
+        return
+    compile_kernel(matmul_reduce_kernel,
+                   dict(common, slots=partial, half="i32:16", sync="*i64:16", **ints,
+                        k_steps="i32"),
+                   constexprs, target=target, **options)
+
+
+def _own_rows_constexprs(constexprs):
+    """own_rows_kernel's constexprs of _reduce_plan's."""
+    return {name: constexprs[name]
+            for name in ("BM", "BN", "BK", "EVEN", "DESC", "PARTIAL", "CLUSTER_N")}
+
+
+def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
+    if partials not in PARTIALS:
+        raise ValueError(f"{op}: partials must be one of {', '.join(map(repr, PARTIALS))}, "
+                         f"not {partials!r}")
+    m, k, n = _check_operands(op, a, b)
+    ranks = rt.num_ranks()
+    if scatter and m % ranks:
+        raise ValueError(f"{op}: a has {m} rows, which num_ranks = {ranks} does not "
+                         f"divide (rank r gets rows [r*M/{ranks}, (r+1)*M/{ranks}))")
+    if num_programs is not None and int(num_programs) < 1:
+        raise ValueError(f"{op}: num_programs must be at least 1, got {num_programs}")
+    rows = m // ranks if scatter else m
+    out = _output(op, out, rows, n, out_dtypes(_dtype_of(a, "a")))
+    if rows * n == 0:
+        return out
+    backend = rt.backend()
+    fit = None if tensor_maps_fit(a, b) else False
+    constexprs, options, blocks, pieces, steps = _reduce_plan(
+        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partials, fit)
+    if ranks == 1 and pieces == 1:  # nothing to sum: the product alone, in one piece of K
+        return _matmul(a, b, out, 1, None, fit, False)
+    if num_programs is None and _by_puts(rows, n, ranks, scatter, pieces, constexprs,
+                                         _dtype_of(a, "a"), backend):
+        return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks, rows,
+                                n, k, fit)
+    if blocks > FUSED_BLOCKS:
+        raise ValueError(f"{op}: {rows} x {n} is {blocks} output blocks, more than the "
+                         f"{FUSED_BLOCKS} the kernel counts")
+    count = ranks * pieces * rows * n         # one parity's slots
+    if 2 * count >= 1 << 31:
+        raise ValueError(f"{op}: {rows} x {n} needs {count} {partials} of scratch, more than "
+                         f"a kernel addresses (2^31)")
+    comm = _node_comm(op)
+    # Either dtype's halves split the same bytes in the same place, so calls
+    # of both kinds share the scratch (_Comm.halves).
+    slots, half = comm.halves("fused", count, constexprs["PARTIAL"])
+    if constexprs["DESC"]:
+        a, b = blocks_of(a, b, constexprs)
+    # The kernel's longer loop, over every piece of every destination's
+    # blocks, bounds the programs (a resident launch cuts them to those
+    # that fit the GPU at once).
+    cluster = constexprs["CLUSTER_N"]
+    items = (ranks if scatter else 1) * pieces * blocks // cluster
+    matmul_reduce_kernel[(_resident_grid(items, num_programs, cluster, backend),)](
+        a, b, out, slots, half, comm.fused_sync, rows, n, k, steps, resident=True, **options,
+        **constexprs)
+    return out
+
+
+def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, fit):
+    """matmul_reduce_scatter with the copy engine carrying the partials:
+    put_entry_kernel; for each other rank d, the next first, the product
+    of d's rows of a (weft.ops.matmul into a local scratch, as PARTIAL)
+    and then its puts into slot `me` of d's recv, GROUP_M block rows at a
+    time, flagged there; own_rows_kernel; the puts joined. The puts start
+    once the product they carry has finished and run beside the launches
+    after it. Every rank waits in put_entry_kernel for every rank to have
+    finished its last fused call (FUSED_DONE), so no put lands in a recv
+    that a peer still sums from."""
+    me, ranks = rt.rank(), rt.num_ranks()
+    backend = rt.backend()
+    partial, dtype = constexprs["PARTIAL"], _dtype_of(a, "a")
+    group_rows = own_rows_kernel.defaults["GROUP_M"] * constexprs["BM"][backend]
+    groups = -(-rows // group_rows)
+    if ranks * groups > FUSED_BLOCKS:
+        raise ValueError(f"matmul_reduce_scatter: {rows} rows per rank are {ranks * groups} "
+                         f"arrival flags, more than the {FUSED_BLOCKS} the kernel has")
+    size, row = rows * n, n * partial.bits // 8
+    if ranks * size >= 1 << 31:
+        raise ValueError(f"matmul_reduce_scatter: {ranks} x {rows} x {n} needs {ranks * size} "
+                         f"partials of scratch, more than a kernel addresses (2^31)")
+    # A peer may still sum from recv for its last call: growing it drains first.
+    recv = comm.buffer("fused_received", ranks * size, partial, drain=True)
+    staged = comm.buffer("fused_staged", (ranks - 1) * size, partial, drain=True)
+    sync = comm.fused_sync
+    put_entry_kernel[(1,)](sync)
+    for j in range(1, ranks):
+        dest = (me + j) % ranks
+        theirs = rt.Buffer.view(rt.data_ptr(a) + dest * rows * k * dtype.bits // 8, (rows, k),
+                                dtype, local=True)
+        staging = rt.Buffer.view(staged.ptr + (j - 1) * size * partial.bits // 8, (rows, n),
+                                 partial, local=True)
+        _matmul(theirs, b, staging, 1, None, fit, False)
+        rt.PutFork().launch()
+        rt.Puts(_flagged_puts(sync, recv.ptr + me * rows * row, staging.ptr, rows, row,
+                              group_rows, me * groups, dest)).launch()
+    if constexprs["DESC"]:
+        a, b = blocks_of(a, b, constexprs)
+    own_rows_kernel[(blocks,)](a, b, out, recv, sync, rows, n, k, **options,
+                               **_own_rows_constexprs(constexprs))
+    rt.PutJoin().launch()
+    return out
+
+
+def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
+    """The row-parallel second layer with its reduce-scatter: a is this
+    rank's M x K slice (its share of the K dimension), b is K x N (both
+    fp16, bf16 or fp32, one dtype; local or symmetric: only this rank reads
+    them), M a multiple of num_ranks. Rank r's out ((M / num_ranks) x N
+    fp32 or a's 16-bit dtype, local or symmetric; fp32, allocated, when
+    None) = rows [r*M/R, (r+1)*M/R) of the sum over ranks of a @ b, summed
+    in f32 in one order (the same bits on every run), rounded once to a
+    16-bit out. partials: the dtype the partial products
+    cross between ranks in, "f32" (default: out is the f32 sum of the f32
+    products) or "bf16" (half the bytes; each partial rounded once to
+    bf16, so |error| <= 2^-8 x the sum over ranks of |partial|, before
+    f32's own rounding of the sum; on one rank, where nothing crosses,
+    the partials stay f32). num_programs: at most that many
+    programs of the resident kernel (default: all that run at once; on one
+    rank, where K is not split, the call is weft.ops.matmul's, whose grid
+    is the output's blocks). With num_programs None, where K is whole and
+    a partial for one rank holds COPY_ENGINE_BYTES or more (prefill), the
+    copy engine carries the partials instead (the module's docstring):
+    kernels whose grids are the output's blocks. Returns out."""
+    return _kept_matmul_reduce("matmul_reduce_scatter", a, b, out, num_programs, True, partials)
+
+
+def matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32"):
+    """The row-parallel second layer with its all-reduce, for small M
+    (decode): out (M x N on every rank, bit-identical) = the sum over
+    ranks of a @ b, a (M x K) and b (K x N) as for matmul_reduce_scatter,
+    partials too. Each partial block is pushed to every rank (one-shot): 2
+    x num_ranks x pieces x M x N partials of scratch per rank, so it suits
+    small M. Returns out."""
+    return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False, partials)
+
+
+def _kept_matmul_reduce(op, a, b, out, num_programs, scatter, partials):
+    """_matmul_reduce, as a kept call (weft/_plans.py) where out is given
+    (otherwise every call allocates its out)."""
+    if out is None:
+        return _matmul_reduce(op, a, b, out, num_programs, scatter, partials)
+    _kept(op, (a, b, out), (num_programs, partials), _matmul_reduce, op, a, b, out,
+          num_programs, scatter, partials)
+    return out
