@@ -343,9 +343,11 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     if ranks * size >= 1 << 31:
         raise ValueError(f"matmul_reduce_scatter: {ranks} x {rows} x {n} needs {ranks * size} "
                          f"partials of scratch, more than a kernel addresses (2^31)")
-    # A peer may still sum from recv for its last call: growing it drains first.
+    # A peer may still sum from recv for its last call: growing it drains
+    # first. Only this rank's copy engine reads the stage, and this rank's
+    # next launches wait for it (the join): it grows without a barrier.
     recv = comm.buffer("fused_received", ranks * size, partial, drain=True)
-    staged = comm.buffer("fused_staged", (ranks - 1) * size, partial, drain=True)
+    staged = comm.buffer("fused_staged", (ranks - 1) * size, partial)
     sync = comm.fused_sync
     put_entry_kernel[(1,)](sync)
     for j in range(1, ranks):
