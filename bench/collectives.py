@@ -39,8 +39,8 @@ OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
 DTYPES = {"bf16": wl.bfloat16, "f32": wl.float32}
 # The systems weft_<algorithm> force an algorithm of these ops ("weft" is
 # auto: what a caller gets).
-WEFT_ALGORITHMS = {"all_reduce": ("auto", "ll", "push", "one_shot", "two_shot"),
-                   "all_gather": ("auto", "ll", "push")}
+WEFT_ALGORITHMS = {"all_reduce": ("auto", "ll", "ll128", "push", "one_shot", "two_shot"),
+                   "all_gather": ("auto", "ll", "ll128", "push")}
 # nccl-tests' bus bandwidth factors: busbw = algbw * factor(ranks).
 BUS_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
               "reduce_scatter": lambda n: (n - 1) / n, "all_to_all": lambda n: (n - 1) / n,

@@ -7,7 +7,9 @@ and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
 ops (bench/fused.py's Weft system: its cases, the same buffers). Weft's
 calls are split into the runtime's weft_launch and the rest (the Python
 frontend: the op's checks and plan, finding the kernel, packing the
-arguments). The GPU is not waited for inside a batch, so on a GPU this is
+arguments); a kept call that launches as a graph (weft/_plans.py) counts
+its weft_graph_launch as the runtime's part and as one launch. The GPU is
+not waited for inside a batch, so on a GPU this is
 the cost that an eager call adds before its kernels start; on the host
 backend weft_launch also runs the kernels.
 
@@ -114,29 +116,33 @@ def launch_cases(run):
 
 
 class LaunchClock:
-    """Times the runtime's weft_launch (the launch path's entry,
-    rt.launch_raw) while installed: counts its calls and their time."""
+    """Times the runtime's launches while installed: weft_launch (the
+    launch path's entry, rt.launch_raw) and weft_graph_launch (a kept
+    call launched as a graph, rt.Graph.launch); counts their calls and
+    their time."""
 
     def __init__(self):
         rt.lib()
-        self.real = rt.launch_raw
+        self.real, self.real_graph = rt.launch_raw, rt.Graph.launch
         self.seconds, self.calls = 0.0, 0
 
-    def _timed(self, *args):
-        start = time.perf_counter()
-        status = self.real(*args)
-        self.seconds += time.perf_counter() - start
-        self.calls += 1
-        return status
+    def _timer(self, real):
+        def timed(*args):
+            start = time.perf_counter()
+            result = real(*args)
+            self.seconds += time.perf_counter() - start
+            self.calls += 1
+            return result
+        return timed
 
     @contextlib.contextmanager
     def installed(self):
         self.seconds, self.calls = 0.0, 0
-        rt.launch_raw = self._timed
+        rt.launch_raw, rt.Graph.launch = self._timer(self.real), self._timer(self.real_graph)
         try:
             yield
         finally:
-            rt.launch_raw = self.real
+            rt.launch_raw, rt.Graph.launch = self.real, self.real_graph
 
 
 def profile(fn, calls, top):

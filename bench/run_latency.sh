@@ -14,8 +14,8 @@ source scripts/gpu/common.sh   # multicast off (NCCL, NVSHMEM, torch symmetric m
 python_run bench_latency
 dir=${OUT:-bench/results}
 day=$(date -u +%Y-%m-%d)
-systems=weft,weft_graph,weft_ll,weft_ll_graph,weft_push,weft_push_graph,weft_one_shot
-systems+=,weft_one_shot_graph,weft_two_shot,weft_two_shot_graph,cuda,cuda_graph
+systems=weft,weft_graph,weft_ll,weft_ll_graph,weft_ll128,weft_ll128_graph,weft_push,weft_push_graph
+systems+=,weft_one_shot,weft_one_shot_graph,weft_two_shot,weft_two_shot_graph,cuda,cuda_graph
 systems+=,nccl,nccl_graph,symm_one_shot,symm_one_shot_graph,symm_two_shot,symm_two_shot_graph
 step collectives bench_sweep "$dir/latency-$day-${ngpus}gpu.csv" \
   "$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 1200 -- "$python" \

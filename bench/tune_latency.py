@@ -1,7 +1,8 @@
-"""Grid sweep for the latency-bound all_reduce kernels (LL and push): words
-or elements per block, programs and warps per program, at the sizes where
-the defaults in python/weft/collectives (LL_BLOCK, PROGRAMS, LL_MAX_BYTES)
-decide (bench/README.md, "Latency").
+"""Grid sweep for the latency-bound all_reduce kernels (LL, LL128 and push):
+words, lines or elements per block, programs and warps per program, at the
+sizes where the defaults in python/weft/collectives (LL_BLOCK, LL128_LINES,
+PROGRAMS, LL_MAX_BYTES, LL128_MAX_BYTES) decide (bench/README.md,
+"Latency").
 
     build-gpu/bin/weft-run -n 2 --backend cuda -- python3 bench/tune_latency.py \\
         --sizes 64K,256K,1M --csv bench/results/tune-latency.csv
@@ -19,7 +20,7 @@ import collectives as CB  # bench/collectives.py: sizes, the CSV, the sys.path
 import weft  # noqa: E402
 import weft.language as wl  # noqa: E402
 from weft import collectives as C  # noqa: E402
-from weft.collectives import _kernels as K, _ll  # noqa: E402
+from weft.collectives import _kernels as K, _ll, _ll128  # noqa: E402
 
 
 def ints(text):
@@ -47,11 +48,12 @@ def main():
     p.add_argument("--sizes", default="64K,256K,1M", help="bytes per rank (bf16)")
     # LL blocks of 2048 words need more shared memory for their layout
     # conversions than a program has (a CompilationError). Push blocks are
-    # four times --blocks elements.
+    # four times --blocks elements; LL128 blocks are --lines lines.
     p.add_argument("--blocks", type=ints, default=[256, 512, 1024])
+    p.add_argument("--lines", type=ints, default=[8, 16, 32])
     p.add_argument("--programs", type=ints, default=[32, 64, 128, 256])
     p.add_argument("--warps", type=ints, default=[4, 8])
-    p.add_argument("--kinds", default="ll,push")
+    p.add_argument("--kinds", default="ll,ll128,push")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--csv")
@@ -69,12 +71,18 @@ def main():
         x.copy_from(base + rank)
         want = base * ranks + ranks * (ranks - 1) / 2
         words = n // 2
+        lines = -(-words // (2 * _ll128.DATA))
         ll, half = comm.ll_buffer(ranks * words)
+        ll128, half128 = comm.ll_buffer(ranks * lines * _ll128.LINE, "ll128")
+        half128 //= _ll128.LINE
         recv, rhalf = comm.halves("push", ranks * n, wl.bfloat16)
-        for kind, block, warps, programs in itertools.product(
-                args.kinds.split(","), args.blocks, args.warps, args.programs):
-            width = block if kind == "ll" else 4 * block  # push blocks: elements
-            if programs > -(-(words if kind == "ll" else n) // width):
+        grids = [(kind, block) for kind in args.kinds.split(",")
+                 for block in (args.lines if kind == "ll128" else args.blocks)]
+        for (kind, block), warps, programs in itertools.product(
+                grids, args.warps, args.programs):
+            work, width = {"ll": (words, block), "ll128": (lines, block),
+                           "push": (n, 4 * block)}[kind]  # push blocks: elements
+            if programs > -(-work // width):
                 continue  # more programs than blocks of work
             if kind == "ll":
                 def call():
@@ -82,6 +90,13 @@ def main():
                                                    OP=0, DTYPE=wl.bfloat16, PACK=2,
                                                    BLOCK=block, SPIN=_ll.SPIN,
                                                    num_warps=warps)
+            elif kind == "ll128":
+                def call():
+                    _ll128.ll128_all_reduce[(programs,)](
+                        x, C._words(x, ll128), out, C._words(out, ll128), ll128, half128,
+                        lines, half128 // ranks, n, n // 4, comm.half_calls,
+                        OP=0, DTYPE=wl.bfloat16, PACK=4, LINES=block, SPIN=_ll.SPIN,
+                        ATOMIC=_ll128.ATOMIC_LINES, num_warps=warps)
             else:
                 def call():
                     K.push_all_reduce[(programs,)](x, out, recv, rhalf, n, comm.flags,

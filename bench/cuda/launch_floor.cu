@@ -3,7 +3,9 @@
 // 8-byte arguments; the same with Weft's kernel context
 // (weft_kernel_context, include/weft/abi.h) appended by value as
 // weft_launch appends it; and that launch with the attribute Weft's early
-// start sets (programmatic stream serialization, cudaLaunchKernelEx).
+// start sets (programmatic stream serialization, cudaLaunchKernelEx); and
+// CUDA graphs of 1, 3 and 6 of those launches, each launched whole (what
+// a kept call of that many launches would cost as one graph).
 // Prints microseconds per launch, median of 7 batches, the GPU not waited
 // for inside a batch: batches of 200 launches (as bench/launch_overhead.py
 // times Weft's), where the host's own cost shows, and of 20000, where the
@@ -49,6 +51,43 @@ int main() {
   config.blockDim = dim3(128);
   config.attrs = &early;
   config.numAttrs = 1;
+  cudaStream_t stream;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  config.stream = stream;
+  for (int nodes : {1, 3, 6}) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+    for (int i = 0; i < nodes; ++i)
+      cudaLaunchKernelEx(&config, six_and_context, (void *)nullptr, (void *)nullptr,
+                         (void *)nullptr, 0L, 1.f, 2.f, ctx);
+    cudaStreamEndCapture(stream, &graph);
+    cudaGraphInstantiate(&exec, graph, 0);
+    printf("batches of 200: a graph of %d early-start launches: %.2f us per graph, "
+           "%d eager launches: %.2f us\n", nodes,
+           per_launch_us(200, [&] { cudaGraphLaunch(exec, stream); }), nodes,
+           nodes * per_launch_us(200, [&] {
+             cudaLaunchKernelEx(&config, six_and_context, (void *)nullptr, (void *)nullptr,
+                                (void *)nullptr, 0L, 1.f, 2.f, ctx);
+           }));
+    if (nodes == 1) {
+      // A bare launch as a graph: the node's arguments set, then the graph
+      // launched (what a graph per kernel would cost a launch).
+      cudaGraphNode_t node;
+      size_t count = 1;
+      cudaGraphGetNodes(graph, &node, &count);
+      cudaKernelNodeParams params;
+      cudaGraphKernelNodeGetParams(node, &params);
+      printf("batches of 200: its arguments set, then launched: %.2f us per launch\n",
+             per_launch_us(200, [&] {
+               cudaGraphExecKernelNodeSetParams(exec, node, &params);
+               cudaGraphLaunch(exec, stream);
+             }));
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+  config.stream = 0;
   for (int calls : {200, 20000}) {
     printf("batches of %d: six arguments: %.2f us per launch\n", calls,
            per_launch_us(calls, [] { six<<<1, 128>>>(nullptr, nullptr, nullptr, 0, 1.f, 2.f); }));

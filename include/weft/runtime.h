@@ -146,6 +146,25 @@ weft_status weft_put_signal_async(weft_context *ctx, const weft_put *puts, size_
  * before it: their reads of src are done and their bytes have landed. */
 weft_status weft_put_join(weft_context *ctx, void *stream);
 
+/* Graphs (CUDA, HIP): what this thread launches, sets and puts on `stream`
+ * (NULL: the context's) between weft_graph_begin and weft_graph_end is
+ * recorded into one graph, not run; weft_graph_launch runs all of it on
+ * any stream for the host cost of about one launch (on an H200 2 us,
+ * against 4.4 per launch: Python's kept calls replay this way,
+ * docs/python.md). weft_graph_begin is WEFT_ERROR_UNSUPPORTED on the host
+ * backend, without the driver's graphs, and where the stream is being
+ * captured already (that capture is to record the launches themselves),
+ * and so is weft_graph_launch on a stream being captured. weft_graph_end
+ * always ends the capture; where a call made during it failed or could
+ * not be captured, *out is NULL and the status says why. Graphs left at
+ * weft_finalize are destroyed there; one destroyed while it runs is freed
+ * when it completes. */
+typedef struct weft_graph weft_graph;
+weft_status weft_graph_begin(weft_context *ctx, void *stream);
+weft_status weft_graph_end(weft_context *ctx, void *stream, weft_graph **out);
+weft_status weft_graph_launch(weft_graph *graph, void *stream);
+weft_status weft_graph_destroy(weft_graph *graph);
+
 /* One dimension of a tensor map (outermost first in a map): coordinate c
  * along it is element c * step along the tensor's dimension `dim`; `size`
  * coordinates, or 0 for the tensor's shape[dim] / step (which must be

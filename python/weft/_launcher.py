@@ -46,8 +46,9 @@ def make_launcher(fn, jit_module):
              # run's reading of the options, for the ones given.
              "    _w_cluster = (1, 1, 1) if cluster is None else _w_jit._cluster_shape(cluster)",
              "    _w_stream = None if stream is None else _w_rt.stream_handle(stream)",
-             "    _w_debug = _w_jit.DEBUG if debug is None else _w_bool(debug)",
-             "    try:"]
+             "    _w_debug = _w_jit.DEBUG if debug is None else _w_bool(debug)"]
+    if runtime:  # a kernel of constexprs alone has nothing to describe
+        lines.append("    try:")
     for j, n in enumerate(runtime):
         # Buffers, 32-bit ints and floats, the common arguments, inline:
         # what _describe would return for them.
@@ -61,8 +62,9 @@ def make_launcher(fn, jit_module):
                   "        else:",
                   f"            _w_s{j}, _w_m{j}, _w_v{j} = "
                   f"(_w_handlers.get(_w_t) or _w_describe)({n}, False)"]
-    lines += ["    except TypeError:", f"        {slow}",
-              "    _w_memory = _w_memories[_w_backend]"]
+    if runtime:
+        lines += ["    except TypeError:", f"        {slow}"]
+    lines.append("    _w_memory = _w_memories[_w_backend]")
     for j in range(len(runtime)):
         lines += [f"    if _w_m{j} is not None and _w_m{j} != _w_memory:", f"        {slow}"]
     for j in fn.unspecialized:

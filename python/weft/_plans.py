@@ -11,8 +11,9 @@ _runtime._Recorded), and a repeat makes those launches only.
 
 What a call depends on: its name, its options, the identities of its
 buffers (a live weft.Buffer by address, dtype and shape; a tensor by
-address, dtype, shape and strides; anything else, or a freed buffer, means
-the call is not kept) and weft._jit.DEBUG. A kept call is valid while the
+address, dtype, shape and strides; an op's handle by its buffers' addresses;
+anything else, or a freed buffer, means the call is not kept) and
+weft._jit.DEBUG. A kept call is valid while the
 context's scratch buffers stay where they were (Comm.version, bumped when
 one is made or grows) and its LL buffer is not due for renewal. Only calls
 whose effects are launches and scratch buffers may be kept: a call that
@@ -20,6 +21,14 @@ reads data back, allocates its result or decides by values it reads is not.
 A kept launch holds addresses, not buffers or tensors (tensor descriptors
 are kept detached), so keeping a call keeps no memory alive. Like
 weft.stream, recording assumes one thread launches at a time.
+
+Where the backend has graphs (CUDA, HIP), a call repeated GRAPH_AFTER
+times is captured into one graph (runtime.h, weft_graph_begin), and its
+repeats launch that: about 2 us of the host's time for the whole call on
+an H200, where each kernel launch costs 4.4 (bench/README.md, "Latency").
+Not where the call's launches name streams of their own, nor inside a
+capture of someone else's (a CUDA graph being captured records the
+launches themselves), nor when a kept call is part of another's record.
 """
 import contextlib
 import sys
@@ -28,16 +37,39 @@ from . import _jit
 from . import _runtime as rt
 
 recording = None  # the launches of the call being recorded (CompiledKernel._launch)
+# The repeat of a kept call from which it launches as a graph: a call made
+# twice should not pay a capture (tens of microseconds).
+GRAPH_AFTER = 2
+
+
+class Plan:
+    """A kept call: the scratch version it was recorded at, its launches
+    (kernels: (kernel, grid, values, stream, resident); runtime calls:
+    (call, stream)), its repeats so far and its graph once made."""
+
+    __slots__ = ("version", "launches", "repeats", "graph")
+
+    def __init__(self, version, launches):
+        self.version, self.launches, self.repeats, self.graph = version, launches, 0, None
+        # Launches that name a stream of their own stay launches.
+        if any(launch[-2 if len(launch) == 5 else -1] is not None for launch in launches):
+            self.repeats = None
+
+    def launch(self):
+        for launch in self.launches:
+            launch[0]._launch(*launch[1:])
 
 
 def identity(a):
-    """What a kept call depends on of a buffer argument, or None."""
+    """What a kept call depends on of a buffer argument, or None: an
+    object that holds buffers for an op (weft.ops.MoeDispatch) says so in
+    its plan_identity, None once they are freed."""
     if type(a) is rt.Buffer:
         return a.spec and (a.ptr, a.dtype, a.shape)
     torch = sys.modules.get("torch")
     if torch is not None and type(a) is torch.Tensor:
         return (a.data_ptr(), a.dtype, a.shape, a.stride())
-    return None
+    return getattr(a, "plan_identity", None)
 
 
 def key(name, buffers, options):
@@ -87,12 +119,18 @@ def replay(comm, k):
         plan = comm.kept.get(k)
     except TypeError:  # an unhashable option: the call checks and says what it is
         return False
-    if plan is None or plan[0] != comm.version or comm.renewal_due():
+    if plan is None or plan.version != comm.version or comm.renewal_due():
         return False
-    if recording is None:
-        comm.calls += 1
-    for launch in plan[1]:
-        launch[0]._launch(*launch[1:])
+    if recording is not None:  # part of a call being recorded: its launches
+        plan.launch()
+        return True
+    comm.calls += 1
+    if plan.graph is None and plan.repeats is not None:
+        plan.repeats += 1
+        if plan.repeats == GRAPH_AFTER:
+            plan.graph = rt.capture(plan.launch)
+    if plan.graph is None or not plan.graph.launch(rt.state.stream):
+        plan.launch()
     return True
 
 
@@ -132,6 +170,6 @@ def record(comm_of, k):
     if len(comm.kept) >= 1024:  # bounded whatever callers pass
         comm.kept.clear()
     try:
-        comm.kept[k] = (comm.version, launches)
+        comm.kept[k] = Plan(comm.version, launches)
     except TypeError:  # an unhashable option
         pass

@@ -97,6 +97,10 @@ def lib():
         l.weft_put_fork.argtypes = [vp, vp]
         l.weft_put_signal_async.argtypes = [vp, _c.POINTER(_Put), _c.c_size_t]
         l.weft_put_join.argtypes = [vp, vp]
+        l.weft_graph_begin.argtypes = [vp, vp]
+        l.weft_graph_end.argtypes = [vp, vp, pvp]
+        l.weft_graph_launch.argtypes = [vp, vp]
+        l.weft_graph_destroy.argtypes = [vp]
         l.weft_module_load.argtypes = [vp, _c.c_char_p, _c.c_size_t, _c.c_int, pvp]
         l.weft_module_get_kernel.argtypes = [vp, _c.c_char_p, pvp]
         l.weft_launch.argtypes = [vp, _c.POINTER(LaunchConfig), pvp, _c.c_size_t]
@@ -300,6 +304,51 @@ class PutJoin(_Recorded):
 
     def _call(self, ctx, stream):
         check(lib().weft_put_join(ctx, stream), "weft_put_join", ctx)
+
+
+UNSUPPORTED = 9  # WEFT_ERROR_UNSUPPORTED (status.h)
+
+
+class Graph:
+    """Launches captured into one graph (runtime.h, weft_graph_begin),
+    launched whole for the host cost of about one launch; destroyed with
+    this object (or by weft.finalize)."""
+
+    def __init__(self, handle):
+        self._handle, self._generation = handle, state.generation
+
+    def launch(self, stream):
+        """Launches the graph on `stream`; False (launching nothing) where
+        the stream is being captured, whose graph is to record the
+        launches themselves."""
+        status = lib().weft_graph_launch(self._handle, stream)
+        if status == UNSUPPORTED:
+            return False
+        if status:
+            check(status, "weft_graph_launch", state.ctx)
+        return True
+
+    def __del__(self):
+        if self._generation == state.generation and state.ctx is not None:
+            lib().weft_graph_destroy(self._handle)
+
+
+def capture(launch_all):
+    """The Graph of what launch_all() launches on weft.stream's stream, not
+    run; None where there can be none (the host backend, a stream that
+    someone captures already, work that cannot be captured): then nothing
+    of it has run either."""
+    ctx, stream = context(), state.stream
+    if lib().weft_graph_begin(ctx, stream):
+        return None
+    try:
+        launch_all()
+    except WeftError:
+        pass  # the capture is invalid now: weft_graph_end fails
+    finally:
+        handle = _c.c_void_p()
+        status = lib().weft_graph_end(ctx, stream, _c.byref(handle))
+    return Graph(handle) if status == 0 else None
 
 
 def memset_async(x, value, nbytes):

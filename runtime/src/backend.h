@@ -128,6 +128,14 @@ typedef struct weft_backend_ops {
                                    uint32_t shared_bytes, const uint32_t cluster[3],
                                    uint32_t *out);
 
+  /* Optional; NULL where there are no graphs (host). weft_graph_begin,
+   * _end (*exec NULL and the status the reason where capturing failed),
+   * _launch and _destroy (runtime.h) on a NULL or the caller's stream. */
+  weft_status (*graph_begin)(void *state, void *stream);
+  weft_status (*graph_end)(void *state, void *stream, void **exec);
+  weft_status (*graph_launch)(void *state, void *exec, void *stream);
+  weft_status (*graph_destroy)(void *state, void *exec);
+
   /* Optional; NULL where kernels make no bulk tensor copies (descriptors
    * keep a zero map). Encodes the 128-byte, 64-byte aligned tensor map at
    * map128 for a map that weft_tensor_desc_encode has checked, dimensions

@@ -212,6 +212,53 @@ static weft_status exchange_capture_mode(int *mode) {
   return st;
 }
 
+/* ---- graphs ---- */
+
+static weft_status graphs_missing(void) {
+  return weft_fail(WEFT_ERROR_UNSUPPORTED, "cuda backend: %s has no stream capture "
+                   "(graphs need CUDA 11.4 or later)", LIBCUDA);
+}
+
+static weft_status capturing(weft_gpu *g, void *stream, int *out) {
+  (void)g;
+  if (!weft_cuda.cuStreamIsCapturing)
+    return graphs_missing();
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  weft_status st = CU(cuStreamIsCapturing, (CUstream)stream, &status);
+  *out = status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return st;
+}
+
+static weft_status capture_begin(weft_gpu *g, void *stream) {
+  (void)g;
+  if (!weft_cuda.cuStreamBeginCapture || !weft_cuda.cuGraphInstantiate)
+    return graphs_missing();
+  return CU(cuStreamBeginCapture, (CUstream)stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+}
+
+static weft_status capture_end(weft_gpu *g, void *stream, void **exec) {
+  (void)g;
+  CUgraph graph = NULL;
+  CUgraphExec made = NULL;
+  weft_status st = CU(cuStreamEndCapture, (CUstream)stream, &graph);
+  if (st == WEFT_SUCCESS)
+    st = CU(cuGraphInstantiate, &made, graph, 0);
+  if (graph)
+    weft_keep(&st, CU(cuGraphDestroy, graph)); /* the instance keeps what it needs */
+  *exec = st == WEFT_SUCCESS ? made : NULL;
+  return st;
+}
+
+static weft_status graph_launch(weft_gpu *g, void *exec, void *stream) {
+  (void)g;
+  return CU(cuGraphLaunch, (CUgraphExec)exec, (CUstream)stream);
+}
+
+static weft_status graph_destroy(weft_gpu *g, void *exec) {
+  (void)g; /* one still running is freed when it completes */
+  return CU(cuGraphExecDestroy, (CUgraphExec)exec);
+}
+
 /* Local memory: with NVSHMEM's heap, also NVSHMEM's to reach (nvshmem.h). */
 static weft_status device_alloc(weft_gpu *g, size_t size, void **out) {
   CUdeviceptr p = 0;
@@ -426,6 +473,11 @@ static const weft_gpu_ops gpu_ops = {
     .device_free = device_free,
     .find_function = find_function,
     .launch_kernel = launch_kernel,
+    .capturing = capturing,
+    .capture_begin = capture_begin,
+    .capture_end = capture_end,
+    .graph_launch = graph_launch,
+    .graph_destroy = graph_destroy,
 };
 
 static int cuda_available(void) { return weft_gpu_available(&gpu_ops); }
@@ -458,4 +510,8 @@ const weft_backend_ops weft_backend_cuda = {
     .resident_programs = cuda_resident_programs,
     .synchronize = weft_gpu_synchronize,
     .encode_tensor_map = cuda_encode_tensor_map,
+    .graph_begin = weft_gpu_graph_begin,
+    .graph_end = weft_gpu_graph_end,
+    .graph_launch = weft_gpu_graph_launch,
+    .graph_destroy = weft_gpu_graph_destroy,
 };

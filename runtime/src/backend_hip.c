@@ -60,7 +60,15 @@
      unsigned int, unsigned int, unsigned int, hipStream_t, void **, void **)) \
   X(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, hipError_t,           \
     (int *, hipFunction_t, int, size_t))                                       \
-  X(hipDeviceGetAttribute, hipError_t, (int *, hipDeviceAttribute_t, int))
+  X(hipDeviceGetAttribute, hipError_t, (int *, hipDeviceAttribute_t, int))        \
+  X(hipStreamIsCapturing, hipError_t, (hipStream_t, hipStreamCaptureStatus *)) \
+  X(hipStreamBeginCapture, hipError_t, (hipStream_t, hipStreamCaptureMode))    \
+  X(hipStreamEndCapture, hipError_t, (hipStream_t, hipGraph_t *))              \
+  X(hipGraphInstantiateWithFlags, hipError_t,                                  \
+    (hipGraphExec_t *, hipGraph_t, unsigned long long))                        \
+  X(hipGraphLaunch, hipError_t, (hipGraphExec_t, hipStream_t))                 \
+  X(hipGraphExecDestroy, hipError_t, (hipGraphExec_t))                         \
+  X(hipGraphDestroy, hipError_t, (hipGraph_t))
 
 #define TYPEDEF(name, ret, params) typedef ret (*name##_fn) params;
 HIP_FUNCTIONS(TYPEDEF)
@@ -305,6 +313,44 @@ static weft_status exchange_capture_mode(int *mode) {
   return st;
 }
 
+/* ---- graphs ---- */
+
+static weft_status capturing(weft_gpu *g, void *stream, int *out) {
+  (void)g;
+  hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+  weft_status st = HIP(hipStreamIsCapturing, (hipStream_t)stream, &status);
+  *out = status != hipStreamCaptureStatusNone;
+  return st;
+}
+
+static weft_status capture_begin(weft_gpu *g, void *stream) {
+  (void)g;
+  return HIP(hipStreamBeginCapture, (hipStream_t)stream, hipStreamCaptureModeThreadLocal);
+}
+
+static weft_status capture_end(weft_gpu *g, void *stream, void **exec) {
+  (void)g;
+  hipGraph_t graph = NULL;
+  hipGraphExec_t made = NULL;
+  weft_status st = HIP(hipStreamEndCapture, (hipStream_t)stream, &graph);
+  if (st == WEFT_SUCCESS)
+    st = HIP(hipGraphInstantiateWithFlags, &made, graph, 0);
+  if (graph)
+    weft_keep(&st, HIP(hipGraphDestroy, graph)); /* the instance keeps what it needs */
+  *exec = st == WEFT_SUCCESS ? made : NULL;
+  return st;
+}
+
+static weft_status graph_launch(weft_gpu *g, void *exec, void *stream) {
+  (void)g;
+  return HIP(hipGraphLaunch, (hipGraphExec_t)exec, (hipStream_t)stream);
+}
+
+static weft_status graph_destroy(weft_gpu *g, void *exec) {
+  (void)g;
+  return HIP(hipGraphExecDestroy, (hipGraphExec_t)exec);
+}
+
 static weft_status device_alloc(weft_gpu *g, size_t size, void **out) {
   (void)g;
   return HIP(hipExtMallocWithFlags, out, size, hipDeviceMallocDefault);
@@ -414,6 +460,11 @@ static const weft_gpu_ops gpu_ops = {
     .device_free = device_free,
     .find_function = find_function,
     .launch_kernel = launch_kernel,
+    .capturing = capturing,
+    .capture_begin = capture_begin,
+    .capture_end = capture_end,
+    .graph_launch = graph_launch,
+    .graph_destroy = graph_destroy,
 };
 
 static int hip_available(void) { return weft_gpu_available(&gpu_ops); }
@@ -445,4 +496,8 @@ const weft_backend_ops weft_backend_hip = {
     .launch = weft_gpu_launch,
     .resident_programs = hip_resident_programs,
     .synchronize = weft_gpu_synchronize,
+    .graph_begin = weft_gpu_graph_begin,
+    .graph_end = weft_gpu_graph_end,
+    .graph_launch = weft_gpu_graph_launch,
+    .graph_destroy = weft_gpu_graph_destroy,
 };

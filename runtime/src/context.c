@@ -166,6 +166,7 @@ static weft_status open_bootstraps(weft_context *ctx, const char *job_id,
 }
 
 static void teardown(weft_context *ctx) {
+  weft_graphs_destroy_all(ctx); /* before the modules their kernels are in */
   weft_modules_unload_all(ctx);
   weft_local_free_all(ctx);
   if (ctx->heap_mapped)

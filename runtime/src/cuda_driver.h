@@ -157,7 +157,11 @@ typedef int CUtensorMapFloatOOBfill;
 enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 
 typedef int CUstreamCaptureMode;
-enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
+enum { CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1, CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
+typedef int CUstreamCaptureStatus;
+enum { CU_STREAM_CAPTURE_STATUS_NONE = 0 };
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 
 /* X(field, symbol, parameters): every entry point the backend calls. */
 #define WEFT_CUDA_DRIVER_FUNCTIONS(X)                                          \
@@ -248,9 +252,9 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
     (size_t *, const CUmulticastObjectProp *, CUmulticastGranularity_flags))
 
 /* Looked up with the others but optional: NULL where the driver predates
- * them (tensor maps: CUDA 12.0; cluster occupancy: 11.8), which fails only
- * the calls that need them (launches with attributes, CUDA 12.0, fall back
- * to plain ones). */
+ * them (tensor maps: CUDA 12.0; cluster occupancy: 11.8; graphs of a
+ * stream's work: 11.4), which fails only the calls that need them
+ * (launches with attributes, CUDA 12.0, fall back to plain ones). */
 #define WEFT_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
   X(cuLaunchKernelEx, "cuLaunchKernelEx",                                      \
     (const CUlaunchConfig *, CUfunction, void **, void **))                    \
@@ -260,7 +264,15 @@ enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
     (CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,                   \
      const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,               \
      const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,            \
-     CUtensorMapL2promotion, CUtensorMapFloatOOBfill))
+     CUtensorMapL2promotion, CUtensorMapFloatOOBfill))                        \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream, CUstreamCaptureMode)) \
+  X(cuStreamEndCapture, "cuStreamEndCapture", (CUstream, CUgraph *))           \
+  X(cuStreamIsCapturing, "cuStreamIsCapturing", (CUstream, CUstreamCaptureStatus *)) \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags",                         \
+    (CUgraphExec *, CUgraph, unsigned long long))                              \
+  X(cuGraphLaunch, "cuGraphLaunch", (CUgraphExec, CUstream))                   \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec))                   \
+  X(cuGraphDestroy, "cuGraphDestroy", (CUgraph))
 
 /* cuFoo_fn: the type of a pointer to cuFoo. */
 #define WEFT_CUDA_TYPEDEF(field, symbol, params) \

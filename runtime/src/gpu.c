@@ -299,3 +299,44 @@ weft_status weft_gpu_put_join(void *state, void *stream) {
   weft_gpu *g = state;
   return order(g, stream ? stream : g->stream, g->copy_stream);
 }
+
+/* ---- graphs of a stream's work ---- */
+
+/* WEFT_ERROR_UNSUPPORTED where someone captures `stream`: that capture is
+ * to record the work itself, not our graph of it. */
+static weft_status not_captured(weft_gpu *g, void *stream) {
+  int capturing = 0;
+  weft_status st = g->ops->enter(g);
+  if (st == WEFT_SUCCESS)
+    st = g->ops->capturing(g, stream, &capturing);
+  if (st == WEFT_SUCCESS && capturing)
+    return weft_fail(WEFT_ERROR_UNSUPPORTED, "%s: the stream is being captured "
+                     "(its graph records the launches themselves)", name_of(g));
+  return st;
+}
+
+weft_status weft_gpu_graph_begin(void *state, void *stream) {
+  weft_gpu *g = state;
+  stream = stream ? stream : g->stream;
+  weft_status st = not_captured(g, stream);
+  return st != WEFT_SUCCESS ? st : g->ops->capture_begin(g, stream);
+}
+
+weft_status weft_gpu_graph_end(void *state, void *stream, void **exec) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  return st != WEFT_SUCCESS ? st : g->ops->capture_end(g, stream ? stream : g->stream, exec);
+}
+
+weft_status weft_gpu_graph_launch(void *state, void *exec, void *stream) {
+  weft_gpu *g = state;
+  stream = stream ? stream : g->stream;
+  weft_status st = not_captured(g, stream);
+  return st != WEFT_SUCCESS ? st : g->ops->graph_launch(g, exec, stream);
+}
+
+weft_status weft_gpu_graph_destroy(void *state, void *exec) {
+  weft_gpu *g = state;
+  weft_status st = g->ops->enter(g);
+  return st != WEFT_SUCCESS ? st : g->ops->graph_destroy(g, exec);
+}

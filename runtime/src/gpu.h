@@ -77,6 +77,16 @@ typedef struct weft_gpu_ops {
   weft_status (*launch_kernel)(weft_gpu *g, void *function,
                                const weft_launch_config *config, void **params,
                                unsigned block);
+  /* Graphs of a stream's work (weft_graph_begin): *capturing is whether
+   * `stream` is being captured; capture_begin starts capturing it for
+   * this thread only; capture_end stops and instantiates (*exec NULL where
+   * the capture failed, which the status says); then launch and destroy.
+   * WEFT_ERROR_UNSUPPORTED where the driver has no graphs. */
+  weft_status (*capturing)(weft_gpu *g, void *stream, int *capturing);
+  weft_status (*capture_begin)(weft_gpu *g, void *stream);
+  weft_status (*capture_end)(weft_gpu *g, void *stream, void **exec);
+  weft_status (*graph_launch)(weft_gpu *g, void *exec, void *stream);
+  weft_status (*graph_destroy)(weft_gpu *g, void *exec);
 } weft_gpu_ops;
 
 struct weft_gpu {
@@ -160,5 +170,10 @@ weft_status weft_gpu_synchronize(void *state, void *stream);
 weft_status weft_gpu_put_fork(void *state, void *stream);
 weft_status weft_gpu_put_signal(void *state, const weft_put *puts, size_t count);
 weft_status weft_gpu_put_join(void *state, void *stream);
+/* weft_graph_begin, _end, _launch and _destroy (backend.h). */
+weft_status weft_gpu_graph_begin(void *state, void *stream);
+weft_status weft_gpu_graph_end(void *state, void *stream, void **exec);
+weft_status weft_gpu_graph_launch(void *state, void *exec, void *stream);
+weft_status weft_gpu_graph_destroy(void *state, void *exec);
 
 #endif /* WEFT_RUNTIME_GPU_H */

@@ -142,6 +142,10 @@ weft_module_format weft_module_detect(const void *image, size_t size);
 const char *weft_module_format_name(weft_module_format format);
 void weft_modules_unload_all(weft_context *ctx);
 
+/* ---- graph.c ---- */
+
+void weft_graphs_destroy_all(weft_context *ctx);
+
 /* ---- context.c ---- */
 
 struct weft_context {
@@ -165,6 +169,7 @@ struct weft_context {
 
   weft_local_block *local_blocks; /* weft_malloc_local's, newest first */
   weft_module *modules;           /* loaded, for weft_finalize */
+  weft_graph *graphs;             /* made, for weft_finalize */
   char last_error[WEFT_ERROR_MAX];
 };
 

@@ -195,6 +195,17 @@ static int test_heap(void) {
         weft_put_join(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT);
   CHECK_OK(weft_free(g_ctx, slots));
 
+  /* No graphs on the host backend (a kept call replays its launches). */
+  weft_graph *graph = (weft_graph *)1;
+  CHECK_FAILS(weft_graph_begin(g_ctx, NULL), WEFT_ERROR_UNSUPPORTED,
+              "weft_graph_begin: the host backend has no graphs");
+  CHECK_FAILS(weft_graph_end(g_ctx, NULL, &graph), WEFT_ERROR_UNSUPPORTED, "no graphs");
+  CHECK(graph == NULL);
+  CHECK(weft_graph_begin(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT &&
+        weft_graph_end(g_ctx, NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT &&
+        weft_graph_launch(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT &&
+        weft_graph_destroy(NULL) == WEFT_ERROR_INVALID_ARGUMENT);
+
 
   /* First fit: freeing and asking again gives the same block back. */
   uint64_t page_offset = offset_of(page);
@@ -566,7 +577,8 @@ static struct {
   void **params;
   size_t num_params;
   unsigned block;
-  char trace[512]; /* the puts' driver calls, in order */
+  int capturing;   /* the stream is being captured by someone */
+  char trace[512]; /* the puts' and graphs' driver calls, in order */
 } fake;
 
 static weft_status fake_ready(void) { return WEFT_SUCCESS; }
@@ -653,6 +665,38 @@ static weft_status fake_copy_device(weft_gpu *g, void *dst, const void *src, siz
   return WEFT_SUCCESS;
 }
 
+static weft_status fake_capturing(weft_gpu *g, void *stream, int *capturing) {
+  (void)g;
+  trace("capturing(%lx) ", (unsigned long)(uintptr_t)stream);
+  *capturing = fake.capturing;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_capture_begin(weft_gpu *g, void *stream) {
+  (void)g;
+  trace("begin(%lx) ", (unsigned long)(uintptr_t)stream);
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_capture_end(weft_gpu *g, void *stream, void **exec) {
+  (void)g;
+  trace("end(%lx) ", (unsigned long)(uintptr_t)stream);
+  *exec = (void *)0xe;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_graph_launch(weft_gpu *g, void *exec, void *stream) {
+  (void)g;
+  trace("launch(%lx,%lx) ", (unsigned long)(uintptr_t)exec, (unsigned long)(uintptr_t)stream);
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_graph_destroy(weft_gpu *g, void *exec) {
+  (void)g;
+  trace("destroy(%lx) ", (unsigned long)(uintptr_t)exec);
+  return WEFT_SUCCESS;
+}
+
 static const weft_backend_ops fake_backend = {
     .name = "fake", .warp_size = 16, .close = fake_close};
 static const weft_gpu_ops fake_ops = {
@@ -669,6 +713,11 @@ static const weft_gpu_ops fake_ops = {
     .stream_after = fake_stream_after,
     .copy_device_async = fake_copy_device,
     .launch_kernel = fake_launch_kernel,
+    .capturing = fake_capturing,
+    .capture_begin = fake_capture_begin,
+    .capture_end = fake_capture_end,
+    .graph_launch = fake_graph_launch,
+    .graph_destroy = fake_graph_destroy,
 };
 
 /* weft_gpu_open on every rank (device = rank unless given): want and, on
@@ -761,6 +810,24 @@ static int test_gpu_common(void) {
   CHECK_OK(weft_gpu_put_join(g, NULL));
   CHECK(!strcmp(fake.trace, "after(c,7) copy(d1,51,64,c) copy(f1,e1,8,c) copy(f2,e2,8,c) "
                             "after(5,c) "));
+
+  /* Graphs: a capture of the given stream (the backend's own for NULL),
+   * refused where the stream is being captured already. */
+  void *exec = NULL;
+  fake.trace[0] = '\0';
+  CHECK_OK(weft_gpu_graph_begin(g, NULL));
+  CHECK_OK(weft_gpu_graph_end(g, NULL, &exec));
+  CHECK_OK(weft_gpu_graph_launch(g, exec, (void *)0x7));
+  CHECK_OK(weft_gpu_graph_destroy(g, exec));
+  CHECK(!strcmp(fake.trace, "capturing(5) begin(5) end(5) capturing(7) launch(e,7) "
+                            "destroy(e) "));
+  fake.capturing = 1;
+  CHECK_FAILS(weft_gpu_graph_begin(g, (void *)0x7), WEFT_ERROR_UNSUPPORTED,
+              "fake: the stream is being captured (its graph records the launches "
+              "themselves)");
+  CHECK_FAILS(weft_gpu_graph_launch(g, exec, NULL), WEFT_ERROR_UNSUPPORTED,
+              "is being captured");
+  fake.capturing = 0;
   CHECK_OK(fake_close(g));
 
   /* Two ranks on one GPU, both named (each rank's first peer: `other`). */

@@ -69,7 +69,8 @@ def buffer(values, dtype, shape=None):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("algorithm", ["auto", "ll", "push", "one_shot", "two_shot", "multimem"])
+@pytest.mark.parametrize("algorithm", ["auto", "ll", "ll128", "push", "one_shot", "two_shot",
+                                       "multimem"])
 @pytest.mark.parametrize("n", SIZES)
 def test_all_reduce(n, algorithm, dtype):
     if algorithm == "multimem" and dtype is not wl.float32:
@@ -95,7 +96,8 @@ def test_all_reduce(n, algorithm, dtype):
 
 
 @pytest.mark.parametrize("num_programs", [1, 3, 7])
-@pytest.mark.parametrize("algorithm", ["ll", "push", "one_shot", "two_shot", "multimem"])
+@pytest.mark.parametrize("algorithm", ["ll", "ll128", "push", "one_shot", "two_shot",
+                                       "multimem"])
 def test_all_reduce_num_programs(algorithm, num_programs):
     me, n = weft.rank(), 4099
     x, out = weft.empty((n,), wl.float32), weft.empty((n,), wl.float32)
@@ -109,7 +111,7 @@ def test_all_reduce_num_programs(algorithm, num_programs):
 def test_all_reduce_local_input_is_staged():
     me, n = weft.rank(), 1000
     for seed, alg in ((6, "one_shot"), (7, "two_shot"), (8, "multimem"), (10, "ll"),
-                      (11, "push")):
+                      (11, "push"), (12, "ll128")):
         xs = inputs(n, seed)
         x = local(xs[me].astype(np.float32))      # not symmetric: staged
         out = local(np.zeros(n, np.float32))      # local output is fine
@@ -149,7 +151,7 @@ def test_reduce_scatter(n, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("algorithm", ["auto", "ll", "push"])
+@pytest.mark.parametrize("algorithm", ["auto", "ll", "ll128", "push"])
 @pytest.mark.parametrize("n", SIZES)
 def test_all_gather(n, algorithm, dtype):
     me, ranks = weft.rank(), weft.num_ranks()
@@ -165,7 +167,7 @@ def test_all_gather(n, algorithm, dtype):
     out.free()
 
 
-@pytest.mark.parametrize("algorithm", ["ll", "push"])
+@pytest.mark.parametrize("algorithm", ["ll", "ll128", "push"])
 def test_all_gather_local_in_and_out(algorithm):
     me, ranks, n = weft.rank(), weft.num_ranks(), 77
     xs = inputs(n, 3)
@@ -191,28 +193,81 @@ def test_ll_buffer_is_renewed(monkeypatch):
 
 
 def test_halving_calls_of_changing_sizes_on_skewed_ranks():
-    """LL and push calls whose sizes (so grids and slots) change from call
-    to call, while one rank lags behind the others: a word one call left
-    in a buffer is never taken for another call's, nor overwritten before
-    it is read (a lagging sender leaves old words where a receiver looks)."""
+    """LL, LL128 and push calls whose sizes (so grids and slots) change from
+    call to call, while one rank lags behind the others: a word one call
+    left in a buffer is never taken for another call's, nor overwritten
+    before it is read (a lagging sender leaves old words where a receiver
+    looks)."""
     me, ranks = weft.rank(), weft.num_ranks()
     rng = np.random.default_rng(7)  # the same sizes and lags on every rank
-    for step in range(48):
+    for step in range(60):
         n = int(rng.integers(1, 4 * 64 * 3))  # up to 3 blocks on each of 4 host programs
         lagging = int(rng.integers(0, ranks))
         xs = inputs(n, 60 + step)
         x = local(xs[me].astype(np.float32))
         if me == lagging:
             time.sleep(0.003)
-        if step % 3 == 0:
+        algorithm = ("ll", "ll128", "push")[step % 3]
+        if step % 2 == 0 and algorithm != "push":
             out = local(np.zeros(ranks * n, np.float32))
-            C.all_gather(x, out, algorithm="ll")
+            C.all_gather(x, out, algorithm=algorithm)
             np.testing.assert_array_equal(host(out), np.concatenate(xs))
         else:
             out = local(np.zeros(n, np.float32))
-            C.all_reduce(x, out, algorithm="ll" if step % 3 == 1 else "push")
+            C.all_reduce(x, out, algorithm=algorithm)
             np.testing.assert_array_equal(host(out), sum(xs))
     weft.barrier()
+
+
+def test_ll128_unaligned_memory_and_partial_words():
+    """LL128 reads and writes x and out as whole 8-byte words where both
+    are aligned, element by element elsewhere: memory 4 bytes off a word,
+    and sizes that end inside a word, on either side."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    for n, shift_x, shift_out in ((5, 1, 0), (301, 0, 1), (301, 0, 0), (300, 1, 1)):
+        xs = inputs(n, 80 + n + shift_x)
+        x = local(np.concatenate([np.zeros(shift_x), xs[me]]).astype(np.float32))[shift_x:]
+        out = local(np.zeros(ranks * n + 1, np.float32))
+        C.all_reduce(x, out[shift_out:shift_out + n], algorithm="ll128")
+        np.testing.assert_array_equal(host(out)[shift_out:shift_out + n], sum(xs))
+        C.all_gather(x, out[shift_out:shift_out + ranks * n], algorithm="ll128")
+        np.testing.assert_array_equal(host(out)[shift_out:shift_out + ranks * n],
+                                      np.concatenate(xs))
+    weft.barrier()
+
+
+@pytest.mark.parametrize("dtype", [wl.float32, pytest.param(wl.bfloat16, marks=half)])
+def test_ll128_lines_arrive_whole(dtype):
+    """LL128 all-gathers of random bits (NaNs aside) back to back, each
+    from other data, at sizes that end anywhere in a line: a line taken
+    before all of it arrived (on GPUs a line is one store and one load), a
+    stale one, or a flag taken for data shows as a wrong bit. GPUs run
+    sizes up to 1 MiB a rank, where every program has several blocks."""
+    me, ranks = weft.rank(), weft.num_ranks()
+    bits = np.uint32 if dtype is wl.float32 else np.uint16
+    width = np.dtype(bits).itemsize
+    most = 3 * 4 * 2 * 120 if BACKEND == "host" else 1 << 20  # bytes
+    rng = np.random.default_rng(11)  # the same sizes on every rank
+    sizes = [int(v) for v in rng.integers(1, most // width, 12)]
+    xs, outs, want = [], [], []
+    for call, n in enumerate(sizes):
+        words = [(np.random.default_rng(1000 * call + p).integers(0, 1 << (8 * width), n)
+                  & ~(1 << (8 * width - 2))).astype(bits) for p in range(ranks)]  # exponent < max
+        x = weft.empty((n,), dtype)
+        if dtype is wl.float32:
+            x.copy_from(words[me].view(np.float32))
+        else:
+            x.copy_from(words[me], raw=True)
+        xs.append(x)
+        outs.append(weft.empty((ranks * n,), dtype))
+        want.append(np.concatenate(words))
+    for x, out in zip(xs, outs):
+        C.all_gather(x, out, algorithm="ll128")
+    for out, w in zip(outs, want):
+        np.testing.assert_array_equal(out.to_numpy(raw=True).view(bits), w)
+    weft.barrier()  # freed below: nobody still reads them
+    for buf in xs + outs:
+        buf.free()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -294,7 +349,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match=rf"all_gather: out has {10 * ranks + 1} elements; "
                                          rf"it needs num_ranks \* x.size = {10 * ranks}"):
         C.all_gather(x, weft.empty((10 * ranks + 1,), wl.float32))
-    with pytest.raises(ValueError, match="algorithm must be one of auto, ll, push"):
+    with pytest.raises(ValueError, match="algorithm must be one of auto, ll, ll128, push"):
         C.all_gather(x, weft.empty((10 * ranks,), wl.float32), algorithm="ring")
     with pytest.raises(ValueError, match=f"num_programs must be in 1..{MAX_PROGRAMS}"):
         C.all_gather(x, weft.empty((10 * ranks,), wl.float32), num_programs=0)
@@ -424,7 +479,7 @@ def test_kept_calls_follow_their_buffers():
         C.all_reduce(x, out)
         np.testing.assert_array_equal(out.to_numpy(), sum(xs))
     key = _plans.key("all_reduce", (x, out), ("sum", "auto", None))
-    assert comm.kept[key][0] == comm.version
+    assert comm.kept[key].version == comm.version
     # More LL words than the LL buffer holds, whatever ran before.
     big = weft.zeros((comm.scratch["ll"].nbytes // (16 * weft.num_ranks()) + 1,), wl.float32)
     version = comm.version
@@ -434,10 +489,36 @@ def test_kept_calls_follow_their_buffers():
     x.copy_from(xs[me])
     C.all_reduce(x, out)
     np.testing.assert_array_equal(out.to_numpy(), sum(xs))
-    assert comm.kept[key][0] == comm.version
+    assert comm.kept[key].version == comm.version
     if BACKEND == "host":  # a numpy array is not kept
         assert _plans.key("all_reduce", (local(np.zeros(4, np.float32)), None), ()) is None
     weft.barrier()
     for b in (x, out, big):
         b.free()
     assert _plans.key("all_reduce", (x, out), ("sum", "auto", None)) is None  # freed
+
+
+@pytest.mark.parametrize("op", ["all_reduce", "all_gather"])
+def test_kept_calls_become_graphs(op):
+    """From its GRAPH_AFTER-th repeat a kept call launches as one graph
+    where the backend has them (CUDA; the host backend replays the
+    launches), a graph that reads each call's new data."""
+    from weft import _plans
+    me, ranks, n = weft.rank(), weft.num_ranks(), 333
+    x = weft.empty((n,), wl.float32)
+    out = weft.empty(((1 if op == "all_reduce" else ranks) * n,), wl.float32)
+    if op == "all_reduce":
+        call, want = (lambda: C.all_reduce(x, out)), sum
+        key = _plans.key("all_reduce", (x, out), ("sum", "auto", None))
+    else:
+        call, want = (lambda: C.all_gather(x, out)), np.concatenate
+        key = _plans.key("all_gather", (x, out), ("auto", None))
+    comm = C._get_comm()
+    for step in range(_plans.GRAPH_AFTER + 3):
+        xs = inputs(n, 90 + step)
+        x.copy_from(xs[me])
+        call()
+        np.testing.assert_array_equal(out.to_numpy(), want(xs))
+        graph = comm.kept[key].graph
+        assert (graph is not None) == (BACKEND == "cuda" and step >= _plans.GRAPH_AFTER)
+    weft.barrier()

@@ -4,7 +4,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import host, local, rounded
+from devices import BACKEND, host, local, rounded
 from weft import ops
 
 
@@ -573,6 +573,45 @@ def test_moe_dispatch_combine(tokens, hidden, topk, per_rank, dtype):
     x.free()
 
 
+def test_kept_moe_calls():
+    """moe_dispatch with a handle and moe_combine with out are kept
+    (weft/_plans.py): repeats with new tokens, routes and weights in the
+    same buffers make the first calls' launches (as one graph each where
+    the backend has graphs), which read the data of their own time."""
+    from weft import _plans
+    from weft.collectives import _get_comm
+    me, ranks = weft.rank(), weft.num_ranks()
+    tokens, hidden, topk, experts = 6, 8, 2, 2 * ranks
+    x = weft.empty((tokens, hidden), wl.float32)
+    ids = weft.empty((tokens, topk), wl.int32)
+    wts = weft.empty((tokens, topk), wl.float32)
+    out = weft.empty((tokens, hidden), wl.float32)
+    d = ops.moe_dispatch(x, ids, experts)  # the handle (its buffers are allocated)
+    y = weft.empty(tuple(d.recv.shape), wl.float32)
+    ops.moe_combine(y, d, wts, out)
+    for step in range(_plans.GRAPH_AFTER + 2):
+        xs, ids_all, ws = _moe_inputs(tokens, hidden, topk, experts, 40 + step)
+        x.copy_from(xs[me])
+        ids.copy_from(ids_all[me])
+        wts.copy_from(ws[me])
+        assert ops.moe_dispatch(x, ids, experts, handle=d) is d
+        recv, counts = _check_dispatch(d, xs, ids_all, experts, tokens, wl.float32)
+        y.copy_from(_expert(recv, counts, step))
+        assert ops.moe_combine(y, d, wts, out) is out
+        np.testing.assert_array_equal(out.to_numpy(), _expected_combine(
+            xs, ids_all, ws, experts, tokens, step))
+    comm = _get_comm()
+    keys = (_plans.key("moe_dispatch", (x, ids, d), (experts, None, None)),
+            _plans.key("moe_combine", (y, wts, out, d, d.gather), ()))
+    for key in keys:
+        assert (comm.kept[key].graph is not None) == (BACKEND == "cuda")
+    weft.barrier()
+    d.free()
+    assert _plans.key("moe_dispatch", (x, ids, d), (experts, None, None)) is None  # freed
+    for buf in (x, ids, wts, out, y):
+        buf.free()
+
+
 def test_moe_capacity_invalid_ids_and_other_widths():
     """Pairs past the capacity and ids naming no expert are dropped (not
     sent, nothing added); experts may return another width and dtype."""
@@ -656,7 +695,7 @@ def test_kept_fused_calls_read_their_own_inputs():
     comm = _get_comm()
     for key in (_plans.key("matmul_reduce_scatter", (a, b, scattered), (None, "f32")),
                 _plans.key("all_gather_matmul", (mine, b, gathered), (None, "auto"))):
-        launches = comm.kept[key][1]
+        launches = comm.kept[key].launches
         assert launches
         assert all(v[0].tensor is None for launch in launches for v in launch[2]
                    if type(v) is tuple)

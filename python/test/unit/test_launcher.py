@@ -14,6 +14,12 @@ KERNELS = textwrap.dedent('''
         """Parameters named like the builtins the launcher uses."""
         o = wl.arange(0, BLOCK)
         wl.store(x + o, wl.load(x + o, mask=o < len) + type, mask=o < len)
+
+    @weft.jit
+    def constexprs_only(B: wl.constexpr):
+        """No run-time argument (a helper's usual shape): its launcher is
+        made and launches."""
+        wl.static_assert(B > 0)
 ''')
 
 SCRIPT = textwrap.dedent(r'''
@@ -23,7 +29,7 @@ SCRIPT = textwrap.dedent(r'''
     import pytest
     import weft
     import weft.language as wl
-    from kernels import shadowing
+    from kernels import constexprs_only, shadowing
     weft.init("host")
     assert shadowing._launcher is not None
     x = weft.zeros((16,), wl.int32)
@@ -42,6 +48,8 @@ SCRIPT = textwrap.dedent(r'''
         shadowing[(1,)](y, 10, 2, BLOCK=16)
     with pytest.raises(TypeError, match="shadowing: .*host memory|cannot be"):
         shadowing[(1,)]([1, 2], 10, 2, BLOCK=16)
+    for i in range(2):
+        constexprs_only[(1,)](B=4)
     print("OK")
 ''')
 

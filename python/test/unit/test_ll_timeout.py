@@ -1,7 +1,7 @@
-"""An LL collective whose peer never calls fails with WEFT_WAIT_TIMEOUT
-instead of hanging (collectives/_ll.py: the receivers' polls end in
-wl.wait, which gives up). Two host ranks under weft-run: rank 1 skips the
-second call that rank 0 makes."""
+"""An LL or LL128 collective whose peer never calls fails with
+WEFT_WAIT_TIMEOUT instead of hanging (collectives/_ll.py, _ll128.py: the
+receivers' polls end in wl.wait, which gives up). Two host ranks under
+weft-run: rank 1 skips the second call that rank 0 makes."""
 import os
 import subprocess
 import sys
@@ -29,7 +29,8 @@ SCRIPT = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("call", ['all_reduce(x, algorithm="ll")',
-                                  'all_gather(x, out, algorithm="ll")'])
+                                  'all_gather(x, out, algorithm="ll")',
+                                  'all_reduce(x, algorithm="ll128")'])
 def test_ll_wait_gives_up(tmp_path, call):
     script = tmp_path / "ll.py"
     script.write_text(SCRIPT.format(call=call))

@@ -24,19 +24,28 @@ from .. import _plans
 from .._jit import _NUMPY_DTYPES, PerBackend, _torch_dtype
 from . import _kernels as K
 from . import _ll
+from . import _ll128
 from . import _nodes
 
 __all__ = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
            "all_reduce_residual_rmsnorm", "multicast_enabled", "LL_MAX_BYTES",
-           "PUSH_MAX_BYTES"]
+           "LL128_MIN_BYTES", "LL128_MAX_BYTES", "PUSH_MAX_BYTES"]
 
 # all_reduce and all_gather use the LL protocol (_ll.py: one posted write
-# per word, no handshake) up to this many bytes per rank: below it a call
-# is latency-bound, above it LL's doubled bytes cost more than the
-# handshakes it saves (bench/README.md, "Latency").
+# per word, no handshake) up to LL_MAX_BYTES per rank: below it a call is
+# latency-bound, above it LL's doubled bytes cost more than the handshakes
+# it saves. Where a 128-byte line stored by one instruction is seen whole
+# (CUDA), LL128 (_ll128.py: a flag word in sixteen, still no handshake)
+# takes over above LL128_MIN_BYTES, up to LL128_MAX_BYTES: on two H200s
+# within 0.15 us of LL below 64 KiB, ahead from 256 KiB (3.7 against 4.4 us),
+# ahead of push and two-shot up to 2 MiB, behind them from 3 MiB
+# (bench/README.md, "Latency").
 LL_MAX_BYTES = 256 * 1024
-# all_reduce pushes (one phase, double-buffered receive halves) up to this
-# many bytes per rank; two-shot's halved traffic wins beyond.
+LL128_MIN_BYTES = 64 * 1024
+LL128_MAX_BYTES = 2 * 1024 * 1024
+# Past LL, all_reduce pushes (one phase, double-buffered receive halves) up
+# to this many bytes per rank; two-shot's halved traffic wins beyond. (Where
+# LL128 runs, auto goes from it to two-shot.)
 PUSH_MAX_BYTES = 1024 * 1024
 
 # The grid: elements per block (the BLOCK constexpr, resolved for the
@@ -58,6 +67,12 @@ PROGRAMS = {"host": 4, "cuda": 128, "hip": 128}
 # "Latency").
 LL_BLOCK = PerBackend(host=64, cuda=256, hip=256)
 LL_PROGRAMS = {"host": 4, "cuda": 256, "hip": 256}
+# LL128 blocks are lines of 128 bytes: 16 per program (one 16-byte access
+# per thread of four warps), on up to LL128_PROGRAMS programs: the best grid
+# or within 3 % of it from 256 KiB to 1 MiB; 32 lines on 8 warps gain 8 % at
+# 2 MiB and more beyond, where auto leaves LL128 (bench/tune_latency.py).
+LL128_LINES = PerBackend(host=2, cuda=16, hip=16)
+LL128_PROGRAMS = {"host": 4, "cuda": 256, "hip": 256}
 # The push all-reduce's blocks (elements), on up to PROGRAMS programs: 4096
 # on 128 took 8.7 us at 1 MiB where 1024-2048 or 64 programs took 9.7-15.8
 # (the same sweep).
@@ -71,7 +86,7 @@ NIC_LATENCY_BYTES = 192 << 10
 
 _DTYPES = (wl.float32, wl.float16, wl.bfloat16)
 _OPS = {"sum": 0, "max": 1, "min": 2}
-_ALGORITHMS = ("auto", "ll", "push", "one_shot", "two_shot", "multimem", "hierarchical")
+_ALGORITHMS = ("auto", "ll", "ll128", "push", "one_shot", "two_shot", "multimem", "hierarchical")
 # The LL buffer is made again after this many calls, so no word in it lives
 # the 2^32 - 1 LL calls after which its flag repeats (_ll.py): a call
 # (_kept counts them) makes at most 16 launches.
@@ -102,7 +117,7 @@ class _Comm:
         self.ll_programs = LL_PROGRAMS.get(self.backend, 4)
         self.calls = 0       # collective and fused calls in this context (_kept)
         self.ll_made = 0     # self.calls when the LL buffer was made
-        self.ll = None       # (its halves as one view, words per half)
+        self.ll = {}         # LL buffers by name: (halves as one view, words per half)
         self.kept = {}       # kept calls (_plans)
         self.version = 0     # bumped when a scratch buffer is made (_plans)
 
@@ -110,24 +125,28 @@ class _Comm:
         """Whether the LL buffer is due to be made again (ll_buffer)."""
         return self.calls - self.ll_made >= LL_RENEW_CALLS
 
-    def ll_buffer(self, words):
-        """The LL buffer (_ll.py) for `words` uint64 per half, as
-        (buffer, words per half). Made zeroed, and then every rank's copy
-        is zero before any rank writes into it (a host barrier); made again
-        every LL_RENEW_CALLS calls. Small calls are this path's reason to
-        be, so the view is kept rather than made per call."""
-        if self.ll is not None and words <= self.ll[1] and not self.renewal_due():
-            return self.ll
-        if self.renewal_due():
+    def ll_buffer(self, words, name="ll"):
+        """The LL buffer `name` (_ll.py's "ll", _ll128.py's "ll128") for
+        `words` uint64 per half, as (buffer, words per half). Made zeroed,
+        and then every rank's copy is zero before any rank writes into it
+        (a host barrier). LL's is made again every LL_RENEW_CALLS calls, as
+        its 32-bit flags repeat; LL128's 64-bit ones never do. Small calls
+        are this path's reason to be, so the view is kept rather than made
+        per call."""
+        held = self.ll.get(name)
+        due = name == "ll" and held is not None and self.renewal_due()
+        if held is not None and words <= held[1] and not due:
+            return held
+        if due:
             rt.barrier()  # drained: nobody uses the old one
-            self.scratch.pop("ll", None)
-        if "ll" not in self.scratch or self.scratch["ll"].nbytes < 2 * words * 8:
+            self.scratch.pop(name)
+        if name == "ll":
             self.ll_made = self.calls
-            self._grown("ll", 2 * words * 8, True)
-            self.scratch["ll"].copy_from(0)
-            rt.barrier()
-        self.ll = self.halves("ll", words, wl.uint64)
-        return self.ll
+        self._grown(name, 2 * words * 8, True)
+        self.scratch[name].copy_from(0)
+        rt.barrier()
+        self.ll[name] = self.halves(name, words, wl.uint64)
+        return self.ll[name]
 
     def buffer(self, name, n, dtype, drain=False):
         """A symmetric scratch buffer of at least n elements of dtype, kept
@@ -306,6 +325,49 @@ def _ll_launch(kernel, comm, x, out, n, dtype, num_programs, **constexprs):
 
 
 
+def _ll128_launch(kernel, comm, x, out, n, dtype, num_programs, gather=False, **constexprs):
+    """Launches an LL128 kernel (_ll128.py) for n elements of dtype."""
+    pack = 64 // dtype.bits
+    lines = -(-n // (pack * _ll128.DATA))
+    if num_programs is None:
+        block = LL128_LINES[comm.backend]
+        grid = (max(1, min(LL128_PROGRAMS.get(comm.backend, 4), -(-lines // block))),)
+    else:
+        grid = _grid_of(num_programs)
+    ll, half = comm.ll_buffer(comm.ranks * lines * _ll128.LINE, "ll128")
+    xw, ow = _words(x, ll), _words(out, ll)
+    # Whole words where both are 8-byte aligned (and, gathering, where
+    # out's parts start on words); the rest element by element.
+    full = n // pack if xw is not ll and ow is not ll and not (gather and n % pack) else 0
+    half //= _ll128.LINE
+    kernel[grid](x, xw, out, ow, ll, half, lines, half // comm.ranks, n, full,
+                 comm.half_calls, DTYPE=dtype, PACK=pack, LINES=LL128_LINES, SPIN=_ll.SPIN,
+                 ATOMIC=_ll128.ATOMIC_LINES, **constexprs)
+
+
+def _words(a, spare):
+    """a's memory as uint64 words (its whole words), or `spare` (uint64,
+    never read) where a is not 8-byte aligned or holds no whole word."""
+    words = _size(a) * _dtype_of(a, "x").bits // 64
+    if rt.data_ptr(a) % 8 or words == 0:
+        return spare
+    if isinstance(a, rt.Buffer):
+        return rt.Buffer.view(a.ptr, (words,), wl.uint64, a.local)
+    if isinstance(a, np.ndarray):
+        return a.reshape(-1).view(np.uint8)[:8 * words].view(np.uint64)
+    import torch
+    return a.reshape(-1).view(torch.uint8)[:8 * words].view(torch.int64)
+
+
+def _ll_choice(comm, nbytes):
+    """The LL protocol auto takes for nbytes per rank, if any."""
+    if _ll128.ATOMIC_LINES[comm.backend] and LL128_MIN_BYTES < nbytes <= LL128_MAX_BYTES:
+        return "ll128"
+    if nbytes <= LL_MAX_BYTES:
+        return "ll"
+    return None
+
+
 def _grid_of(num_programs):
     """The 1-D grid of num_programs programs, which the flag rows bound."""
     if not 1 <= int(num_programs) <= K.MAX_PROGRAMS:
@@ -336,10 +398,12 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     """out = reduction (sum, max, min) of x over ranks; out=None: in place
     (x is overwritten). Returns out. x: symmetric weft.Buffer (else staged).
     algorithm: "auto" (in a job across nodes "hierarchical"; else multimem
-    when multicast is enabled, x is fp32 and op is sum; else LL up to
-    LL_MAX_BYTES per rank, push up to PUSH_MAX_BYTES, else two-shot), or one
-    of "ll", "push", "one_shot", "two_shot", "multimem", "hierarchical" to
-    force it."""
+    when multicast is enabled, x is fp32 and op is sum; else LL128 above
+    LL128_MIN_BYTES per rank up to LL128_MAX_BYTES where its lines are
+    whole (CUDA), else LL up to LL_MAX_BYTES, push up to PUSH_MAX_BYTES,
+    else two-shot), or one of
+    "ll", "ll128", "push", "one_shot", "two_shot", "multimem",
+    "hierarchical" to force it."""
     _kept("all_reduce", (x, out), (op, algorithm, num_programs), _all_reduce, x, out, op,
           algorithm, num_programs)
     return x if out is None else out
@@ -369,12 +433,10 @@ def _all_reduce(x, out, op, algorithm, num_programs):
     elif algorithm == "auto":
         if comm.multicast and dtype is wl.float32 and op == "sum":
             algorithm = "multimem"
-        elif n * dtype.bits // 8 <= LL_MAX_BYTES:
-            algorithm = "ll"
-        elif n * dtype.bits // 8 <= PUSH_MAX_BYTES:
-            algorithm = "push"
         else:
-            algorithm = "two_shot"
+            nbytes = n * dtype.bits // 8
+            algorithm = _ll_choice(comm, nbytes) or \
+                ("push" if nbytes <= PUSH_MAX_BYTES else "two_shot")
     if algorithm == "multimem" and dtype is not wl.float32:
         raise ValueError(f"the multimem all_reduce takes fp32 (multimem ops are "
                          f"scalar in the language), not {dtype.name}")
@@ -388,6 +450,9 @@ def _all_reduce(x, out, op, algorithm, num_programs):
         return out
     if algorithm == "ll":  # x and out stay where they are: peers read neither
         _ll_launch(_ll.ll_all_reduce, comm, x, out, n, dtype, num_programs, OP=code)
+        return out
+    if algorithm == "ll128":
+        _ll128_launch(_ll128.ll128_all_reduce, comm, x, out, n, dtype, num_programs, OP=code)
         return out
     if algorithm == "push":  # peers write only the receive buffer
         grid = _programs(n, num_programs, PUSH_BLOCK)
@@ -487,9 +552,9 @@ def _reduce_scatter(x, out, op, num_programs):
 
 def all_gather(x, out, num_programs=None, algorithm="auto"):
     """out[p*n:(p+1)*n] = rank p's x; out holds num_ranks * x.size elements.
-    algorithm: "auto" (in a job across nodes "hierarchical"; else LL up to
-    LL_MAX_BYTES per rank, else pushes into a symmetric out), "ll", "push"
-    or "hierarchical" to force one."""
+    algorithm: "auto" (in a job across nodes "hierarchical"; else LL128 or
+    LL as all_reduce takes them, else pushes into a symmetric out), "ll",
+    "ll128", "push" or "hierarchical" to force one."""
     _kept("all_gather", (x, out), (algorithm, num_programs), _all_gather, x, out,
           num_programs, algorithm)
     return out
@@ -504,9 +569,9 @@ def _all_gather(x, out, num_programs, algorithm):
                          f"num_ranks * x.size = {ranks * n}")
     if out is x and ranks > 1:
         raise ValueError("all_gather: out must not be x")
-    if algorithm not in ("auto", "ll", "push", "hierarchical"):
-        raise ValueError(f"algorithm must be one of auto, ll, push, hierarchical, not "
-                         f"{algorithm!r}")
+    if algorithm not in ("auto", "ll", "ll128", "push", "hierarchical"):
+        raise ValueError(f"algorithm must be one of auto, ll, ll128, push, hierarchical, "
+                         f"not {algorithm!r}")
     comm = _get_comm()
     if n == 0:
         return out
@@ -519,8 +584,13 @@ def _all_gather(x, out, num_programs, algorithm):
                                      BLOCK=grid.block)
         _deliver(target, out, ranks * n, grid)
         return out
-    if algorithm == "ll" or algorithm == "auto" and n * dtype.bits // 8 <= LL_MAX_BYTES:
+    if algorithm == "auto":
+        algorithm = _ll_choice(comm, n * dtype.bits // 8) or "push"
+    if algorithm == "ll":
         _ll_launch(_ll.ll_all_gather, comm, x, out, n, dtype, num_programs)
+        return out
+    if algorithm == "ll128":
+        _ll128_launch(_ll128.ll128_all_gather, comm, x, out, n, dtype, num_programs, True)
         return out
     grid = _programs(n, num_programs)
     target = _symmetric_out(comm, out, ranks * n, dtype)

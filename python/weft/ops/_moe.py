@@ -236,6 +236,13 @@ class MoeDispatch:
         rt.barrier()
         self.gather = None          # (T * topk, width) of y's dtype, from the first combine
         self._dispatched = False
+        # What kept calls depend on of the handle (weft/_plans.py): its buffers.
+        self.plan_identity = tuple(buf.ptr for buf in self.buffers())
+
+    def buffers(self):
+        """The buffers a dispatch or combine launch names (gather aside)."""
+        return (self.recv, self.counts, self.sources, self.route, self.order,
+                self.send_counts, self.flags, self.calls)
 
     def dropped(self):
         """How many of this rank's pairs the last dispatch did not send (over
@@ -244,11 +251,10 @@ class MoeDispatch:
 
     def free(self):
         """Frees the buffers (collective, like their allocation)."""
-        for buf in (self.recv, self.counts, self.sources, self.route, self.order,
-                    self.send_counts, self.flags, self.calls, self.gather):
+        for buf in self.buffers() + (self.gather,):
             if buf is not None:
                 buf.free()
-        self.gather = None
+        self.gather = self.plan_identity = None
 
 
 def _check_2d(op, what, a, rows, dtypes):
@@ -273,9 +279,14 @@ def moe_dispatch(x, topk_ids, num_experts, capacity=None, handle=None, num_progr
     from an earlier call, whose buffers are reused (its last combine must
     be done); otherwise new ones are allocated (collective). Returns the
     MoeDispatch: recv, counts and sources hold this rank's received rows."""
-    # Counted as a call (it counts epochs), never kept: it may allocate.
-    return _kept(None, (), (), _moe_dispatch, x, topk_ids, num_experts, capacity, handle,
-                 num_programs)
+    if isinstance(handle, MoeDispatch):  # kept: a repeat makes the launches only
+        _kept("moe_dispatch", (x, topk_ids, handle), (num_experts, capacity, num_programs),
+              _moe_dispatch, x, topk_ids, num_experts, capacity, handle, num_programs)
+    else:  # counted as a call (it counts epochs), not kept: it allocates
+        handle = _kept(None, (), (), _moe_dispatch, x, topk_ids, num_experts, capacity,
+                       handle, num_programs)
+    handle._dispatched = True
+    return handle
 
 
 def _moe_dispatch(x, topk_ids, num_experts, capacity, handle, num_programs):
@@ -311,7 +322,6 @@ def _moe_dispatch(x, topk_ids, num_experts, capacity, handle, num_programs):
         x, handle.recv, handle.counts, handle.sources, handle.order, handle.send_counts,
         handle.flags, handle.calls, comm.flags, comm.epochs, h, capacity,
         handle.local_experts, k, BR=BR, BH=BH, BQ=BQ)
-    handle._dispatched = True
     return handle
 
 
@@ -329,6 +339,17 @@ def moe_combine(y, handle, topk_weights, out=None):
     if not handle._dispatched:
         raise ValueError(f"{op}: every combine needs its own moe_dispatch first "
                          "(this handle's rows were already combined)")
+    if out is None:  # every call allocates its out: not kept (weft/_plans.py)
+        out = _moe_combine(y, handle, topk_weights, out)
+    else:  # the gather buffer as it is before the call: a call that remakes it is new
+        _kept("moe_combine", (y, topk_weights, out, handle, handle.gather), (), _moe_combine,
+              y, handle, topk_weights, out)
+    handle._dispatched = False
+    return out
+
+
+def _moe_combine(y, handle, topk_weights, out):
+    op = "moe_combine"
     t, k = handle.tokens, handle.topk
     ranks = rt.num_ranks()
     rows = handle.local_experts * ranks * handle.capacity
@@ -348,7 +369,6 @@ def moe_combine(y, handle, topk_weights, out=None):
         if g is not None:
             g.free()
         handle.gather = rt.empty((t * k, width), dtype)
-    handle._dispatched = False
     moe_combine_kernel[(handle.programs,)](
         y, topk_weights, out, handle.gather, handle.route, handle.counts, handle.sources,
         handle.flags, handle.calls, t, k, width, handle.capacity,
