@@ -401,9 +401,8 @@ def all_reduce(x, out=None, op="sum", algorithm="auto", num_programs=None):
     when multicast is enabled, x is fp32 and op is sum; else LL128 above
     LL128_MIN_BYTES per rank up to LL128_MAX_BYTES where its lines are
     whole (CUDA), else LL up to LL_MAX_BYTES, push up to PUSH_MAX_BYTES,
-    else two-shot), or one of
-    "ll", "ll128", "push", "one_shot", "two_shot", "multimem",
-    "hierarchical" to force it."""
+    else two-shot), or one of "ll", "ll128", "push", "one_shot",
+    "two_shot", "multimem", "hierarchical" to force it."""
     _kept("all_reduce", (x, out), (op, algorithm, num_programs), _all_reduce, x, out, op,
           algorithm, num_programs)
     return x if out is None else out
