@@ -341,14 +341,16 @@ def capture(launch_all):
     ctx, stream = context(), state.stream
     if lib().weft_graph_begin(ctx, stream):
         return None
+    failed = False
     try:
         launch_all()
     except WeftError:
-        pass  # the capture is invalid now: weft_graph_end fails
+        failed = True  # whatever the capture holds, it is not all of the call
     finally:
         handle = _c.c_void_p()
         status = lib().weft_graph_end(ctx, stream, _c.byref(handle))
-    return Graph(handle) if status == 0 else None
+    graph = Graph(handle) if status == 0 else None
+    return None if failed else graph  # a graph dropped is destroyed
 
 
 def memset_async(x, value, nbytes):

@@ -498,6 +498,32 @@ def test_kept_calls_follow_their_buffers():
     assert _plans.key("all_reduce", (x, out), ("sum", "auto", None)) is None  # freed
 
 
+def test_capture_of_a_failing_call_is_dropped():
+    """weft._runtime.capture of launches that raise part way gives no
+    graph (whatever was captured is not the whole call), ends the capture
+    (later launches run) and launches nothing; on the host backend there
+    are no graphs at all."""
+    from weft import _runtime as rt
+    from weft.collectives import _kernels as K
+    src, dst = weft.full((64,), 3.0, wl.float32), weft.zeros((64,), wl.float32)
+    K.copy_kernel[(1,)](src, dst, 64, BLOCK=64)  # loaded before any capture
+    dst.copy_from(0)
+
+    def failing():
+        K.copy_kernel[(1,)](src, dst, 64, BLOCK=64)
+        raise weft.WeftError("a launch that failed")
+
+    assert rt.capture(failing) is None
+    assert rt.capture(lambda: None) is None or BACKEND == "cuda"
+    if BACKEND != "host":
+        np.testing.assert_array_equal(dst.to_numpy(), 0)  # captured, never run
+    K.copy_kernel[(1,)](src, dst, 64, BLOCK=64)
+    np.testing.assert_array_equal(dst.to_numpy(), 3)
+    weft.barrier()
+    src.free()
+    dst.free()
+
+
 @pytest.mark.parametrize("op", ["all_reduce", "all_gather"])
 def test_kept_calls_become_graphs(op):
     """From its GRAPH_AFTER-th repeat a kept call launches as one graph
