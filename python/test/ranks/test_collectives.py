@@ -222,17 +222,19 @@ def test_halving_calls_of_changing_sizes_on_skewed_ranks():
 def test_ll128_unaligned_memory_and_partial_words():
     """LL128 reads and writes x and out as whole 8-byte words where both
     are aligned, element by element elsewhere: memory 4 bytes off a word,
-    and sizes that end inside a word, on either side."""
+    and sizes that end inside a word, on either side; nothing around out
+    is written."""
     me, ranks = weft.rank(), weft.num_ranks()
     for n, shift_x, shift_out in ((5, 1, 0), (301, 0, 1), (301, 0, 0), (300, 1, 1)):
         xs = inputs(n, 80 + n + shift_x)
         x = local(np.concatenate([np.zeros(shift_x), xs[me]]).astype(np.float32))[shift_x:]
-        out = local(np.zeros(ranks * n + 1, np.float32))
-        C.all_reduce(x, out[shift_out:shift_out + n], algorithm="ll128")
-        np.testing.assert_array_equal(host(out)[shift_out:shift_out + n], sum(xs))
-        C.all_gather(x, out[shift_out:shift_out + ranks * n], algorithm="ll128")
-        np.testing.assert_array_equal(host(out)[shift_out:shift_out + ranks * n],
-                                      np.concatenate(xs))
+        for call, m, want in ((C.all_reduce, n, sum(xs)),
+                              (C.all_gather, ranks * n, np.concatenate(xs))):
+            out = local(np.full(ranks * n + 2, -99, np.float32))
+            call(x, out[shift_out:shift_out + m], algorithm="ll128")
+            got = host(out)
+            np.testing.assert_array_equal(got[shift_out:shift_out + m], want)
+            np.testing.assert_array_equal(np.delete(got, np.s_[shift_out:shift_out + m]), -99)
     weft.barrier()
 
 
