@@ -306,19 +306,22 @@ def _programs(work, num_programs, block=None):
     cap = PROGRAMS.get(backend, 4)
     if block is None:
         block = BLOCK if work <= cap * BLOCK[backend] else LARGE_BLOCK
+    return _Grid(_grid_over(work, block[backend], cap, num_programs)[0], block)
+
+
+def _grid_over(work, block, cap, num_programs):
+    """The 1-D grid for `work` units in blocks of `block`: a program per
+    block, at most `cap`, unless num_programs is given."""
     if num_programs is None:
-        num_programs = max(1, min(cap, math.ceil(work / block[backend])))
-    return _Grid(_grid_of(num_programs)[0], block)
+        return (max(1, min(cap, -(-work // block))),)
+    return _grid_of(num_programs)
 
 
 def _ll_launch(kernel, comm, x, out, n, dtype, num_programs, **constexprs):
     """Launches an LL kernel (_ll.py) for n elements of dtype."""
     pack = 32 // dtype.bits
     words = -(-n // pack)
-    if num_programs is None:
-        grid = (max(1, min(comm.ll_programs, -(-words // comm.ll_block))),)
-    else:
-        grid = _grid_of(num_programs)
+    grid = _grid_over(words, comm.ll_block, comm.ll_programs, num_programs)
     ll, half = comm.ll_buffer(comm.ranks * words)
     kernel[grid](x, out, ll, half, words, n, comm.half_calls, DTYPE=dtype, PACK=pack,
                  BLOCK=LL_BLOCK, SPIN=_ll.SPIN, **constexprs)
@@ -329,11 +332,8 @@ def _ll128_launch(kernel, comm, x, out, n, dtype, num_programs, gather=False, **
     """Launches an LL128 kernel (_ll128.py) for n elements of dtype."""
     pack = 64 // dtype.bits
     lines = -(-n // (pack * _ll128.DATA))
-    if num_programs is None:
-        block = LL128_LINES[comm.backend]
-        grid = (max(1, min(LL128_PROGRAMS.get(comm.backend, 4), -(-lines // block))),)
-    else:
-        grid = _grid_of(num_programs)
+    grid = _grid_over(lines, LL128_LINES[comm.backend], LL128_PROGRAMS.get(comm.backend, 4),
+                      num_programs)
     ll, half = comm.ll_buffer(comm.ranks * lines * _ll128.LINE, "ll128")
     xw, ow = _words(x, ll), _words(out, ll)
     # Whole words where both are 8-byte aligned (and, gathering, where
