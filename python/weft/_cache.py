@@ -9,6 +9,8 @@ A machine without libWeftCAPI (a GPU box without LLVM) cannot ask the
 compiler for its version: it uses $WEFT_COMPILER_VERSION, else the only
 version directory in the cache.
 """
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -57,26 +59,52 @@ def lookup_or_compile(ir, files, name, target, options):
     root = cache_dir()
     k = key(ir, files, target, options)
     entry = os.path.join(root, _version_dir(root), k)
-    if os.path.isdir(entry):
-        with open(os.path.join(entry, "index.json")) as f:
-            names = json.load(f)["artifacts"]
-        out = {}
-        for n in names:
-            with open(os.path.join(entry, n), "rb") as f:
-                out[n] = f.read()
-        return out
-    if cache_only():
-        recorded = _record_miss(k, ir, name, target, options)
-        raise CompilationError(
-            f"kernel {name} for {target} {options} is not in the kernel cache "
-            f"({entry}) and WEFT_CACHE_ONLY=1 forbids compiling; run the same "
-            "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it"
-            + (f" (request saved as {recorded}: `python3 -m weft fill-cache` "
-               "compiles it there)" if recorded else ""))
-    _record_miss(k, ir, name, target, options)
-    arts = _capi.compile_ir(ir, target, options)
-    _store(entry, name, target, arts)
-    return arts
+    if not os.path.isdir(entry):
+        if cache_only():
+            recorded = _record_miss(k, ir, name, target, options)
+            raise CompilationError(
+                f"kernel {name} for {target} {options} is not in the kernel cache "
+                f"({entry}) and WEFT_CACHE_ONLY=1 forbids compiling; run the same "
+                "code where the compiler is, with the same WEFT_CACHE_DIR, and copy it"
+                + (f" (request saved as {recorded}: `python3 -m weft fill-cache` "
+                   "compiles it there)" if recorded else ""))
+        _record_miss(k, ir, name, target, options)
+        with _compiling(entry) as missing:
+            if missing:
+                arts = _capi.compile_ir(ir, target, options)
+                _store(entry, name, target, arts)
+                return arts
+    with open(os.path.join(entry, "index.json")) as f:
+        names = json.load(f)["artifacts"]
+    out = {}
+    for n in names:
+        with open(os.path.join(entry, n), "rb") as f:
+            out[n] = f.read()
+    return out
+
+
+@contextlib.contextmanager
+def _compiling(entry):
+    """Holds the lock of `entry` and says whether it is still missing: of
+    the processes that miss one kernel at once (the ranks of a job, test
+    suites sharing a cache) one compiles it and the others wait for it,
+    instead of each compiling it again. The lock is the kernel's alone and
+    the kernel's compilation takes no other, so no two processes wait on
+    each other; the system drops it if its holder dies. Once the entry is
+    stored the lock file goes: a waiter holding it finds the entry, and so
+    does any later process, which then locks a new file or none."""
+    parent, k = os.path.split(entry)
+    os.makedirs(parent, exist_ok=True)
+    lock = os.path.join(parent, ".lock-" + k)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        missing = not os.path.isdir(entry)
+        yield missing
+        if missing and os.path.isdir(entry):
+            os.unlink(lock)
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _record_miss(k, ir, name, target, options):
@@ -112,18 +140,18 @@ def fill(paths):
         with open(path) as f:
             r = json.load(f)
         entry = os.path.join(root, version, r["key"])
-        if os.path.isdir(entry):
-            present += 1
-            continue
-        arts = _capi.compile_ir(r["ir"], r["target"], r["options"])
-        _store(entry, r["kernel"], r["target"], arts)
-        compiled += 1
+        with _compiling(entry) as missing:
+            if missing:
+                _store(entry, r["kernel"], r["target"],
+                       _capi.compile_ir(r["ir"], r["target"], r["options"]))
+        compiled += missing
+        present += not missing
     return compiled, present
 
 
 def _store(entry, name, target, arts):
-    """Writes a private directory and renames it into place, so ranks that
-    compile the same kernel at once never see half an entry."""
+    """Writes a private directory and renames it into place, so a process
+    that finds the entry (without the lock) never sees half of it."""
     parent = os.path.dirname(entry)
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=parent, prefix=".tmp-")

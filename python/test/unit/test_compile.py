@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -195,6 +196,42 @@ def test_cache_only_miss_saves_a_request_fill_cache_compiles(tmp_path, monkeypat
     usage = subprocess.run([sys.executable, "-m", "weft"], env=env,
                            capture_output=True, text=True)
     assert usage.returncode == 2 and "fill-cache" in usage.stderr
+
+
+def _lock_waiters(path):
+    """How many processes wait for the flock of `path` (Linux /proc/locks:
+    a waiter's line is marked "->" and names the file's inode)."""
+    inode = f":{os.stat(path).st_ino} "
+    with open("/proc/locks") as f:
+        return sum("->" in line and inode in line for line in f)
+
+
+def test_a_kernel_missed_at_once_is_compiled_once(tmp_path, monkeypatch):
+    """A process that misses a kernel another is compiling waits for it and
+    takes what that one stored, instead of compiling it too: here the
+    stored artifacts are this test's, and the IR is not IR, so a waiter
+    that compiled would fail."""
+    monkeypatch.setenv("WEFT_CACHE_DIR", str(tmp_path))
+    ir = "not a module"
+    entry = os.path.join(str(tmp_path), _cache._version_dir(str(tmp_path)),
+                         _cache.key(ir, [], "host", {}))
+    script = ("import sys; from weft import _cache; sys.stdout.write(repr("
+              f"_cache.lookup_or_compile({ir!r}, [], 'k', 'host', {{}})))")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(weft.__file__)))
+    with _cache._compiling(entry) as missing:
+        assert missing
+        waiter = subprocess.Popen([sys.executable, "-c", script], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lock = os.path.join(os.path.dirname(entry), ".lock-" + os.path.basename(entry))
+        for _ in range(6000):  # until the other process waits (60 s at most)
+            if _lock_waiters(lock) or waiter.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert _lock_waiters(lock) == 1, waiter.communicate()
+        _cache._store(entry, "k", "host", {"so": b"stored by the first"})
+    out, err = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0, err
+    assert out == repr({"so": b"stored by the first"})
 
 
 def test_per_backend_constexpr_resolves_for_the_target():
