@@ -4,7 +4,9 @@ GPU, on torch tensors, and Triton's launcher for the same kernel and
 tensors), of weft.ops.matmul at a decode shape (16 x H @ H x H, bf16; on a
 GPU also torch.matmul), of the collectives at small sizes (Weft's
 and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
-ops (bench/fused.py's Weft system: its cases, the same buffers). Weft's
+ops (bench/fused.py's Weft system: its cases, the same buffers); on a GPU
+also chains of the bare launch's kernel on 1M and 4M elements, timed with
+the GPU's work (`chain_*`: what WEFT_KERNEL_GRAPHS=1 trades). Weft's
 calls are split into the runtime's weft_launch and the rest (the Python
 frontend: the op's checks and plan, finding the kernel, packing the
 arguments); a kept call that launches as a graph (weft/_plans.py) counts
@@ -35,6 +37,7 @@ import weft.language as wl  # noqa: E402
 from weft import _runtime as rt  # noqa: E402
 
 SIX = 1024  # elements of the bare launch's vectors
+CHAIN = (1 << 20, 1 << 22)  # elements of the chains' vectors
 
 
 @weft.jit
@@ -91,6 +94,14 @@ def launch_cases(run):
     cases[("all_reduce_4K", "weft")] = lambda: weft.collectives.all_reduce(small)
     cases[("all_gather_4K", "weft")] = lambda: weft.collectives.all_gather(small, gathered)
     if run.gpu:
+        # Chains of the bare launch's kernel over 1M and 4M elements,
+        # timed with the GPU's work (measure_chain): the first runs faster
+        # on the GPU than the host launches it, the second slower.
+        for m in CHAIN:
+            vecs = [weft.zeros((m,), wl.float32) for _ in range(3)]
+            bufs += vecs
+            cases[(f"chain_{m >> 20}M", "weft")] = \
+                lambda v=vecs, m=m: axpby[(m // SIX,)](*v, m, 2.0, 3.0, BLOCK=SIX)
         torch = run.torch
         tx, ty, tout = (torch.zeros(SIX, device=run.device) for _ in range(3))
         # The bare launch with the same torch tensors as Triton's.
@@ -188,6 +199,26 @@ def measure(run, clock, fn, args):
             calls / args.calls, totals[0] / args.calls * 1e6)
 
 
+def measure_chain(run, fn, args):
+    """measure()'s figures for a chain of calls timed until the GPU has
+    run them all: what a stream of eager launches costs when the GPU, not
+    the host, is the slower (no weft_launch share)."""
+    def batch():
+        run.sync()
+        start = time.perf_counter()
+        for _ in range(args.calls):
+            fn()
+        run.sync()
+        return time.perf_counter() - start
+
+    with run.on_stream():
+        for _ in range(args.warmup):
+            fn()
+        totals = sorted(batch() for _ in range(args.batches))
+    return (totals[len(totals) // 2] / args.calls * 1e6, 0.0, 1.0,
+            totals[0] / args.calls * 1e6)
+
+
 def _failed(env, op, tokens, hidden, system):
     """The row of a case that never finished (CB.Watchdog)."""
     nan = float("nan")
@@ -221,7 +252,8 @@ def main():
             continue  # --resume
         with run.watchdog.case(_failed(env, op, "", "", system)):
             fn()  # compiles and loads; makes the collectives' state
-            per_call, launch, launches, best = measure(run, clock, fn, args)
+            per_call, launch, launches, best = measure_chain(run, fn, args) \
+                if op.startswith("chain_") else measure(run, clock, fn, args)
         if system != "weft":
             launch = launches = 0.0  # not Weft's launches
         row = dict(op=op, tokens="", hidden="", system=system, host_us=round(per_call, 2),

@@ -116,6 +116,7 @@ static weft_status cuda_close(void *state) {
   weft_status st = WEFT_SUCCESS;
   if (s->ctx) {
     weft_keep(&st, weft_cuda_enter(s));
+    weft_gpu_kernel_graphs_free(&s->gpu);
     if (s->gpu.stream)
       weft_keep(&st, CU(cuStreamDestroy, own_stream(&s->gpu)));
     if (s->gpu.copy_stream)
@@ -317,6 +318,7 @@ static weft_status cuda_module_unload(void *state, void *module) {
   weft_status st = weft_cuda_enter(state);
   if (st != WEFT_SUCCESS)
     return st;
+  weft_gpu_kernel_graphs_free(state);
   weft_nvshmem_module_unloading((CUmodule)module);
   return CU(cuModuleUnload, (CUmodule)module);
 }
@@ -400,6 +402,58 @@ static weft_status launch_kernel(weft_gpu *g, void *function, const weft_launch_
   return st;
 }
 
+static CUDA_KERNEL_NODE_PARAMS node_params(const weft_gpu_kernel_graph *k,
+                                           void **params) {
+  return (CUDA_KERNEL_NODE_PARAMS){.func = k->function, .gridDimX = k->grid[0],
+                                   .gridDimY = k->grid[1], .gridDimZ = k->grid[2],
+                                   .blockDimX = k->block, .blockDimY = 1, .blockDimZ = 1,
+                                   .sharedMemBytes = k->shared_bytes,
+                                   .kernelParams = params};
+}
+
+static weft_status kernel_graph_make(weft_gpu *g, weft_gpu_kernel_graph *k,
+                                     void **params) {
+  (void)g;
+  if (!weft_cuda.cuGraphCreate || !weft_cuda.cuGraphAddKernelNode ||
+      !weft_cuda.cuGraphExecKernelNodeSetParams || !weft_cuda.cuGraphInstantiate)
+    return graphs_missing();
+  CUDA_KERNEL_NODE_PARAMS p = node_params(k, params);
+  CUgraph graph = NULL;
+  CUgraphNode node = NULL;
+  CUgraphExec exec = NULL;
+  weft_status st = allow_shared(k->function, k->shared_bytes);
+  if (st == WEFT_SUCCESS)
+    st = CU(cuGraphCreate, &graph, 0);
+  if (st == WEFT_SUCCESS)
+    st = CU(cuGraphAddKernelNode, &node, graph, NULL, 0, &p);
+  if (st == WEFT_SUCCESS)
+    st = CU(cuGraphInstantiate, &exec, graph, 0);
+  if (st != WEFT_SUCCESS) {
+    if (graph)
+      weft_cuda.cuGraphDestroy(graph);
+    return st;
+  }
+  /* The graph stays: its node is how the instance's arguments are set. */
+  k->graph = graph, k->exec = exec, k->node = node;
+  return WEFT_SUCCESS;
+}
+
+static weft_status kernel_graph_launch(weft_gpu *g, const weft_gpu_kernel_graph *k,
+                                       void **params) {
+  (void)g;
+  CUDA_KERNEL_NODE_PARAMS p = node_params(k, params);
+  weft_status st = CU(cuGraphExecKernelNodeSetParams, (CUgraphExec)k->exec,
+                      (CUgraphNode)k->node, &p);
+  return st != WEFT_SUCCESS ? st
+                            : CU(cuGraphLaunch, (CUgraphExec)k->exec, (CUstream)k->stream);
+}
+
+static weft_status kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph *k) {
+  weft_status st = graph_destroy(g, k->exec);
+  weft_keep(&st, CU(cuGraphDestroy, (CUgraph)k->graph));
+  return st;
+}
+
 /* ---- tensor maps ---- */
 
 _Static_assert(sizeof(CUtensorMap) == sizeof(((weft_tensor_desc *)0)->tensor_map) &&
@@ -478,6 +532,9 @@ static const weft_gpu_ops gpu_ops = {
     .capture_end = capture_end,
     .graph_launch = graph_launch,
     .graph_destroy = graph_destroy,
+    .kernel_graph_make = kernel_graph_make,
+    .kernel_graph_launch = kernel_graph_launch,
+    .kernel_graph_destroy = kernel_graph_destroy,
 };
 
 static int cuda_available(void) { return weft_gpu_available(&gpu_ops); }

@@ -162,6 +162,18 @@ typedef int CUstreamCaptureStatus;
 enum { CU_STREAM_CAPTURE_STATUS_NONE = 0 };
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUkern_st *CUkernel;
+typedef struct CUDA_KERNEL_NODE_PARAMS {
+  CUfunction func;
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  CUkernel kern;  /* used where func is NULL */
+  CUcontext ctx;  /* ignored where func is set */
+} CUDA_KERNEL_NODE_PARAMS;
 
 /* X(field, symbol, parameters): every entry point the backend calls. */
 #define WEFT_CUDA_DRIVER_FUNCTIONS(X)                                          \
@@ -253,8 +265,9 @@ typedef struct CUgraphExec_st *CUgraphExec;
 
 /* Looked up with the others but optional: NULL where the driver predates
  * them (tensor maps: CUDA 12.0; cluster occupancy: 11.8; graphs of a
- * stream's work: 11.4), which fails only the calls that need them
- * (launches with attributes, CUDA 12.0, fall back to plain ones). */
+ * stream's work: 11.4; kernel nodes of these parameters: 12.0), which fails
+ * only the calls that need them (launches with attributes, CUDA 12.0, fall
+ * back to plain ones; one-launch graphs to eager launches). */
 #define WEFT_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
   X(cuLaunchKernelEx, "cuLaunchKernelEx",                                      \
     (const CUlaunchConfig *, CUfunction, void **, void **))                    \
@@ -272,7 +285,13 @@ typedef struct CUgraphExec_st *CUgraphExec;
     (CUgraphExec *, CUgraph, unsigned long long))                              \
   X(cuGraphLaunch, "cuGraphLaunch", (CUgraphExec, CUstream))                   \
   X(cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec))                   \
-  X(cuGraphDestroy, "cuGraphDestroy", (CUgraph))
+  X(cuGraphDestroy, "cuGraphDestroy", (CUgraph))                               \
+  X(cuGraphCreate, "cuGraphCreate", (CUgraph *, unsigned int))                 \
+  X(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2",                           \
+    (CUgraphNode *, CUgraph, const CUgraphNode *, size_t,                      \
+     const CUDA_KERNEL_NODE_PARAMS *))                                         \
+  X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",       \
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS *))
 
 /* cuFoo_fn: the type of a pointer to cuFoo. */
 #define WEFT_CUDA_TYPEDEF(field, symbol, params) \

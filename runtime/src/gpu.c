@@ -1,5 +1,6 @@
 /* The GPU backends' common part (see gpu.h); no driver is called directly. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,7 @@ weft_status weft_gpu_open(const weft_gpu_ops *ops,
   g->bs = params->bootstrap;
   g->local_size = params->local_size;
   g->num_nodes = params->num_nodes;
+  g->graph_launches = weft_env_is("WEFT_KERNEL_GRAPHS", "1");
   weft_status st = ops->ready();
   if (st == WEFT_SUCCESS && params->num_nodes > 1 && !ops->engine)
     st = weft_fail(WEFT_ERROR_UNSUPPORTED, "%s backend: the job spans %d nodes "
@@ -236,6 +238,69 @@ weft_status weft_gpu_module_get_function(void *state, void *module,
   return st;
 }
 
+/* ---- launches ---- */
+
+/* One table per process would do (a context per process); the lock keeps
+ * two threads from setting one graph's arguments at once. */
+static pthread_mutex_t kernel_graphs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void forget(weft_gpu *g, weft_gpu_kernel_graph *k) {
+  if (k->exec)
+    g->ops->kernel_graph_destroy(g, k);
+  memset(k, 0, sizeof *k);
+}
+
+static weft_gpu_kernel_graph *kernel_graph_slot(weft_gpu *g, void *function,
+                                                const uint32_t grid[3]) {
+  uintptr_t h = (uintptr_t)function >> 4;
+  for (int i = 0; i < 3; ++i)
+    h = h * 31 + grid[i];
+  return &g->kernel_graphs[h % WEFT_GPU_KERNEL_GRAPHS];
+}
+
+/* The launch through its one-launch graph where gpu.h says so (*done set),
+ * else nothing: the first launch of a slot's kind only claims the slot (a
+ * launch made once is not worth a graph), the second makes the graph. A
+ * graph the driver cannot make leaves that launch eager; so does a stream
+ * being captured (the capture records the launch itself). */
+static weft_status launch_by_graph(weft_gpu *g, void *function,
+                                   const weft_launch_config *config, void **params,
+                                   unsigned block, int *done) {
+  void *stream = config->stream ? config->stream : g->stream;
+  int capturing = 1;
+  if (!g->graph_launches || !g->ops->kernel_graph_launch ||
+      g->ops->capturing(g, stream, &capturing) != WEFT_SUCCESS || capturing)
+    return WEFT_SUCCESS;
+  pthread_mutex_lock(&kernel_graphs_lock);
+  weft_gpu_kernel_graph *k = kernel_graph_slot(g, function, config->grid);
+  weft_status st = WEFT_SUCCESS;
+  if (k->function != function || k->stream != stream || k->block != block ||
+      k->shared_bytes != config->shared_bytes ||
+      memcmp(k->grid, config->grid, sizeof k->grid)) {
+    forget(g, k);
+    *k = (weft_gpu_kernel_graph){.function = function, .stream = stream, .block = block,
+                                 .shared_bytes = config->shared_bytes};
+    memcpy(k->grid, config->grid, sizeof k->grid);
+  } else if (!k->failed) {
+    if (!k->exec) {
+      /* Relaxed: another thread's capture must not take this for its own. */
+      int mode = g->ops->relaxed_capture;
+      if (g->ops->exchange_capture_mode(&mode) == WEFT_SUCCESS) {
+        k->failed = g->ops->kernel_graph_make(g, k, params) != WEFT_SUCCESS;
+        g->ops->exchange_capture_mode(&mode);
+      } else {
+        k->failed = 1;
+      }
+    }
+    if (k->exec) {
+      st = g->ops->kernel_graph_launch(g, k, params);
+      *done = 1;
+    }
+  }
+  pthread_mutex_unlock(&kernel_graphs_lock);
+  return st;
+}
+
 weft_status weft_gpu_launch(void *state, void *function,
                             const weft_launch_config *config, void **args,
                             size_t num_args, const weft_kernel_context *kctx) {
@@ -253,10 +318,20 @@ weft_status weft_gpu_launch(void *state, void *function,
     params[i] = args[i];
   params[num_args] = (void *)kctx;
   unsigned block = weft_launch_threads(config, g->ops->backend->warp_size);
-  st = g->ops->launch_kernel(g, function, config, params, block);
+  int done = 0;
+  st = launch_by_graph(g, function, config, params, block, &done);
+  if (!done)
+    st = g->ops->launch_kernel(g, function, config, params, block);
   if (params != on_stack)
     free(params);
   return st;
+}
+
+void weft_gpu_kernel_graphs_free(weft_gpu *g) {
+  pthread_mutex_lock(&kernel_graphs_lock);
+  for (int i = 0; i < WEFT_GPU_KERNEL_GRAPHS; ++i)
+    forget(g, &g->kernel_graphs[i]);
+  pthread_mutex_unlock(&kernel_graphs_lock);
 }
 
 weft_status weft_gpu_synchronize(void *state, void *stream) {

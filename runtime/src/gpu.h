@@ -15,13 +15,26 @@
 #define WEFT_RUNTIME_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "internal.h"
 
 #define WEFT_GPU_STACK_ARGS 32 /* launch parameters without a malloc */
 #define WEFT_GPU_HANDLE_MAX 64 /* bytes of one IPC handle (CUDA's, HIP's) */
 
+#define WEFT_GPU_KERNEL_GRAPHS 64 /* launches kept as one-launch graphs */
+
 typedef struct weft_gpu weft_gpu;
+
+/* A launch that repeats, kept as a graph of that one launch (see
+ * weft_gpu_launch): the launch, then the driver's graph, its instance and
+ * its kernel node (NULL until made). */
+typedef struct weft_gpu_kernel_graph {
+  void *function, *stream; /* stream: resolved (never NULL) */
+  uint32_t grid[3], block, shared_bytes;
+  void *graph, *exec, *node;
+  int failed; /* the driver could not make it: this launch stays eager */
+} weft_gpu_kernel_graph;
 
 typedef struct weft_gpu_ops {
   const weft_backend_ops *backend; /* its name, warp size and close */
@@ -87,6 +100,15 @@ typedef struct weft_gpu_ops {
   weft_status (*capture_end)(weft_gpu *g, void *stream, void **exec);
   weft_status (*graph_launch)(weft_gpu *g, void *exec, void *stream);
   weft_status (*graph_destroy)(weft_gpu *g, void *exec);
+  /* One-launch graphs (weft_gpu_launch); NULL where the backend keeps
+   * every launch eager. kernel_graph_make makes k's graph, instance and
+   * node from k's launch with params; kernel_graph_launch sets the node's
+   * params, then launches the instance on k->stream; kernel_graph_destroy
+   * frees what make made. */
+  weft_status (*kernel_graph_make)(weft_gpu *g, weft_gpu_kernel_graph *k, void **params);
+  weft_status (*kernel_graph_launch)(weft_gpu *g, const weft_gpu_kernel_graph *k,
+                                     void **params);
+  weft_status (*kernel_graph_destroy)(weft_gpu *g, weft_gpu_kernel_graph *k);
 } weft_gpu_ops;
 
 struct weft_gpu {
@@ -100,6 +122,8 @@ struct weft_gpu {
   void *event;       /* stream_after's */
   weft_bootstrap *bs;
   char bus_id[32]; /* PCI */
+  weft_gpu_kernel_graph kernel_graphs[WEFT_GPU_KERNEL_GRAPHS];
+  int graph_launches; /* WEFT_KERNEL_GRAPHS=1: launches through one-launch graphs */
 };
 
 /* Stores dlsym(lib, symbol) into the function pointer at slot (POSIX lets
@@ -151,7 +175,16 @@ void weft_gpu_debug(const weft_gpu *g, const char *heap, size_t bytes,
  * allocated in relaxed capture mode, so that a thread may allocate while it
  * captures a graph; a launch passes args, then the kernel context by value
  * (the driver copies it at launch), in blocks of config's threads, else
- * four warps. */
+ * four warps.
+ *
+ * With WEFT_KERNEL_GRAPHS=1, a launch onto a stream that is not being
+ * captured, the same as the previous launch of its slot (function, stream,
+ * grid, block, shared memory), goes through a graph of that one launch,
+ * its arguments set each time: the driver's host time for it is about
+ * 1.4 us less than an eager launch's, and its GPU time about 1.1 us more
+ * (the instance's own launch, and no early start), so launches that come
+ * slower than the GPU runs them gain and a busy GPU's chain loses; hence
+ * opt-in (bench/README.md, "Launches through one-launch graphs"). */
 weft_status weft_gpu_copy_to_device(void *state, void *dst, const void *src, size_t n);
 weft_status weft_gpu_copy_to_host(void *state, void *dst, const void *src, size_t n);
 weft_status weft_gpu_memset_async(void *state, void *dst, int value, size_t n,
@@ -165,6 +198,9 @@ weft_status weft_gpu_launch(void *state, void *function,
                             const weft_launch_config *config, void **args,
                             size_t num_args, const weft_kernel_context *kctx);
 weft_status weft_gpu_synchronize(void *state, void *stream);
+/* Frees every one-launch graph: before a module is unloaded (a graph may
+ * hold one of its kernels) and before the device is closed. */
+void weft_gpu_kernel_graphs_free(weft_gpu *g);
 /* weft_put_fork, weft_put_signal_async (translated puts) and
  * weft_put_join, on g->copy_stream. */
 weft_status weft_gpu_put_fork(void *state, void *stream);

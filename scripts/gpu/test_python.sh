@@ -4,8 +4,8 @@
 # machine (or the first $WEFT_GPUS), with Weft from the carried wheel
 # (dist/: kernels compile here) or, without one, from the kernel cache
 # warm_cache.sh filled where LLVM is (README, "GPU runs"). The log is
-# $OUT/test_python.log. Arguments go to pytest (`-k matmul`: a part of the
-# suite).
+# $OUT/test_python.log. Arguments go to the suite's pytest (`-k matmul`: a
+# part of it).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source scripts/gpu/common.sh
@@ -17,6 +17,11 @@ export WEFT_TEST_BACKEND=cuda
 run=("$build/bin/weft-run" -n "$ngpus" --backend cuda --timeout 900 --)
 
 step pytest "${run[@]}" "$python" -m pytest -q -p no:cacheprovider -rs python/test/ranks "$@"
+# Launches through one-launch graphs (docs/runtime.md, WEFT_KERNEL_GRAPHS):
+# the launch, capture and kept-call tests again with them on.
+WEFT_KERNEL_GRAPHS=1 step pytest-kernel-graphs "${run[@]}" "$python" -m pytest -q \
+  -p no:cacheprovider -rs python/test/ranks/test_ops.py python/test/ranks/test_torch.py \
+  python/test/ranks/test_collectives.py -k "arguments or kept or capture or graph or split_k"
 for example in examples/python/*.py; do
   step "example-$(basename "$example" .py)" "${run[@]}" "$python" "$example"
 done

@@ -578,6 +578,7 @@ static struct {
   size_t num_params;
   unsigned block;
   int capturing;   /* the stream is being captured by someone */
+  int capture_mode;
   char trace[512]; /* the puts' and graphs' driver calls, in order */
 } fake;
 
@@ -697,6 +698,37 @@ static weft_status fake_graph_destroy(weft_gpu *g, void *exec) {
   return WEFT_SUCCESS;
 }
 
+static weft_status fake_exchange_mode(int *mode) {
+  int was = fake.capture_mode;
+  fake.capture_mode = *mode;
+  *mode = was;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_kernel_graph_make(weft_gpu *g, weft_gpu_kernel_graph *k,
+                                          void **params) {
+  (void)g, (void)params;
+  trace("make(mode %d) ", fake.capture_mode);
+  k->graph = (void *)0xa, k->exec = (void *)0xe, k->node = (void *)0xb;
+  return WEFT_SUCCESS;
+}
+
+/* Copies the parameters out, as fake_launch_kernel. */
+static weft_status fake_kernel_graph_launch(weft_gpu *g, const weft_gpu_kernel_graph *k,
+                                            void **params) {
+  (void)g;
+  trace("set+launch(%lx,%lx) ", (unsigned long)(uintptr_t)k->exec,
+        (unsigned long)(uintptr_t)k->stream);
+  memcpy(fake.params, params, (fake.num_params + 1) * sizeof *params);
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph *k) {
+  (void)g;
+  trace("free(%lx) ", (unsigned long)(uintptr_t)k->exec);
+  return WEFT_SUCCESS;
+}
+
 static const weft_backend_ops fake_backend = {
     .name = "fake", .warp_size = 16, .close = fake_close};
 static const weft_gpu_ops fake_ops = {
@@ -718,6 +750,11 @@ static const weft_gpu_ops fake_ops = {
     .capture_end = fake_capture_end,
     .graph_launch = fake_graph_launch,
     .graph_destroy = fake_graph_destroy,
+    .exchange_capture_mode = fake_exchange_mode,
+    .relaxed_capture = 2,
+    .kernel_graph_make = fake_kernel_graph_make,
+    .kernel_graph_launch = fake_kernel_graph_launch,
+    .kernel_graph_destroy = fake_kernel_graph_destroy,
 };
 
 /* weft_gpu_open on every rank (device = rank unless given): want and, on
@@ -800,9 +837,47 @@ static int test_gpu_common(void) {
     CHECK(fake.block == 96);
   }
 
+  /* One-launch graphs (WEFT_KERNEL_GRAPHS=1; the launches above were
+   * eager): the second launch alike makes the graph (in relaxed capture
+   * mode) and launches it, the next sets its own arguments and launches
+   * it; the same launch on another stream takes the slot (freeing that
+   * graph) and launches eagerly; so does a launch onto a stream being
+   * captured. Freeing them all frees what was made, once. */
+  CHECK(!g->graph_launches);
+  g->graph_launches = 1;
+  weft_launch_config one = {{1, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
+  fake.num_params = 2;
+  fake.trace[0] = '\0';
+  for (int i = 0; i < 3; ++i) {
+    fake.function = NULL;
+    CHECK_OK(weft_gpu_launch(g, &kctx, &one, args + i, 2, &kctx));
+    CHECK((fake.function == &kctx) == (i == 0));
+    CHECK(seen[0] == args[i] && seen[1] == args[i + 1] && seen[2] == &kctx);
+  }
+  CHECK(!strcmp(fake.trace, "capturing(5) capturing(5) make(mode 2) set+launch(e,5) "
+                            "capturing(5) set+launch(e,5) "));
+  CHECK(fake.capture_mode == 0);
+  fake.trace[0] = '\0';
+  one.stream = (void *)0x7;
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args, 2, &kctx));
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args, 2, &kctx));
+  CHECK(!strcmp(fake.trace, "capturing(7) free(e) capturing(7) make(mode 2) "
+                            "set+launch(e,7) "));
+  fake.trace[0] = '\0';
+  fake.capturing = 1;
+  fake.function = NULL;
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args, 2, &kctx));
+  CHECK(fake.function == &kctx);
+  fake.capturing = 0;
+  weft_gpu_kernel_graphs_free(g);
+  weft_gpu_kernel_graphs_free(g);
+  CHECK(!strcmp(fake.trace, "capturing(7) free(e) "));
+  g->graph_launches = 0;
+
   /* The copy engine's puts: the copy stream after the fork's stream (the
    * backend's own for NULL), each signal after its bytes (none for an
    * empty put), the join's stream after the copy stream. */
+  fake.trace[0] = '\0';
   const weft_put puts[] = {{(void *)0xd1, (void *)0x51, 64, (void *)0xf1, (void *)0xe1, 1},
                            {(void *)0xd2, (void *)0x52, 0, (void *)0xf2, (void *)0xe2, 1}};
   CHECK_OK(weft_gpu_put_fork(g, (void *)0x7));

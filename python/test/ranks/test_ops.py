@@ -237,6 +237,30 @@ def test_do_not_specialize_and_per_backend():
 
 
 @weft.jit
+def store_at(out, i, value, stride):
+    wl.store(out + wl.program_id(0) * stride + i, value)
+
+
+@pytest.mark.parametrize("synchronize_every", [1, 4, 0])
+def test_repeated_launches_take_their_own_arguments(synchronize_every):
+    """With WEFT_KERNEL_GRAPHS=1 on CUDA (scripts/gpu/test_python.sh runs
+    this so), launches alike go through a graph of that one launch, its
+    arguments set each time, while earlier launches of it may still run:
+    each stores its own value, the stream idle (a synchronize before) or
+    busy, with two grids taking turns."""
+    n = 300
+    out = weft.full((2, n), -1, wl.int32)
+    for i in range(n):
+        store_at[(1 + i % 2,)](out, i, 7 * i + 1, n)
+        if synchronize_every and i % synchronize_every == 0:
+            weft.synchronize()
+    got = out.to_numpy()
+    np.testing.assert_array_equal(got[0], 7 * np.arange(n) + 1)
+    np.testing.assert_array_equal(got[1], np.where(np.arange(n) % 2, 7 * np.arange(n) + 1, -1))
+    out.free()
+
+
+@weft.jit
 def scaled(dst, SCALE: wl.constexpr):
     offs = wl.arange(0, 16)
     wl.store(dst + offs, offs * SCALE)
