@@ -98,7 +98,10 @@ def _compiling(entry):
     lock = os.path.join(parent, ".lock-" + k)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: each process that misses compiles
+            pass
         missing = not os.path.isdir(entry)
         yield missing
         if missing and os.path.isdir(entry):
