@@ -117,6 +117,7 @@ static weft_status cuda_close(void *state) {
   if (s->ctx) {
     weft_keep(&st, weft_cuda_enter(s));
     weft_gpu_kernel_graphs_free(&s->gpu);
+    weft_gpu_paces_free(&s->gpu);
     if (s->gpu.stream)
       weft_keep(&st, CU(cuStreamDestroy, own_stream(&s->gpu)));
     if (s->gpu.copy_stream)
@@ -454,6 +455,25 @@ static weft_status kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph *k) {
   return st;
 }
 
+static weft_status mark(weft_gpu *g, void *stream, void **out) {
+  (void)g;
+  CUevent event = *out;
+  weft_status st = event ? WEFT_SUCCESS : CU(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+  *out = event;
+  return st != WEFT_SUCCESS ? st : CU(cuEventRecord, event, (CUstream)stream);
+}
+
+static weft_status mark_passed(weft_gpu *g, void *mark, int *passed) {
+  (void)g; /* quiet: not ready (or failed) reads as not passed */
+  *passed = weft_cuda.cuEventQuery((CUevent)mark) == CUDA_SUCCESS;
+  return WEFT_SUCCESS;
+}
+
+static weft_status mark_destroy(weft_gpu *g, void *mark) {
+  (void)g;
+  return CU(cuEventDestroy, (CUevent)mark);
+}
+
 /* ---- tensor maps ---- */
 
 _Static_assert(sizeof(CUtensorMap) == sizeof(((weft_tensor_desc *)0)->tensor_map) &&
@@ -535,6 +555,9 @@ static const weft_gpu_ops gpu_ops = {
     .kernel_graph_make = kernel_graph_make,
     .kernel_graph_launch = kernel_graph_launch,
     .kernel_graph_destroy = kernel_graph_destroy,
+    .mark = mark,
+    .mark_passed = mark_passed,
+    .mark_destroy = mark_destroy,
 };
 
 static int cuda_available(void) { return weft_gpu_available(&gpu_ops); }

@@ -197,6 +197,7 @@ typedef struct CUDA_KERNEL_NODE_PARAMS {
   X(cuEventCreate, "cuEventCreate", (CUevent *, unsigned int))                 \
   X(cuEventDestroy, "cuEventDestroy_v2", (CUevent))                            \
   X(cuEventRecord, "cuEventRecord", (CUevent, CUstream))                       \
+  X(cuEventQuery, "cuEventQuery", (CUevent))                                   \
   X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode",    \
     (CUstreamCaptureMode *))                                                   \
   X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity",            \

@@ -117,7 +117,7 @@ weft_status weft_gpu_open(const weft_gpu_ops *ops,
   g->bs = params->bootstrap;
   g->local_size = params->local_size;
   g->num_nodes = params->num_nodes;
-  g->graph_launches = weft_env_is("WEFT_KERNEL_GRAPHS", "1");
+  g->graph_launches = !weft_env_is("WEFT_KERNEL_GRAPHS", "0");
   weft_status st = ops->ready();
   if (st == WEFT_SUCCESS && params->num_nodes > 1 && !ops->engine)
     st = weft_fail(WEFT_ERROR_UNSUPPORTED, "%s backend: the job spans %d nodes "
@@ -258,11 +258,76 @@ static weft_gpu_kernel_graph *kernel_graph_slot(weft_gpu *g, void *function,
   return &g->kernel_graphs[h % WEFT_GPU_KERNEL_GRAPHS];
 }
 
-/* The launch through its one-launch graph where gpu.h says so (*done set),
- * else nothing: the first launch of a slot's kind only claims the slot (a
- * launch made once is not worth a graph), the second makes the graph. A
- * graph the driver cannot make leaves that launch eager; so does a stream
- * being captured (the capture records the launch itself). */
+/* The pace of `stream`, counting this launch: a slot of its own (a new
+ * stream takes the next, round robin), a mark every WEFT_GPU_PACE_EVERY
+ * launches, and whether the previous one was passed by then. Whether the
+ * GPU is behind; a mark the driver cannot make or read says it is not. */
+static int behind(weft_gpu *g, void *stream) {
+  weft_gpu_pace *p = g->paces;
+  while (p < g->paces + WEFT_GPU_PACED_STREAMS && p->stream != stream)
+    ++p;
+  if (p == g->paces + WEFT_GPU_PACED_STREAMS) {
+    p = &g->paces[g->next_pace++ % WEFT_GPU_PACED_STREAMS];
+    if (p->mark)
+      g->ops->mark_destroy(g, p->mark);
+    *p = (weft_gpu_pace){.stream = stream};
+  }
+  if (++p->launches % WEFT_GPU_PACE_EVERY == 0) {
+    int passed = 1;
+    if (p->mark)
+      g->ops->mark_passed(g, p->mark, &passed);
+    p->behind = !passed;
+    g->ops->mark(g, stream, &p->mark);
+  }
+  return p->behind;
+}
+
+void weft_gpu_paces_free(weft_gpu *g) {
+  pthread_mutex_lock(&kernel_graphs_lock);
+  for (int i = 0; i < WEFT_GPU_PACED_STREAMS; ++i) {
+    if (g->paces[i].mark)
+      g->ops->mark_destroy(g, g->paces[i].mark);
+    g->paces[i] = (weft_gpu_pace){0};
+  }
+  pthread_mutex_unlock(&kernel_graphs_lock);
+}
+
+/* The launch through slot k's graph: the first launch of a slot's kind
+ * only claims the slot (a launch made once is not worth a graph), the
+ * second makes the graph; a graph the driver cannot make leaves that
+ * launch eager. *done: it went through the graph. */
+static weft_status launch_in_slot(weft_gpu *g, weft_gpu_kernel_graph *k, void *function,
+                                  const weft_launch_config *config, void *stream,
+                                  void **params, unsigned block, int *done) {
+  if (k->function != function || k->stream != stream || k->block != block ||
+      k->shared_bytes != config->shared_bytes ||
+      memcmp(k->grid, config->grid, sizeof k->grid)) {
+    forget(g, k);
+    *k = (weft_gpu_kernel_graph){.function = function, .stream = stream, .block = block,
+                                 .shared_bytes = config->shared_bytes};
+    memcpy(k->grid, config->grid, sizeof k->grid);
+    return WEFT_SUCCESS;
+  }
+  if (!k->exec && !k->failed) {
+    /* Relaxed: another thread's capture must not take this for its own. */
+    int mode = g->ops->relaxed_capture;
+    if (g->ops->exchange_capture_mode(&mode) == WEFT_SUCCESS) {
+      k->failed = g->ops->kernel_graph_make(g, k, params) != WEFT_SUCCESS;
+      g->ops->exchange_capture_mode(&mode);
+    } else {
+      k->failed = 1;
+    }
+  }
+  if (!k->exec)
+    return WEFT_SUCCESS;
+  *done = 1;
+  return g->ops->kernel_graph_launch(g, k, params);
+}
+
+/* The launch through its one-launch graph where gpu.h says so (*done
+ * set), else nothing: not onto a stream being captured (the capture
+ * records the launch itself), nor one the GPU is behind (the slot keeps
+ * its graph for when the GPU catches up). */
 static weft_status launch_by_graph(weft_gpu *g, void *function,
                                    const weft_launch_config *config, void **params,
                                    unsigned block, int *done) {
@@ -272,31 +337,10 @@ static weft_status launch_by_graph(weft_gpu *g, void *function,
       g->ops->capturing(g, stream, &capturing) != WEFT_SUCCESS || capturing)
     return WEFT_SUCCESS;
   pthread_mutex_lock(&kernel_graphs_lock);
-  weft_gpu_kernel_graph *k = kernel_graph_slot(g, function, config->grid);
   weft_status st = WEFT_SUCCESS;
-  if (k->function != function || k->stream != stream || k->block != block ||
-      k->shared_bytes != config->shared_bytes ||
-      memcmp(k->grid, config->grid, sizeof k->grid)) {
-    forget(g, k);
-    *k = (weft_gpu_kernel_graph){.function = function, .stream = stream, .block = block,
-                                 .shared_bytes = config->shared_bytes};
-    memcpy(k->grid, config->grid, sizeof k->grid);
-  } else if (!k->failed) {
-    if (!k->exec) {
-      /* Relaxed: another thread's capture must not take this for its own. */
-      int mode = g->ops->relaxed_capture;
-      if (g->ops->exchange_capture_mode(&mode) == WEFT_SUCCESS) {
-        k->failed = g->ops->kernel_graph_make(g, k, params) != WEFT_SUCCESS;
-        g->ops->exchange_capture_mode(&mode);
-      } else {
-        k->failed = 1;
-      }
-    }
-    if (k->exec) {
-      st = g->ops->kernel_graph_launch(g, k, params);
-      *done = 1;
-    }
-  }
+  if (!behind(g, stream))
+    st = launch_in_slot(g, kernel_graph_slot(g, function, config->grid), function, config,
+                        stream, params, block, done);
   pthread_mutex_unlock(&kernel_graphs_lock);
   return st;
 }

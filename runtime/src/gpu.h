@@ -23,6 +23,8 @@
 #define WEFT_GPU_HANDLE_MAX 64 /* bytes of one IPC handle (CUDA's, HIP's) */
 
 #define WEFT_GPU_KERNEL_GRAPHS 64 /* launches kept as one-launch graphs */
+#define WEFT_GPU_PACED_STREAMS 8  /* streams whose backlog launches watch */
+#define WEFT_GPU_PACE_EVERY 8     /* launches between two looks at a backlog */
 
 typedef struct weft_gpu weft_gpu;
 
@@ -35,6 +37,15 @@ typedef struct weft_gpu_kernel_graph {
   void *graph, *exec, *node;
   int failed; /* the driver could not make it: this launch stays eager */
 } weft_gpu_kernel_graph;
+
+/* How far the GPU is behind a stream's launches (see weft_gpu_launch): a
+ * mark recorded on it every WEFT_GPU_PACE_EVERY launches; `behind` when
+ * the previous mark had not passed by then. */
+typedef struct weft_gpu_pace {
+  void *stream, *mark; /* mark: the backend's event, made on first use */
+  unsigned launches;
+  int behind;
+} weft_gpu_pace;
 
 typedef struct weft_gpu_ops {
   const weft_backend_ops *backend; /* its name, warp size and close */
@@ -109,6 +120,11 @@ typedef struct weft_gpu_ops {
   weft_status (*kernel_graph_launch)(weft_gpu *g, const weft_gpu_kernel_graph *k,
                                      void **params);
   weft_status (*kernel_graph_destroy)(weft_gpu *g, weft_gpu_kernel_graph *k);
+  /* Marks for the pace of a stream: mark records *mark (made first where
+   * NULL) on `stream`; *passed: the GPU has run everything before it. */
+  weft_status (*mark)(weft_gpu *g, void *stream, void **mark);
+  weft_status (*mark_passed)(weft_gpu *g, void *mark, int *passed);
+  weft_status (*mark_destroy)(weft_gpu *g, void *mark);
 } weft_gpu_ops;
 
 struct weft_gpu {
@@ -123,7 +139,9 @@ struct weft_gpu {
   weft_bootstrap *bs;
   char bus_id[32]; /* PCI */
   weft_gpu_kernel_graph kernel_graphs[WEFT_GPU_KERNEL_GRAPHS];
-  int graph_launches; /* WEFT_KERNEL_GRAPHS=1: launches through one-launch graphs */
+  weft_gpu_pace paces[WEFT_GPU_PACED_STREAMS];
+  unsigned next_pace;  /* the slot a new stream takes (round robin) */
+  int graph_launches;  /* WEFT_KERNEL_GRAPHS unset or 1; 0 turns them off */
 };
 
 /* Stores dlsym(lib, symbol) into the function pointer at slot (POSIX lets
@@ -177,14 +195,19 @@ void weft_gpu_debug(const weft_gpu *g, const char *heap, size_t bytes,
  * (the driver copies it at launch), in blocks of config's threads, else
  * four warps.
  *
- * With WEFT_KERNEL_GRAPHS=1, a launch onto a stream that is not being
- * captured, the same as the previous launch of its slot (function, stream,
- * grid, block, shared memory), goes through a graph of that one launch,
- * its arguments set each time: the driver's host time for it is about
- * 1.4 us less than an eager launch's, and its GPU time about 1.1 us more
- * (the instance's own launch, and no early start), so launches that come
- * slower than the GPU runs them gain and a busy GPU's chain loses; hence
- * opt-in (bench/README.md, "Launches through one-launch graphs"). */
+ * A launch onto a stream that is not being captured, the same as the
+ * previous launch of its slot (function, stream, grid, block, shared
+ * memory), goes through a graph of that one launch, its arguments set
+ * each time, unless the GPU is behind that stream: setting and launching
+ * the graph costs the driver's host about 1.4 us less than an eager
+ * launch, and the GPU about 1.2 us more (the graph's own launch, and no
+ * early start against the kernel ahead). So the graphs pay while the GPU
+ * keeps up with the launches (small kernels, eager decode steps) and cost
+ * once launches queue up behind it; every WEFT_GPU_PACE_EVERY launches
+ * the stream gets a mark, and a mark the GPU has not passed by the next
+ * one (that many launches queued) sends launches eager until one is
+ * passed (bench/README.md, "Launches through one-launch graphs").
+ * WEFT_KERNEL_GRAPHS=0 keeps every launch eager. */
 weft_status weft_gpu_copy_to_device(void *state, void *dst, const void *src, size_t n);
 weft_status weft_gpu_copy_to_host(void *state, void *dst, const void *src, size_t n);
 weft_status weft_gpu_memset_async(void *state, void *dst, int value, size_t n,
@@ -199,8 +222,10 @@ weft_status weft_gpu_launch(void *state, void *function,
                             size_t num_args, const weft_kernel_context *kctx);
 weft_status weft_gpu_synchronize(void *state, void *stream);
 /* Frees every one-launch graph: before a module is unloaded (a graph may
- * hold one of its kernels) and before the device is closed. */
+ * hold one of its kernels) and, with the streams' marks, before the device
+ * is closed. */
 void weft_gpu_kernel_graphs_free(weft_gpu *g);
+void weft_gpu_paces_free(weft_gpu *g);
 /* weft_put_fork, weft_put_signal_async (translated puts) and
  * weft_put_join, on g->copy_stream. */
 weft_status weft_gpu_put_fork(void *state, void *stream);

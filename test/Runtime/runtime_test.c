@@ -579,6 +579,8 @@ static struct {
   unsigned block;
   int capturing;   /* the stream is being captured by someone */
   int capture_mode;
+  int passed;      /* the GPU has passed a stream's mark */
+  int marks;       /* marks recorded */
   char trace[512]; /* the puts' and graphs' driver calls, in order */
 } fake;
 
@@ -729,6 +731,26 @@ static weft_status fake_kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph 
   return WEFT_SUCCESS;
 }
 
+static weft_status fake_mark(weft_gpu *g, void *stream, void **mark) {
+  (void)g;
+  CHECK(stream == (void *)0x9 && (!*mark || *mark == (void *)0x3));
+  ++fake.marks;
+  *mark = (void *)0x3;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_mark_passed(weft_gpu *g, void *mark, int *passed) {
+  (void)g, (void)mark;
+  *passed = fake.passed;
+  return WEFT_SUCCESS;
+}
+
+static weft_status fake_mark_destroy(weft_gpu *g, void *mark) {
+  (void)g;
+  trace("unmark(%lx) ", (unsigned long)(uintptr_t)mark);
+  return WEFT_SUCCESS;
+}
+
 static const weft_backend_ops fake_backend = {
     .name = "fake", .warp_size = 16, .close = fake_close};
 static const weft_gpu_ops fake_ops = {
@@ -755,6 +777,9 @@ static const weft_gpu_ops fake_ops = {
     .kernel_graph_make = fake_kernel_graph_make,
     .kernel_graph_launch = fake_kernel_graph_launch,
     .kernel_graph_destroy = fake_kernel_graph_destroy,
+    .mark = fake_mark,
+    .mark_passed = fake_mark_passed,
+    .mark_destroy = fake_mark_destroy,
 };
 
 /* weft_gpu_open on every rank (device = rank unless given): want and, on
@@ -788,6 +813,8 @@ static int test_gpu_common(void) {
   fake.visible = fake.can_access = 1;
   weft_gpu *g = fake_open(bs, g_rank, WEFT_SUCCESS, "");
   CHECK(g->rank == g_rank && g->num_ranks == n && g->device == 100 + g_rank);
+  CHECK(g->graph_launches); /* one-launch graphs are on unless WEFT_KERNEL_GRAPHS=0 */
+  g->graph_launches = 0;    /* until their own part below */
 
   /* The IPC-handle exchange: every peer's handle reaches open_peer. */
   char handle[24];
@@ -837,13 +864,12 @@ static int test_gpu_common(void) {
     CHECK(fake.block == 96);
   }
 
-  /* One-launch graphs (WEFT_KERNEL_GRAPHS=1; the launches above were
-   * eager): the second launch alike makes the graph (in relaxed capture
-   * mode) and launches it, the next sets its own arguments and launches
-   * it; the same launch on another stream takes the slot (freeing that
-   * graph) and launches eagerly; so does a launch onto a stream being
-   * captured. Freeing them all frees what was made, once. */
-  CHECK(!g->graph_launches);
+  /* One-launch graphs (the launches above were eager): the second launch
+   * alike makes the graph (in relaxed capture mode) and launches it, the
+   * next sets its own arguments and launches it; the same launch on
+   * another stream takes the slot (freeing that graph) and launches
+   * eagerly; so does a launch onto a stream being captured. Freeing them
+   * all frees what was made, once. */
   g->graph_launches = 1;
   weft_launch_config one = {{1, 1, 1}, 0, 0, NULL, 0, {1, 1, 1}};
   fake.num_params = 2;
@@ -872,6 +898,27 @@ static int test_gpu_common(void) {
   weft_gpu_kernel_graphs_free(g);
   weft_gpu_kernel_graphs_free(g);
   CHECK(!strcmp(fake.trace, "capturing(7) free(e) "));
+  /* The pace: every 8th launch onto a stream marks it; a mark the GPU has
+   * not passed by the next sends launches eager until one is passed. Of
+   * 24 launches alike on a new stream, the 1st is eager (it claims the
+   * slot), the 16th finds the 8th's mark not passed, so the 16th-23rd are
+   * eager, and the 24th finds the 16th's passed. */
+  fake.trace[0] = '\0';
+  one.stream = (void *)0x9;
+  fake.passed = 0;
+  int eager = 0;
+  for (int i = 1; i <= 24; ++i) {
+    fake.passed = i > 16;
+    fake.function = NULL;
+    CHECK_OK(weft_gpu_launch(g, &kctx, &one, args, 2, &kctx));
+    eager += fake.function != NULL;
+    CHECK((fake.function != NULL) == (i == 1 || (i >= 16 && i < 24)));
+  }
+  CHECK(eager == 9 && fake.marks == 3);
+  fake.trace[0] = '\0';
+  weft_gpu_paces_free(g);
+  CHECK(!strcmp(fake.trace, "unmark(3) "));
+  weft_gpu_kernel_graphs_free(g);
   g->graph_launches = 0;
 
   /* The copy engine's puts: the copy stream after the fork's stream (the

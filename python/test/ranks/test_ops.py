@@ -243,11 +243,10 @@ def store_at(out, i, value, stride):
 
 @pytest.mark.parametrize("synchronize_every", [1, 4, 0])
 def test_repeated_launches_take_their_own_arguments(synchronize_every):
-    """With WEFT_KERNEL_GRAPHS=1 on CUDA (scripts/gpu/test_python.sh runs
-    this so), launches alike go through a graph of that one launch, its
-    arguments set each time, while earlier launches of it may still run:
-    each stores its own value, the stream idle (a synchronize before) or
-    busy, with two grids taking turns."""
+    """On CUDA launches alike go through a graph of that one launch, its
+    arguments set each time, while earlier launches of it may still run
+    (docs/runtime.md): each stores its own value, the stream idle (a
+    synchronize before) or busy, with two grids taking turns."""
     n = 300
     out = weft.full((2, n), -1, wl.int32)
     for i in range(n):
