@@ -240,8 +240,8 @@ weft_status weft_gpu_module_get_function(void *state, void *module,
 
 /* ---- launches ---- */
 
-/* One table per process would do (a context per process); the lock keeps
- * two threads from setting one graph's arguments at once. */
+/* One lock for every context's graphs and paces (a process rarely has
+ * more than one): two threads must not set one graph's arguments at once. */
 static pthread_mutex_t kernel_graphs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void forget(weft_gpu *g, weft_gpu_kernel_graph *k) {
