@@ -6,12 +6,12 @@ GPU also torch.matmul), of the collectives at small sizes (Weft's
 and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
 ops (bench/fused.py's Weft system: its cases, the same buffers); on a GPU
 also chains of the bare launch's kernel on 1M and 4M elements, timed with
-the GPU's work (`chain_*`: what WEFT_KERNEL_GRAPHS=1 trades). Weft's
-calls are split into the runtime's weft_launch and the rest (the Python
-frontend: the op's checks and plan, finding the kernel, packing the
+the GPU's work (`chain_*`: what one-launch graphs trade, docs/runtime.md).
+Weft's calls are split into the runtime's weft_launch and the rest (the
+Python frontend: the op's checks and plan, finding the kernel, packing the
 arguments); a kept call that launches as a graph (weft/_plans.py) counts
-its weft_graph_launch as the runtime's part and as one launch. The GPU is
-not waited for inside a batch, so on a GPU this is
+its weft_graph_launch as the runtime's part and as one launch. Except in
+the chains the GPU is not waited for inside a batch, so on a GPU this is
 the cost that an eager call adds before its kernels start; on the host
 backend weft_launch also runs the kernels.
 
@@ -95,8 +95,8 @@ def launch_cases(run):
     cases[("all_gather_4K", "weft")] = lambda: weft.collectives.all_gather(small, gathered)
     if run.gpu:
         # Chains of the bare launch's kernel over 1M and 4M elements,
-        # timed with the GPU's work (measure_chain): the first runs faster
-        # on the GPU than the host launches it, the second slower.
+        # timed with the GPU's work (measure's until_done): the first runs
+        # faster on the GPU than the host launches it, the second slower.
         for m in CHAIN:
             vecs = [weft.zeros((m,), wl.float32) for _ in range(3)]
             bufs += vecs
@@ -168,18 +168,23 @@ def profile(fn, calls, top):
     return out.getvalue()
 
 
-def measure(run, clock, fn, args):
+def measure(run, clock, fn, args, until_done=False):
     """(us per call, of it in weft_launch, launches per call), the median
     batch's, and the fastest batch's us per call. The calls' time comes
     from batches with nothing wrapped; weft_launch's share from as many
     batches with the clock installed (its wrapper costs 0.3-0.6 us a
-    launch of its own, which the calls' time must not include)."""
+    launch of its own, which the calls' time must not include).
+    until_done: each batch is timed until the GPU has run it (a chain,
+    where the GPU may be the slower), and weft_launch's share is not
+    taken (0, one launch a call)."""
     def batch():
         run.sync()
         weft.barrier()
         start = time.perf_counter()
         for _ in range(args.calls):
             fn()
+        if until_done:
+            run.sync()
         return time.perf_counter() - start
 
     with run.on_stream():
@@ -188,35 +193,16 @@ def measure(run, clock, fn, args):
         totals, timed = [], []
         for _ in range(args.batches):   # in turns: both see the host's drift
             totals.append(batch())
-            with clock.installed():
-                batch()
-            timed.append((clock.seconds, clock.calls))
+            if not until_done:
+                with clock.installed():
+                    batch()
+                timed.append((clock.seconds, clock.calls))
         run.sync()
     totals.sort()
     timed.sort()
-    launch, calls = timed[len(timed) // 2]
+    launch, calls = timed[len(timed) // 2] if timed else (0.0, args.calls)
     return (totals[len(totals) // 2] / args.calls * 1e6, launch / args.calls * 1e6,
             calls / args.calls, totals[0] / args.calls * 1e6)
-
-
-def measure_chain(run, fn, args):
-    """measure()'s figures for a chain of calls timed until the GPU has
-    run them all: what a stream of eager launches costs when the GPU, not
-    the host, is the slower (no weft_launch share)."""
-    def batch():
-        run.sync()
-        start = time.perf_counter()
-        for _ in range(args.calls):
-            fn()
-        run.sync()
-        return time.perf_counter() - start
-
-    with run.on_stream():
-        for _ in range(args.warmup):
-            fn()
-        totals = sorted(batch() for _ in range(args.batches))
-    return (totals[len(totals) // 2] / args.calls * 1e6, 0.0, 1.0,
-            totals[0] / args.calls * 1e6)
 
 
 def _failed(env, op, tokens, hidden, system):
@@ -252,8 +238,8 @@ def main():
             continue  # --resume
         with run.watchdog.case(_failed(env, op, "", "", system)):
             fn()  # compiles and loads; makes the collectives' state
-            per_call, launch, launches, best = measure_chain(run, fn, args) \
-                if op.startswith("chain_") else measure(run, clock, fn, args)
+            per_call, launch, launches, best = measure(run, clock, fn, args,
+                                                       until_done=op.startswith("chain_"))
         if system != "weft":
             launch = launches = 0.0  # not Weft's launches
         row = dict(op=op, tokens="", hidden="", system=system, host_us=round(per_call, 2),

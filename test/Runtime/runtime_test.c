@@ -905,7 +905,6 @@ static int test_gpu_common(void) {
    * eager, and the 24th finds the 16th's passed. */
   fake.trace[0] = '\0';
   one.stream = (void *)0x9;
-  fake.passed = 0;
   int eager = 0;
   for (int i = 1; i <= 24; ++i) {
     fake.passed = i > 16;
