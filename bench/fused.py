@@ -13,7 +13,7 @@ Ops and shapes (M = tokens over all ranks, H = hidden, R = ranks, bf16):
 |---|---|---|---|
 | ag_gemm | all_gather_matmul: x (M/R x H) @ W (H x H/R) (`weft_bf16`: a bf16 out, as torch's) | all_gather_into_tensor + matmul | fused_all_gather_matmul |
 | gemm_rs | matmul_reduce_scatter: x (M x H/R) @ W (H/R x H) (`weft_bf16`: partials="bf16" and a bf16 out) | matmul + reduce_scatter_tensor | fused_matmul_reduce_scatter |
-| gemm_ar | matmul_all_reduce (M <= --max-ar-tokens; `weft_bf16` as above) | matmul + all_reduce | matmul into symmetric memory + one_shot_all_reduce |
+| gemm_ar | matmul_all_reduce (`weft_bf16` as above) | matmul + all_reduce | matmul into symmetric memory + one_shot_all_reduce |
 | fd_combine | flash_decode_combine: M sequences x H/128 heads x 128, f32 | one packed all_gather_into_tensor + the combine in torch | - |
 | moe | moe_dispatch + moe_combine: M tokens per rank, --experts, top --topk, identity experts | argsort + all_to_all_single of the counts and of the rows, and back, + index_add_ | - |
 
@@ -398,8 +398,6 @@ def case_arguments(p, tokens, hidden):
                    help="M: tokens over all ranks (GEMMs), sequences (fd_combine), "
                         "tokens per rank (moe)")
     p.add_argument("--hidden", default=hidden)
-    p.add_argument("--max-ar-tokens", type=int, default=1024,
-                   help="gemm_ar only up to this M (it is the decode kernel)")
     p.add_argument("--max-fd-tokens", type=int, default=256)
     p.add_argument("--experts", type=int, default=8)
     p.add_argument("--topk", type=int, default=2)
@@ -408,8 +406,6 @@ def case_arguments(p, tokens, hidden):
 
 def shapes(args, op):
     tokens = [int(t) for t in args.tokens.split(",")]
-    if op == "gemm_ar":
-        tokens = [t for t in tokens if t <= args.max_ar_tokens]
     if op == "fd_combine":
         tokens = [t for t in tokens if t <= args.max_fd_tokens]
     return [(t, h) for h in map(int, args.hidden.split(",")) for t in tokens]

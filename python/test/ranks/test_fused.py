@@ -165,30 +165,35 @@ def test_matmul_reduce_scatter(rows, k, n, dtype):
     b.free()
 
 
+@pytest.mark.parametrize("scatter", [True, False])
 @pytest.mark.parametrize("copy_engine", [True, False])
-def test_matmul_reduce_scatter_copy_engine(monkeypatch, copy_engine):
-    """The partials moved by the copy engine (weft.ops.matmul of the
+def test_matmul_reduce_copy_engine(monkeypatch, scatter, copy_engine):
+    """The partials moved by the copy engine or by the resident kernel's
+    programs, forced either way. Reduce-scatter: weft.ops.matmul of the
     others' rows, puts after put_entry_kernel a group of 8 block rows at a
-    time, own_rows_kernel adding them) or by the resident kernel's
-    programs, forced either way: rows per rank that are two groups and a
-    part of one on the host (150: 128-row groups), one row, both kinds of
-    partial, new data in a kept call (its matmuls and puts made again),
-    and calls of other shapes between (the scratch grows, the epochs carry
-    on)."""
+    time, own_rows_kernel adding them; all-reduce: a weft.ops.matmul and
+    its puts per group of rows (32 on the host), all_reduce_sum_kernel
+    adding each. Rows (per rank for reduce-scatter) that are whole groups
+    and a part of one (150: 128-row groups; 150 and 37: 32- and 16-row
+    groups), one row, both kinds of partial, new data in a kept call (its
+    matmuls and puts made again), and calls of other shapes between (the
+    scratch grows, the epochs carry on)."""
     from weft.ops import _tp
     monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
     me, ranks = weft.rank(), weft.num_ranks()
+    op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
     for step, (rows, k, n, partials) in enumerate(
             [(150, 24, 40, "bf16"), (1, 8, 8, "f32"), (37, 40, 20, "f32"), (150, 24, 40, "f32")]):
-        m = ranks * rows
+        m = ranks * rows if scatter else rows
+        lo = me * rows if scatter else 0
         a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
         out = weft.empty((rows, n), wl.float32)
         for seed in (step, step + 10):  # the second call is kept: new data, the same launches
             xs, ws = _second_layer(m, k, n, seed)
             a.copy_from(xs[me])
             b.copy_from(ws[me])
-            ops.matmul_reduce_scatter(a, b, out, partials=partials)
-            want = _sum_of_partials(xs, ws, partials)[me * rows:(me + 1) * rows]
+            op(a, b, out, partials=partials)
+            want = _sum_of_partials(xs, ws, partials)[lo:lo + rows]
             np.testing.assert_array_equal(host(out), want)
         for buf in (a, b, out):
             buf.free()

@@ -346,15 +346,18 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
         num_warps=warps, num_stages=stages, cluster=(1, cluster), warp_mma=warp_mma)
 
 
+def int_type(value):
+    """weft.compile's type of an i32 argument of this value (the
+    specialisation a launch with it takes)."""
+    return "i32:16" if value % 16 == 0 else "i32"
+
+
 def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
     """The run-time argument types of matmul_kernel for an m x n x k product
     under matmul_plan's `constexprs` for `backend` (weft.compile's
     signature: what warming a kernel cache for it takes), with contiguous,
     16-byte aligned operands of `dtype` and an `out` type ("*fp32",
     "*bf16")."""
-    def ints(value):
-        return "i32:16" if value % 16 == 0 else "i32"
-
     blocks = _resolve(constexprs, backend)
 
     def block(names, extents):  # a descriptor of these blocks and extents
@@ -364,8 +367,8 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
 
     operands = ((block(("BM", "BK"), (m, k)), block(("BK", "BN"), (k, n)))
                 if constexprs["DESC"] else ("*" + dtype.name,) * 2)
-    return dict(a=operands[0], b=operands[1], c=out, M=ints(m), N=ints(n), K=ints(k),
-                k_steps="i32")
+    return dict(a=operands[0], b=operands[1], c=out, M=int_type(m), N=int_type(n),
+                K=int_type(k), k_steps="i32")
 
 
 def compile_matmul(m, n, k, target, out, split_k=None, config=None, descriptors=None,
@@ -382,7 +385,7 @@ def compile_matmul(m, n, k, target, out, split_k=None, config=None, descriptors=
     compile_kernel(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
                    constexprs, target=target, **options)
     if grid[2] > 1:
-        compile_kernel(_zero_kernel, dict(out="*fp32", n="i32:16" if m * n % 16 == 0 else "i32"),
+        compile_kernel(_zero_kernel, dict(out="*fp32", n=int_type(m * n)),
                        dict(BLOCK=ZERO_BLOCK), target=target)
 
 

@@ -20,7 +20,12 @@ scratch while this rank multiplies its own rows (own_rows_kernel), each
 block adding the partials that have arrived for it. No program stores
 across NVLink and none waits for another: the GEMM keeps every
 multiprocessor (bench/README.md, "Prefill: the partials on the copy
-engine").
+engine"). matmul_all_reduce does the like from twice that size
+(_all_reduce_by_puts), one-shot: each group of rows' product goes into
+this rank's slot of a symmetric scratch and the copy engine puts it into
+the same slot of every other rank's while the next group is multiplied;
+after that product, all_reduce_sum_kernel adds the group's slots in rank
+order (bench/README.md, "Prefill: the all-reduce on the copy engine").
 """
 from .. import _runtime as rt
 from .. import language as wl
@@ -29,7 +34,8 @@ from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS
                                     _fused_call_done, _last_to_finish, _push)
 from ..collectives import _dtype_of, _kept, _node_comm
 from ._gemm import (_check_operands, _grouped, _matmul, _output, _piece_product, blocks_of,
-                    compile_matmul, matmul_signature, out_dtypes, plan_memo, tensor_maps_fit)
+                    compile_matmul, int_type, matmul_signature, out_dtypes, plan_memo,
+                    tensor_maps_fit)
 from . import _tp
 from ._tp import _flagged_puts, _fused_plan, _resident_grid, put_entry_kernel
 
@@ -214,6 +220,37 @@ def own_rows_kernel(a, b, c, recv, sync, rows, N, K, BM: wl.constexpr, BN: wl.co
     _fused_call_done(sync, epoch)
 
 
+# Elements all_reduce_sum_kernel adds a program: 16-byte loads, eight a
+# thread of four warps (memory-bound, as the push all-reduce's blocks).
+SUM_BLOCK = PerBackend(host=64, default=4096)
+
+
+@jit(do_not_specialize=("flag", "flags"))
+def all_reduce_sum_kernel(recv, c, sync, first, count, size, flag, flags, DONE: wl.constexpr,
+                          BLOCK: wl.constexpr):
+    """_all_reduce_by_puts' sums: elements first.. first + count of c = the
+    sum in f32, in rank order, of every rank r's partial there (slot r of
+    recv, `size` elements each), once the copy engine has flagged the
+    other ranks' (FUSED_ARRIVALS + r * flags + flag, the call's epoch): the
+    same bits on every rank. DONE: the call's last launch, whose last
+    program flags the call done on every rank (FUSED_DONE), which lets
+    their next call's puts into recv in (put_entry_kernel)."""
+    me = wl.rank()
+    ranks = wl.num_ranks()
+    epoch = wl.load(sync + FUSED_EPOCH)
+    for r in range(ranks):
+        if r != me:
+            wl.wait(sync + FUSED_ARRIVALS + r * flags + flag, epoch, cmp="ge")
+    offs = first + wl.program_id(0) * BLOCK + wl.arange(0, BLOCK)
+    mask = offs < first + count
+    total = wl.load(recv + offs, mask=mask, other=0.0).to(wl.float32)
+    for r in range(1, ranks):
+        total += wl.load(recv + r * size + offs, mask=mask, other=0.0).to(wl.float32)
+    wl.store(c + offs, total, mask=mask)
+    if DONE:
+        _fused_call_done(sync, epoch)
+
+
 # What `partials=` names: the dtype partial products cross between ranks in.
 PARTIALS = {"f32": wl.float32, "bf16": wl.bfloat16}
 
@@ -232,13 +269,42 @@ def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descripto
 
 
 def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
-    """Whether matmul_reduce_scatter's partials go by the copy engine
-    (_scatter_by_puts): on several ranks, K whole (one piece), each
-    partial for another rank of _tp.COPY_ENGINE_BYTES or more, in a dtype
-    weft.ops.matmul writes for these operands."""
+    """Whether the second layer's partials go by the copy engine
+    (_scatter_by_puts, _all_reduce_by_puts): on several ranks, K whole
+    (one piece), in a dtype weft.ops.matmul writes for these operands,
+    each partial for another rank (rows x n) of _tp.COPY_ENGINE_BYTES or
+    more; for the all-reduce twice that, so that each of its two groups
+    at least fills the GPU once (at 8 MiB, 1024 x 4096 bf16, it was level
+    with the resident kernel: bench/README.md, "Prefill: the all-reduce
+    on the copy engine")."""
     partial = constexprs["PARTIAL"]
-    return (scatter and ranks > 1 and pieces == 1 and partial in out_dtypes(dtype)
-            and rows * n * partial.bits // 8 >= _tp.COPY_ENGINE_BYTES[backend])
+    least = _tp.COPY_ENGINE_BYTES[backend] * (1 if scatter else 2)
+    return (ranks > 1 and pieces == 1 and partial in out_dtypes(dtype)
+            and rows * n * partial.bits // 8 >= least)
+
+
+# _all_reduce_by_puts multiplies AR_GROUP_ROWS rows at a time (whole
+# blocks, and at most half the rows: a group's crossing hides under the
+# next group's product, the last one's under nothing).
+AR_GROUP_ROWS = PerBackend(host=32, default=1024)
+
+
+def _group_config(constexprs, options):
+    """weft.ops.matmul's config for _all_reduce_by_puts' groups: the whole
+    product's blocks (_reduce_plan's), which a group of whole blocks fills
+    as well; its own shape could pick narrower ones (a group of 512 x 8192
+    is 128 blocks of 128 x 256, fewer than _config_for's large blocks
+    ask)."""
+    return (constexprs["BM"], constexprs["BN"], constexprs["BK"], options["num_warps"],
+            options["num_stages"], constexprs["CLUSTER_N"])
+
+
+def _groups(m, constexprs, backend):
+    """(first row, rows) of each of _all_reduce_by_puts' groups for an
+    m-row product in _reduce_plan's blocks."""
+    bm = constexprs["BM"][backend]
+    rows = max(bm, min(AR_GROUP_ROWS[backend], m // 2 // bm * bm))
+    return [(first, min(rows, m - first)) for first in range(0, m, rows)]
 
 
 def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
@@ -256,9 +322,19 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
     ints = dict(rows=sig["M"], N=sig["N"], K=sig["K"])
     if _by_puts(rows, n, ranks, scatter, pieces, constexprs, wl.bfloat16, backend):
         compile_kernel(put_entry_kernel, dict(sync="*i64:16"), {}, target=target)
-        compile_matmul(rows, n, k, target, partial, split_k=1)
-        compile_kernel(own_rows_kernel, dict(common, recv=partial, sync="*i64:16", **ints),
-                       _own_rows_constexprs(constexprs), target=target, **options)
+        if scatter:
+            compile_matmul(rows, n, k, target, partial, split_k=1)
+            compile_kernel(own_rows_kernel, dict(common, recv=partial, sync="*i64:16", **ints),
+                           _own_rows_constexprs(constexprs), target=target, **options)
+            return
+        for first, group in _groups(m, constexprs, backend):
+            compile_matmul(group, n, k, target, partial, split_k=1,
+                           config=_group_config(constexprs, options))
+            compile_kernel(all_reduce_sum_kernel,
+                           dict(recv=partial, c=sig["c"], sync="*i64:16",
+                                first=int_type(first * n), count=int_type(group * n),
+                                size=int_type(m * n), flag="i32", flags="i32"),
+                           dict(DONE=first + group == m, BLOCK=SUM_BLOCK), target=target)
         return
     compile_kernel(matmul_reduce_kernel,
                    dict(common, slots=partial, half="i32:16", sync="*i64:16", **ints,
@@ -295,8 +371,11 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
         return _matmul(a, b, out, 1, None, fit, False)
     if num_programs is None and _by_puts(rows, n, ranks, scatter, pieces, constexprs,
                                          _dtype_of(a, "a"), backend):
-        return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks, rows,
-                                n, k, fit)
+        if scatter:
+            return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks,
+                                    rows, n, k, fit)
+        return _all_reduce_by_puts(a, b, out, _node_comm(op), constexprs, options, m, n, k,
+                                   fit)
     if blocks > FUSED_BLOCKS:
         raise ValueError(f"{op}: {rows} x {n} is {blocks} output blocks, more than the "
                          f"{FUSED_BLOCKS} the kernel counts")
@@ -368,6 +447,56 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     return out
 
 
+def _all_reduce_by_puts(a, b, out, comm, constexprs, options, m, n, k, fit):
+    """matmul_all_reduce with the copy engine carrying the partials, one
+    group of rows (_groups) at a time: put_entry_kernel; the group's
+    product (weft.ops.matmul, as PARTIAL, into slot `me` of this rank's
+    recv) and the copy engine's puts of it into the same slot of every
+    other rank's recv (the next rank first), flagged there; after the
+    next group's product, all_reduce_sum_kernel of the group; the puts
+    joined. Every rank waits in put_entry_kernel for every rank to have
+    finished its last fused call (FUSED_DONE), so no put lands in a recv
+    that a peer still sums from."""
+    me, ranks = rt.rank(), rt.num_ranks()
+    backend = rt.backend()
+    partial, dtype = constexprs["PARTIAL"], _dtype_of(a, "a")
+    groups, config = _groups(m, constexprs, backend), _group_config(constexprs, options)
+    if ranks * len(groups) > FUSED_BLOCKS:
+        raise ValueError(f"matmul_all_reduce: {m} rows are {ranks * len(groups)} arrival "
+                         f"flags, more than the {FUSED_BLOCKS} the kernel has")
+    size, row = m * n, n * partial.bits // 8
+    if ranks * size >= 1 << 31:
+        raise ValueError(f"matmul_all_reduce: {ranks} x {m} x {n} needs {ranks * size} "
+                         f"partials of scratch, more than a kernel addresses (2^31)")
+    # A peer may still sum from recv for its last call: growing it drains
+    # first.
+    recv = comm.buffer("fused_received", ranks * size, partial, drain=True)
+    mine = recv.ptr + me * size * partial.bits // 8
+    sync = comm.fused_sync
+    put_entry_kernel[(1,)](sync)
+
+    def add(g):  # the sums of group g, once its partials have landed
+        first, rows = groups[g]
+        all_reduce_sum_kernel[(-(-rows * n // SUM_BLOCK[backend]),)](
+            recv, out, sync, first * n, rows * n, size, g, len(groups),
+            DONE=g == len(groups) - 1, BLOCK=SUM_BLOCK)
+
+    for g, (first, rows) in enumerate(groups):
+        theirs = rt.Buffer.view(rt.data_ptr(a) + first * k * dtype.bits // 8, (rows, k), dtype,
+                                local=True)
+        stage = rt.Buffer.view(mine + first * row, (rows, n), partial, local=True)
+        _matmul(theirs, b, stage, 1, config, fit, False)
+        rt.PutFork().launch()
+        rt.Puts([put for j in range(1, ranks) for put in _flagged_puts(
+            sync, stage.ptr, stage.ptr, rows, row, rows, me * len(groups) + g,
+            (me + j) % ranks)]).launch()
+        if g:
+            add(g - 1)
+    add(len(groups) - 1)
+    rt.PutJoin().launch()
+    return out
+
+
 def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
     """The row-parallel second layer with its reduce-scatter: a is this
     rank's M x K slice (its share of the K dimension), b is K x N (both
@@ -392,12 +521,16 @@ def matmul_reduce_scatter(a, b, out=None, num_programs=None, partials="f32"):
 
 
 def matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32"):
-    """The row-parallel second layer with its all-reduce, for small M
-    (decode): out (M x N on every rank, bit-identical) = the sum over
-    ranks of a @ b, a (M x K) and b (K x N) as for matmul_reduce_scatter,
-    partials too. Each partial block is pushed to every rank (one-shot): 2
-    x num_ranks x pieces x M x N partials of scratch per rank, so it suits
-    small M. Returns out."""
+    """The row-parallel second layer with its all-reduce: out (M x N on
+    every rank, bit-identical) = the sum over ranks of a @ b, a (M x K)
+    and b (K x N) as for matmul_reduce_scatter, partials too. Each
+    partial is sent whole to every rank (one-shot), which sums them all in
+    rank order: by the resident kernel's programs (2 x num_ranks x pieces
+    x M x N partials of scratch per rank), or, with num_programs None,
+    where K is whole and a rank's partial holds twice COPY_ENGINE_BYTES or
+    more (prefill), by the copy engine a group of rows at a time (the
+    module's docstring; num_ranks x M x N partials of scratch). Returns
+    out."""
     return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False, partials)
 
 

@@ -31,8 +31,8 @@ from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_DONE, FU
 from ..collectives import _dtype_of, _get_comm, _is_symmetric, _kept, _node_comm, all_gather
 from ._gemm import (BK, BLOCKS, BM, BN, DEFAULT_PROGRAMS, _block_product, _check_operands,
                     _config_for, _grouped, _output, _piece_product, _pieces, _programs, _wave,
-                    blocks_of, even_blocks, matmul, matmul_signature, out_dtypes, plan_memo,
-                    tensor_maps_fit, zero_f32)
+                    blocks_of, even_blocks, int_type, matmul, matmul_signature, out_dtypes,
+                    plan_memo, tensor_maps_fit, zero_f32)
 
 
 @jit
@@ -277,7 +277,7 @@ def compile_all_gather_matmul(m, n, k, ranks, target):
     constexprs, options, _, _ = _gather_plan(rows, n, k, ranks, backend, wl.bfloat16)
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     g_blocks = matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"]
-    flag_rows = "i32:16" if _flag_rows(rows, constexprs, backend) % 16 == 0 else "i32"
+    flag_rows = int_type(_flag_rows(rows, constexprs, backend))
     compile_kernel(ag_matmul_kernel,
                    dict(a="*bf16:16", a_blocks=sig["a"], g="*bf16:16", g_blocks=g_blocks,
                         b=sig["b"], c=sig["c"], sync="*i64:16", rows=sig["M"], N=sig["N"],
