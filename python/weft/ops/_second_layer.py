@@ -400,6 +400,22 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     return out
 
 
+def _received(op, comm, rows, n, groups, partial):
+    """The copy engine paths' scratch of every rank's partial (rows x n of
+    `partial` each; a slot a rank) and `groups` arrival flags per rank,
+    checked against what the kernels address and count."""
+    ranks = rt.num_ranks()
+    if ranks * groups > FUSED_BLOCKS:
+        raise ValueError(f"{op}: {rows} rows a partial are {ranks * groups} arrival flags, "
+                         f"more than the {FUSED_BLOCKS} the kernel has")
+    if ranks * rows * n >= 1 << 31:
+        raise ValueError(f"{op}: {ranks} x {rows} x {n} needs {ranks * rows * n} partials of "
+                         f"scratch, more than a kernel addresses (2^31)")
+    # A peer may still sum from it for its last call: growing it drains
+    # first.
+    return comm.buffer("fused_received", ranks * rows * n, partial, drain=True)
+
+
 def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, fit):
     """matmul_reduce_scatter with the copy engine carrying the partials:
     put_entry_kernel; for each other rank d, the next first, the product
@@ -415,17 +431,10 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     partial, dtype = constexprs["PARTIAL"], _dtype_of(a, "a")
     group_rows = own_rows_kernel.defaults["GROUP_M"] * constexprs["BM"][backend]
     groups = -(-rows // group_rows)
-    if ranks * groups > FUSED_BLOCKS:
-        raise ValueError(f"matmul_reduce_scatter: {rows} rows per rank are {ranks * groups} "
-                         f"arrival flags, more than the {FUSED_BLOCKS} the kernel has")
+    recv = _received("matmul_reduce_scatter", comm, rows, n, groups, partial)
     size, row = rows * n, n * partial.bits // 8
-    if ranks * size >= 1 << 31:
-        raise ValueError(f"matmul_reduce_scatter: {ranks} x {rows} x {n} needs {ranks * size} "
-                         f"partials of scratch, more than a kernel addresses (2^31)")
-    # A peer may still sum from recv for its last call: growing it drains
-    # first. Only this rank's copy engine reads the stage, and this rank's
-    # next launches wait for it (the join): it grows without a barrier.
-    recv = comm.buffer("fused_received", ranks * size, partial, drain=True)
+    # Only this rank's copy engine reads the stage, and this rank's next
+    # launches wait for it (the join): it grows without a barrier.
     staged = comm.buffer("fused_staged", (ranks - 1) * size, partial)
     sync = comm.fused_sync
     put_entry_kernel[(1,)](sync)
@@ -461,16 +470,8 @@ def _all_reduce_by_puts(a, b, out, comm, constexprs, options, m, n, k, fit):
     backend = rt.backend()
     partial, dtype = constexprs["PARTIAL"], _dtype_of(a, "a")
     groups, config = _groups(m, constexprs, backend), _group_config(constexprs, options)
-    if ranks * len(groups) > FUSED_BLOCKS:
-        raise ValueError(f"matmul_all_reduce: {m} rows are {ranks * len(groups)} arrival "
-                         f"flags, more than the {FUSED_BLOCKS} the kernel has")
+    recv = _received("matmul_all_reduce", comm, m, n, len(groups), partial)
     size, row = m * n, n * partial.bits // 8
-    if ranks * size >= 1 << 31:
-        raise ValueError(f"matmul_all_reduce: {ranks} x {m} x {n} needs {ranks * size} "
-                         f"partials of scratch, more than a kernel addresses (2^31)")
-    # A peer may still sum from recv for its last call: growing it drains
-    # first.
-    recv = comm.buffer("fused_received", ranks * size, partial, drain=True)
     mine = recv.ptr + me * size * partial.bits // 8
     sync = comm.fused_sync
     put_entry_kernel[(1,)](sync)
