@@ -4,7 +4,7 @@
 // a spare buffer of 128x32 + 32x256 bf16, 168 KiB). Placement never lets
 // an exchange share room with bulk copies' buffers, so the 66 KiB
 // conversion to 16-byte rows does not fit beside them
-// (conversionAllowed): the sums are stored in the accumulator's layout,
+// (conversionFits): the sums are stored in the accumulator's layout,
 // where the kernel once failed to compile.
 //
 // RUN: weft-opt %s --weft-set-target="target=cuda:90 num-warps=8 num-stages=6" --weft-pipeline-dot-operands --weft-assign-layouts | FileCheck %s

@@ -3,7 +3,7 @@
 // 16-bit out, matmul_reduce_scatter's bf16 partials): its exchange, 128
 // rows of 256 + 8 bf16 = 67584 bytes, is placed in the kernel's dynamic
 // shared memory, which allows a conversion a third of it
-// (conversionAllowed); the rings reserve room for it (ringBudget). So the
+// (conversionFits); the rings reserve room for it (ringBudget). So the
 // sums still cross shared memory to 16-byte stores, where a warp's stores
 // in the accumulator's layout would fill half of each 32-byte sector.
 //

@@ -410,8 +410,7 @@ private:
 
   /// Whether converting a tile of `type` before `op` fits the scratch area.
   bool conversionFits(Operation *op, Type type) const {
-    std::optional<int64_t> allowed = conversionAllowed(op, target.spec);
-    return !allowed || conversionBytes(cast<RankedTensorType>(type)) <= *allowed;
+    return weft::conversionFits(op, conversionBytes(cast<RankedTensorType>(type)), target);
   }
 
   void propagateBackwards() {

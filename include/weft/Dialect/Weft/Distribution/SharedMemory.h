@@ -164,14 +164,15 @@ std::optional<int64_t> scratchAllowed(mlir::Operation *op, const TargetSpec &tar
 /// Whether `op`'s function has its buffers and exchanges placed in dynamic
 /// shared memory (placeSharedBuffers): a kernel, on a target that has it.
 bool placedInDynamic(mlir::Operation *op, const TargetSpec &target);
-/// The most scratch a conversion the layout assignment chooses for speed
-/// (a GEMM epilogue's rounded sums, crossing to coalesced stores) may use:
-/// in dynamic shared memory a third of it, the rest left to the pipeline's
-/// rings (ringBudget reserves the largest, largestConversion, or static
-/// shared memory's size where that is more), and no more than placement
-/// leaves beside the rings that are there (a config= with deeper rings);
-/// elsewhere scratchAllowed.
-std::optional<int64_t> conversionAllowed(mlir::Operation *op, const TargetSpec &target);
+/// Whether a conversion the layout assignment chooses for speed (a GEMM
+/// epilogue's rounded sums, crossing to coalesced stores) may exchange
+/// `bytes` at `op`: in dynamic shared memory a third of it at most, the
+/// rest left to the pipeline's rings (ringBudget reserves the largest,
+/// largestConversion, or static shared memory's size where that is more),
+/// and only where placeSharedBuffers would find it room beside the
+/// buffers there now (a config= with deeper rings); elsewhere
+/// scratchAllowed.
+bool conversionFits(mlir::Operation *op, int64_t bytes, const CompileTarget &target);
 /// The bytes of the largest layout conversion's exchange in `func`.
 int64_t largestConversion(mlir::Operation *func, const CompileTarget &target);
 

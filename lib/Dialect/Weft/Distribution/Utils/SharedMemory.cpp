@@ -202,6 +202,103 @@ InFlightDiagnostic emitSharedOverflow(Operation *op, Type type, int64_t bytes, i
                          << " bytes of shared memory; the target allows " << allowed;
 }
 
+namespace {
+/// What placeSharedBuffers does with a kernel's buffers and exchanges, in
+/// program order: each at the lowest offset (of its alignment) that no
+/// buffer or exchange in use at the same time holds, the first fit.
+/// Memory the async proxy writes (bulk copies' buffers, the barriers they
+/// complete on) never takes room the threads wrote or read through the
+/// generic proxy, nor the other way round: a loop around both would need a
+/// proxy fence from every thread between them. With `extraOp`, only the
+/// buffers and an exchange of `extraBytes` there (conversionFits' question,
+/// asked before the tiles have the layouts the other exchanges' sizes
+/// depend on; those live at their own ops only).
+class FirstFit {
+public:
+  FirstFit(FunctionOpInterface func, const CompileTarget &target, Operation *extraOp = nullptr,
+           int64_t extraBytes = 0)
+      : func(func), target(target), liveness(func), extraOp(extraOp), extraBytes(extraBytes) {}
+
+  /// Places everything, calling `placedAt(op, offset)` for each but the
+  /// extra exchange; false, after `overflow(op, type, bytes, inUse)`,
+  /// where something does not fit.
+  bool run(function_ref<void(Operation *, int64_t)> placedAt,
+           function_ref<void(Operation *, Type, int64_t, int64_t)> overflow) {
+    int64_t limit = *target.spec.dynamicSharedMemoryBytes();
+    WalkResult walk = func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == extraOp && !place(liveness.span(op), false, extraBytes, 16, limit))
+        return WalkResult::interrupt();
+      int64_t size, align = 16;
+      SharedLiveness::Span steps;
+      Type what;
+      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
+        std::tie(size, align) = sharedFootprint(op);
+        steps = liveness.life(op);
+        what = op->getResult(0).getType();
+      } else if (ScratchUse use = extraOp ? ScratchUse() : scratchUse(op, target); use.bytes) {
+        size = use.bytes;
+        what = use.tile;
+        steps = liveness.span(op);
+      } else {
+        return WalkResult::advance();
+      }
+      if (!place(steps, inAsyncProxy(op), size, align, limit)) {
+        if (overflow)
+          overflow(op, what, size, inUse);
+        return WalkResult::interrupt();
+      }
+      if (placedAt)
+        placedAt(op, items.back().begin);
+      return WalkResult::advance();
+    });
+    return !walk.wasInterrupted();
+  }
+
+  int64_t alignment = 16, bytes = 0;
+
+private:
+  struct Item {
+    SharedLiveness::Span steps;
+    bool async;
+    int64_t begin, end;
+  };
+
+  bool place(SharedLiveness::Span steps, bool async, int64_t size, int64_t align,
+             int64_t limit) {
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    inUse = 0;
+    for (const Item &p : items)
+      if (p.steps.overlaps(steps) || p.async != async) {
+        busy.push_back({p.begin, p.end});
+        inUse += p.end - p.begin;
+      }
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (int64_t(llvm::alignTo(offset, align)) + size <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    offset = llvm::alignTo(offset, align);
+    alignment = std::max(alignment, align);
+    // The dynamic area itself is only 16-byte aligned.
+    if (offset + size + (alignment - 16) > limit)
+      return false;
+    items.push_back({steps, async, offset, offset + size});
+    bytes = std::max(bytes, offset + size);
+    return true;
+  }
+
+  FunctionOpInterface func;
+  const CompileTarget &target;
+  SharedLiveness liveness;
+  Operation *extraOp;
+  int64_t extraBytes;
+  SmallVector<Item> items;
+  int64_t inUse = 0;
+};
+} // namespace
+
 LogicalResult placeSharedBuffers(ModuleOp module, const CompileTarget &target) {
   std::optional<int64_t> limit = target.spec.dynamicSharedMemoryBytes();
   if (!limit)
@@ -212,68 +309,21 @@ LogicalResult placeSharedBuffers(ModuleOp module, const CompileTarget &target) {
     // would overlap.
     if (!func->hasAttr(kKernelAttrName))
       continue;
-    SharedLiveness liveness(func);
-    struct Placed {
-      SharedLiveness::Span steps;
-      bool async;
-      int64_t begin, end;
-    };
-    SmallVector<Placed> placed;
     SmallVector<Operation *> ops;
-    int64_t alignment = 16, bytes = 0;
-    // In program order, each at the lowest offset (of its alignment) that
-    // no buffer or exchange in use at the same time holds: the first fit.
-    // Memory the async proxy writes (bulk copies' buffers, the barriers
-    // they complete on) never takes room the threads wrote or read
-    // through the generic proxy, nor the other way round: a loop around
-    // both would need a proxy fence from every thread between them.
-    WalkResult walk = func->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      int64_t size, align = 16;
-      SharedLiveness::Span steps;
-      bool async = inAsyncProxy(op);
-      Type what;
-      if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
-        std::tie(size, align) = sharedFootprint(op);
-        steps = liveness.life(op);
-        what = op->getResult(0).getType();
-      } else if (ScratchUse use = scratchUse(op, target); use.bytes) {
-        size = use.bytes;
-        what = use.tile;
-        steps = liveness.span(op);
-      } else {
-        return WalkResult::advance();
-      }
-      SmallVector<std::pair<int64_t, int64_t>> busy;
-      int64_t inUse = 0;
-      for (const Placed &p : placed)
-        if (p.steps.overlaps(steps) || p.async != async) {
-          busy.push_back({p.begin, p.end});
-          inUse += p.end - p.begin;
-        }
-      llvm::sort(busy);
-      int64_t offset = 0;
-      for (auto [begin, end] : busy) {
-        if (int64_t(llvm::alignTo(offset, align)) + size <= begin)
-          break;
-        offset = std::max(offset, end);
-      }
-      offset = llvm::alignTo(offset, align);
-      alignment = std::max(alignment, align);
-      // The dynamic area itself is only 16-byte aligned.
-      if (offset + size + (alignment - 16) > *limit) {
-        emitSharedOverflow(op, what, size, *limit - inUse)
-            << " (" << *limit << " of dynamic shared memory less " << inUse
-            << " in use there)";
-        return WalkResult::interrupt();
-      }
-      op->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
-      placed.push_back({steps, async, offset, offset + size});
-      ops.push_back(op);
-      bytes = std::max(bytes, offset + size);
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
+    FirstFit fit(func, target);
+    bool placed = fit.run(
+        [&](Operation *op, int64_t offset) {
+          op->setAttr(kSharedOffsetAttrName, b.getI64IntegerAttr(offset));
+          ops.push_back(op);
+        },
+        [&](Operation *op, Type what, int64_t size, int64_t inUse) {
+          emitSharedOverflow(op, what, size, *limit - inUse)
+              << " (" << *limit << " of dynamic shared memory less " << inUse
+              << " in use there)";
+        });
+    if (!placed)
       return failure();
+    int64_t alignment = fit.alignment, bytes = fit.bytes;
     if (alignment > 16) {
       for (Operation *op : ops)
         op->setAttr(kSharedBaseAlignAttrName, b.getI64IntegerAttr(alignment));
@@ -357,26 +407,17 @@ bool placedInDynamic(Operation *op, const TargetSpec &target) {
   return func && target.dynamicSharedMemoryBytes() && func->hasAttr(kKernelAttrName);
 }
 
-std::optional<int64_t> conversionAllowed(Operation *op, const TargetSpec &target) {
-  if (!placedInDynamic(op, target))
-    return scratchAllowed(op, target);
-  // An exchange is the threads' memory: placeSharedBuffers keeps it apart
-  // from the buffers in use at op and from the async proxy's, whenever
-  // those are in use (and aligns each).
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  SharedLiveness liveness(func);
-  SharedLiveness::Span at = liveness.span(op);
-  int64_t busy = 0, alignment = 16;
-  func->walk([&](Operation *alloc) {
-    if (isa<AllocSharedOp, AllocMBarriersOp>(alloc) &&
-        (inAsyncProxy(alloc) || liveness.life(alloc).overlaps(at))) {
-      auto [bytes, align] = sharedFootprint(alloc);
-      busy += bytes;
-      alignment = std::max(alignment, align);
-    }
-  });
-  int64_t limit = *target.dynamicSharedMemoryBytes();
-  return std::min(limit / 3, limit - busy - (alignment - 16));
+bool conversionFits(Operation *op, int64_t bytes, const CompileTarget &target) {
+  if (!placedInDynamic(op, target.spec)) {
+    std::optional<int64_t> allowed = scratchAllowed(op, target.spec);
+    return !allowed || bytes <= *allowed;
+  }
+  // Placed as placeSharedBuffers will place it, beside everything there
+  // now: rings of exclusive branches share room with each other, never
+  // with the exchange.
+  if (bytes > *target.spec.dynamicSharedMemoryBytes() / 3)
+    return false;
+  return FirstFit(op->getParentOfType<FunctionOpInterface>(), target, op, bytes).run({}, {});
 }
 
 int64_t largestConversion(Operation *func, const CompileTarget &target) {
