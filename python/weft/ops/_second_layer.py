@@ -220,8 +220,8 @@ def own_rows_kernel(a, b, c, recv, sync, rows, N, K, BM: wl.constexpr, BN: wl.co
     _fused_call_done(sync, epoch)
 
 
-# Elements all_reduce_sum_kernel adds a program: 16-byte loads, eight a
-# thread of four warps (memory-bound, as the push all-reduce's blocks).
+# Elements all_reduce_sum_kernel adds a program: 32 a thread of four
+# warps, in 16-byte loads (memory-bound, as the push all-reduce's blocks).
 SUM_BLOCK = PerBackend(host=64, default=4096)
 
 
@@ -483,10 +483,10 @@ def _all_reduce_by_puts(a, b, out, comm, constexprs, options, m, n, k, fit):
             DONE=g == len(groups) - 1, BLOCK=SUM_BLOCK)
 
     for g, (first, rows) in enumerate(groups):
-        theirs = rt.Buffer.view(rt.data_ptr(a) + first * k * dtype.bits // 8, (rows, k), dtype,
-                                local=True)
+        group = rt.Buffer.view(rt.data_ptr(a) + first * k * dtype.bits // 8, (rows, k), dtype,
+                               local=True)
         stage = rt.Buffer.view(mine + first * row, (rows, n), partial, local=True)
-        _matmul(theirs, b, stage, 1, config, fit, False)
+        _matmul(group, b, stage, 1, config, fit, False)
         rt.PutFork().launch()
         rt.Puts([put for j in range(1, ranks) for put in _flagged_puts(
             sync, stage.ptr, stage.ptr, rows, row, rows, me * len(groups) + g,
