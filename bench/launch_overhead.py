@@ -1,7 +1,7 @@
 """Host time per eager call: of a bare launch of a cached kernel with six
 run-time arguments (Weft's `kernel[grid](...)` on weft Buffers and, on a
 GPU, on torch tensors, and Triton's launcher for the same kernel and
-tensors), of weft.ops.matmul at a decode shape (16 x H @ H x H, bf16; on a
+tensors; also with an argument that changes at every call), of weft.ops.matmul at a decode shape (16 x H @ H x H, bf16; on a
 GPU also torch.matmul), of the collectives at small sizes (Weft's
 and, on a GPU, NCCL's and torch symmetric memory's), and of the fused
 ops (bench/fused.py's Weft system: its cases, the same buffers); on a GPU
@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import cProfile
 import io
+import itertools
 import pstats
 import time
 
@@ -72,6 +73,11 @@ def launch_cases(run):
     bufs = [weft.zeros((SIX,), wl.float32) for _ in range(3)]
     x, y, out = bufs
     cases[("launch", "weft")] = lambda: axpby[(1,)](x, y, out, SIX, 2.0, 3.0, BLOCK=SIX)
+    # The same with alpha changing at every call: a launch whose arguments
+    # its one-launch graph does not hold yet (docs/runtime.md).
+    alpha = itertools.cycle((2.0, 4.0)).__next__
+    cases[("launch_new_args", "weft")] = lambda: axpby[(1,)](x, y, out, SIX, alpha(), 3.0,
+                                                             BLOCK=SIX)
     # The same launch's weft_launch alone, its arguments packed once: the
     # runtime and the driver, under the Python frontend.
     compiled = axpby[(1,)](x, y, out, SIX, 2.0, 3.0, BLOCK=SIX)

@@ -54,19 +54,19 @@ def make_launcher(fn, jit_module):
         # what _describe would return for them.
         lines += [f"        _w_t = _w_type({n})",
                   f"        if _w_t is _w_Buffer and {n}.spec is not None:",
-                  f"            _w_s{j}, _w_m{j}, _w_v{j} = {n}.spec, None, {n}.ptr",
+                  f"            _w_s{j}, _w_v{j} = {n}.spec, {n}.ptr",
                   f"        elif _w_t is _w_int and -0x80000000 <= {n} <= 0x7fffffff:",
-                  f"            _w_s{j}, _w_m{j}, _w_v{j} = _w_i32[{n} & 15 == 0], None, {n}",
+                  f"            _w_s{j}, _w_v{j} = _w_i32[{n} & 15 == 0], {n}",
                   "        elif _w_t is _w_float:",
-                  f"            _w_s{j}, _w_m{j}, _w_v{j} = _w_fp32, None, {n}",
+                  f"            _w_s{j}, _w_v{j} = _w_fp32, {n}",
                   "        else:",
-                  f"            _w_s{j}, _w_m{j}, _w_v{j} = "
-                  f"(_w_handlers.get(_w_t) or _w_describe)({n}, False)"]
+                  f"            _w_s{j}, _w_m, _w_v{j} = "
+                  f"(_w_handlers.get(_w_t) or _w_describe)({n}, False)",
+                  # Memory the backend cannot reach: run says so.
+                  "            if _w_m is not None and _w_m != _w_memories[_w_backend]:",
+                  "                raise TypeError"]
     if runtime:
         lines += ["    except TypeError:", f"        {slow}"]
-    lines.append("    _w_memory = _w_memories[_w_backend]")
-    for j in range(len(runtime)):
-        lines += [f"    if _w_m{j} is not None and _w_m{j} != _w_memory:", f"        {slow}"]
     for j in fn.unspecialized:
         lines.append(f"    _w_s{j} = _w_s{j}[:2] + (0,)")
     specs = tuple_of(f"_w_s{j}" for j in range(len(runtime)))

@@ -449,6 +449,17 @@ static weft_status kernel_graph_launch(weft_gpu *g, const weft_gpu_kernel_graph 
                             : CU(cuGraphLaunch, (CUgraphExec)k->exec, (CUstream)k->stream);
 }
 
+static int param_sizes(void *function, size_t count, size_t *sizes) {
+  size_t offset, size;
+  if (!weft_cuda.cuFuncGetParamInfo)
+    return 0;
+  for (size_t i = 0; i < count; ++i)
+    if (weft_cuda.cuFuncGetParamInfo((CUfunction)function, i, &offset, &sizes[i]))
+      return 0;
+  /* A parameter past `count`: not this launch's kernel. */
+  return weft_cuda.cuFuncGetParamInfo((CUfunction)function, count, &offset, &size) != 0;
+}
+
 static weft_status kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph *k) {
   weft_status st = graph_destroy(g, k->exec);
   weft_keep(&st, CU(cuGraphDestroy, (CUgraph)k->graph));
@@ -555,6 +566,7 @@ static const weft_gpu_ops gpu_ops = {
     .kernel_graph_make = kernel_graph_make,
     .kernel_graph_launch = kernel_graph_launch,
     .kernel_graph_destroy = kernel_graph_destroy,
+    .param_sizes = param_sizes,
     .mark = mark,
     .mark_passed = mark_passed,
     .mark_destroy = mark_destroy,

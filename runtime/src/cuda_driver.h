@@ -266,9 +266,10 @@ typedef struct CUDA_KERNEL_NODE_PARAMS {
 
 /* Looked up with the others but optional: NULL where the driver predates
  * them (tensor maps: CUDA 12.0; cluster occupancy: 11.8; graphs of a
- * stream's work: 11.4; kernel nodes of these parameters: 12.0), which fails
- * only the calls that need them (launches with attributes, CUDA 12.0, fall
- * back to plain ones; one-launch graphs to eager launches). */
+ * stream's work: 11.4; kernel nodes of these parameters: 12.0; parameter
+ * sizes: 12.4), which fails only the calls that need them (launches with
+ * attributes, CUDA 12.0, fall back to plain ones; one-launch graphs to
+ * eager launches, or to setting their arguments at every launch). */
 #define WEFT_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
   X(cuLaunchKernelEx, "cuLaunchKernelEx",                                      \
     (const CUlaunchConfig *, CUfunction, void **, void **))                    \
@@ -292,7 +293,8 @@ typedef struct CUDA_KERNEL_NODE_PARAMS {
     (CUgraphNode *, CUgraph, const CUgraphNode *, size_t,                      \
      const CUDA_KERNEL_NODE_PARAMS *))                                         \
   X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",       \
-    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS *))
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS *))                \
+  X(cuFuncGetParamInfo, "cuFuncGetParamInfo", (CUfunction, size_t, size_t *, size_t *))
 
 /* cuFoo_fn: the type of a pointer to cuFoo. */
 #define WEFT_CUDA_TYPEDEF(field, symbol, params) \

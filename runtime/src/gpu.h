@@ -36,6 +36,13 @@ typedef struct weft_gpu_kernel_graph {
   uint32_t grid[3], block, shared_bytes;
   void *graph, *exec, *node;
   int failed; /* the driver could not make it: this launch stays eager */
+  /* The arguments the node holds, byte for byte (`held`, valid when
+   * `holds`), and each one's size: a launch with the same bytes launches
+   * the instance without setting them. NULL where the backend cannot tell
+   * the kernel's parameter sizes (every launch sets them). */
+  size_t num_params, *param_sizes;
+  unsigned char *held;
+  int holds;
 } weft_gpu_kernel_graph;
 
 /* How far the GPU is behind a stream's launches (see weft_gpu_launch): a
@@ -120,6 +127,9 @@ typedef struct weft_gpu_ops {
   weft_status (*kernel_graph_launch)(weft_gpu *g, const weft_gpu_kernel_graph *k,
                                      void **params);
   weft_status (*kernel_graph_destroy)(weft_gpu *g, weft_gpu_kernel_graph *k);
+  /* 1 and the size in bytes of each of function's parameters where it has
+   * exactly `count` and the driver can tell, else 0; quiet. NULL: never. */
+  int (*param_sizes)(void *function, size_t count, size_t *sizes);
   /* Marks for the pace of a stream: mark records *mark (made first where
    * NULL) on `stream`; *passed: the GPU has run everything before it. */
   weft_status (*mark)(weft_gpu *g, void *stream, void **mark);

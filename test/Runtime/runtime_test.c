@@ -725,6 +725,14 @@ static weft_status fake_kernel_graph_launch(weft_gpu *g, const weft_gpu_kernel_g
   return WEFT_SUCCESS;
 }
 
+/* Every parameter a pointer's but the last, the kernel context. */
+static int fake_param_sizes(void *function, size_t count, size_t *sizes) {
+  (void)function;
+  for (size_t i = 0; i < count; ++i)
+    sizes[i] = i + 1 < count ? sizeof(void *) : sizeof(weft_kernel_context);
+  return 1;
+}
+
 static weft_status fake_kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph *k) {
   (void)g;
   trace("free(%lx) ", (unsigned long)(uintptr_t)k->exec);
@@ -777,6 +785,7 @@ static const weft_gpu_ops fake_ops = {
     .kernel_graph_make = fake_kernel_graph_make,
     .kernel_graph_launch = fake_kernel_graph_launch,
     .kernel_graph_destroy = fake_kernel_graph_destroy,
+    .param_sizes = fake_param_sizes,
     .mark = fake_mark,
     .mark_passed = fake_mark_passed,
     .mark_destroy = fake_mark_destroy,
@@ -847,7 +856,7 @@ static int test_gpu_common(void) {
 
   /* Launch parameters: args, then the context, on the stack or, past
    * WEFT_GPU_STACK_ARGS, the heap; four warps unless config says. */
-  weft_kernel_context kctx;
+  weft_kernel_context kctx = {0};
   void *args[40], *seen[41];
   for (int i = 0; i < 40; ++i)
     args[i] = &args[i];
@@ -866,7 +875,8 @@ static int test_gpu_common(void) {
 
   /* One-launch graphs (the launches above were eager): the second launch
    * alike makes the graph (in relaxed capture mode) and launches it, the
-   * next sets its own arguments and launches it; the same launch on
+   * next sets its own arguments and launches it, one with the same
+   * arguments as the last only launches it; the same launch on
    * another stream takes the slot (freeing that graph) and launches
    * eagerly; so does a launch onto a stream being captured. Freeing them
    * all frees what was made, once. */
@@ -883,6 +893,15 @@ static int test_gpu_common(void) {
   CHECK(!strcmp(fake.trace, "capturing(5) capturing(5) make(mode 2) set+launch(e,5) "
                             "capturing(5) set+launch(e,5) "));
   CHECK(fake.capture_mode == 0);
+  fake.trace[0] = '\0';
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args + 2, 2, &kctx));
+  kctx.rank = 1; /* the context is an argument too */
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args + 2, 2, &kctx));
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args + 2, 2, &kctx));
+  CHECK_OK(weft_gpu_launch(g, &kctx, &one, args + 1, 2, &kctx));
+  CHECK(seen[0] == args[1] && seen[1] == args[2] && seen[2] == &kctx);
+  CHECK(!strcmp(fake.trace, "capturing(5) launch(e,5) capturing(5) set+launch(e,5) "
+                            "capturing(5) launch(e,5) capturing(5) set+launch(e,5) "));
   fake.trace[0] = '\0';
   one.stream = (void *)0x7;
   CHECK_OK(weft_gpu_launch(g, &kctx, &one, args, 2, &kctx));

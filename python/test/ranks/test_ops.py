@@ -260,6 +260,27 @@ def test_repeated_launches_take_their_own_arguments(synchronize_every):
 
 
 @weft.jit
+def add_at(out, i, value):
+    wl.atomic_add(out + i, value)
+
+
+def test_repeated_launches_with_repeating_arguments():
+    """A launch with the arguments its one-launch graph holds launches it
+    without setting them (docs/runtime.md): runs of launches alike, the
+    runs' arguments changing in one argument or in all, sum as numpy says."""
+    rng = np.random.default_rng(5)
+    out = weft.zeros((8,), wl.int32)
+    want = np.zeros(8, np.int64)
+    for _ in range(40):
+        i, value, repeats = int(rng.integers(2)), int(rng.integers(1, 3)), int(rng.integers(1, 5))
+        for _ in range(repeats):
+            add_at[(1,)](out, i, value)
+        want[i] += value * repeats
+    np.testing.assert_array_equal(out.to_numpy(), want)
+    out.free()
+
+
+@weft.jit
 def scaled(dst, SCALE: wl.constexpr):
     offs = wl.arange(0, 16)
     wl.store(dst + offs, offs * SCALE)

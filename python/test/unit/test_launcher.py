@@ -48,6 +48,16 @@ SCRIPT = textwrap.dedent(r'''
         shadowing[(1,)](y, 10, 2, BLOCK=16)
     with pytest.raises(TypeError, match="shadowing: .*host memory|cannot be"):
         shadowing[(1,)]([1, 2], 10, 2, BLOCK=16)
+
+    class DeviceTensor:
+        """Like a torch tensor on a GPU: memory host kernels cannot reach."""
+        dtype, is_cuda = "torch.int32", True
+
+        def data_ptr(self):
+            return x.ptr
+    with pytest.raises(TypeError, match="argument x is device memory, which kernels on "
+                                        "the host backend cannot reach"):
+        shadowing[(1,)](DeviceTensor(), 10, 2, BLOCK=16)
     for i in range(2):
         constexprs_only[(1,)](B=4)
     print("OK")
