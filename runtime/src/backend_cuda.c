@@ -450,14 +450,13 @@ static weft_status kernel_graph_launch(weft_gpu *g, const weft_gpu_kernel_graph 
 }
 
 static int param_sizes(void *function, size_t count, size_t *sizes) {
-  size_t offset, size;
+  size_t offset;
   if (!weft_cuda.cuFuncGetParamInfo)
     return 0;
   for (size_t i = 0; i < count; ++i)
     if (weft_cuda.cuFuncGetParamInfo((CUfunction)function, i, &offset, &sizes[i]))
       return 0;
-  /* A parameter past `count`: not this launch's kernel. */
-  return weft_cuda.cuFuncGetParamInfo((CUfunction)function, count, &offset, &size) != 0;
+  return 1;
 }
 
 static weft_status kernel_graph_destroy(weft_gpu *g, weft_gpu_kernel_graph *k) {

@@ -253,10 +253,13 @@ static void forget(weft_gpu *g, weft_gpu_kernel_graph *k) {
 }
 
 /* Room for the bytes of k's count arguments, where the backend tells
- * their sizes; without it (or memory) every launch sets them. */
+ * their sizes and the last is the kernel context's, as for every kernel
+ * Weft compiles (the driver is not asked past the parameters a kernel
+ * has: a sanitizer reports that); else every launch sets them. */
 static void make_room_for_params(weft_gpu *g, weft_gpu_kernel_graph *k, size_t count) {
   size_t *sizes = g->ops->param_sizes ? malloc(count * sizeof *sizes) : NULL;
-  if (!sizes || !g->ops->param_sizes(k->function, count, sizes)) {
+  if (!sizes || !g->ops->param_sizes(k->function, count, sizes) ||
+      sizes[count - 1] != sizeof(weft_kernel_context)) {
     free(sizes);
     return;
   }

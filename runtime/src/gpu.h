@@ -127,8 +127,8 @@ typedef struct weft_gpu_ops {
   weft_status (*kernel_graph_launch)(weft_gpu *g, const weft_gpu_kernel_graph *k,
                                      void **params);
   weft_status (*kernel_graph_destroy)(weft_gpu *g, weft_gpu_kernel_graph *k);
-  /* 1 and the size in bytes of each of function's parameters where it has
-   * exactly `count` and the driver can tell, else 0; quiet. NULL: never. */
+  /* 1 and the sizes in bytes of function's first `count` parameters where
+   * the driver can tell, else 0; quiet. NULL: never. */
   int (*param_sizes)(void *function, size_t count, size_t *sizes);
   /* Marks for the pace of a stream: mark records *mark (made first where
    * NULL) on `stream`; *passed: the GPU has run everything before it. */
