@@ -363,7 +363,7 @@ static weft_status launch_in_slot(weft_gpu *g, weft_gpu_kernel_graph *k, void *f
     return WEFT_SUCCESS;
   *done = 1;
   /* Setting the node's arguments (the kernel context alone is 1.1 KiB)
-   * costs the host 0.5-1.2 us: a repeat of the same ones skips it. */
+   * costs the host 0.5-1.3 us: a repeat of the same ones skips it. */
   if (k->held && k->num_params == num_params && same_params(k, params))
     return g->ops->graph_launch(g, k->exec, k->stream);
   weft_status st = g->ops->kernel_graph_launch(g, k, params);
