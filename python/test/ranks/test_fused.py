@@ -4,7 +4,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND, host, local, rounded
+from devices import BACKEND, compiler_available, host, local, rounded
 from weft import ops
 
 
@@ -231,6 +231,54 @@ def _rounding_second_layer(seed):
     a.copy_from(xs[me])
     b.copy_from(ws[me])
     return xs, ws, a, b
+
+
+@pytest.mark.skipif(not compiler_available(), reason="warming compiles")
+@pytest.mark.parametrize("copy_engine,partials", [(True, "bf16"), (False, "f32")])
+def test_compile_matmul_reduce_warms_what_the_ops_launch(monkeypatch, tmp_path, copy_engine,
+                                                         partials):
+    """What compile_matmul_reduce compiles into an empty cache is every
+    kernel both second-layer ops then launch under WEFT_CACHE_ONLY=1, on
+    the copy engine's path or the resident kernel's (the kernels this
+    process holds forgotten before each: both would find them); a shape
+    no other test takes, so no kept call replays."""
+    from weft import _jit
+    from weft.ops import _gemm, _tp
+    from weft.ops import _second_layer as layer
+
+    def forget():
+        for module in (_gemm, layer, _tp):
+            for fn in vars(module).values():
+                if isinstance(fn, _jit.JITFunction):
+                    fn._kernels.clear()
+                    fn._launches.clear()
+
+    monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
+    monkeypatch.setattr(_jit, "WARM_TARGET", None)
+    monkeypatch.setenv("WEFT_CACHE_DIR", str(tmp_path))
+    me, ranks = weft.rank(), weft.num_ranks()
+    m, k, n = 96, 32, 48
+    forget()
+    for scatter in (True, False):
+        layer.compile_matmul_reduce(m, n, k, ranks, scatter, _jit._target_of_backend(BACKEND),
+                                    partials)
+    forget()
+    monkeypatch.setenv("WEFT_CACHE_ONLY", "1")
+    xs, ws = _second_layer(m, k, n, 21)
+    a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
+    a.copy_from(xs[me])
+    b.copy_from(ws[me])
+    for scatter in (True, False):
+        rows = m // ranks if scatter else m
+        lo = me * rows if scatter else 0
+        out = weft.empty((rows, n), wl.float32)
+        (ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce)(a, b, out,
+                                                                          partials=partials)
+        np.testing.assert_array_equal(host(out), _sum_of_partials(xs, ws, partials)[lo:lo + rows])
+        out.free()
+    for buf in (a, b):
+        buf.free()
+    weft.barrier()
 
 
 def _sum_of_partials(xs, ws, partials):

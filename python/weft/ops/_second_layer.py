@@ -318,8 +318,14 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
                                                      wl.bfloat16, partials)
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     partial = f"*{constexprs['PARTIAL'].name}:16"
-    common = dict(a=sig["a"], b=sig["b"], c=sig["c"])
+    # The fused kernels take the whole of a (m rows), whatever rows they
+    # multiply.
+    common = dict(a=matmul_signature(m, n, k, constexprs, backend, "")["a"], b=sig["b"],
+                  c=sig["c"])
     ints = dict(rows=sig["M"], N=sig["N"], K=sig["K"])
+    if ranks == 1 and pieces == 1:  # as _matmul_reduce: the product alone
+        compile_matmul(m, n, k, target, "*fp32:16", split_k=1)
+        return
     if _by_puts(rows, n, ranks, scatter, pieces, constexprs, wl.bfloat16, backend):
         compile_kernel(put_entry_kernel, dict(sync="*i64:16"), {}, target=target)
         if scatter:
