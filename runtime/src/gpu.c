@@ -364,10 +364,11 @@ static weft_status launch_in_slot(weft_gpu *g, weft_gpu_kernel_graph *k, void *f
   *done = 1;
   /* Setting the node's arguments (the kernel context alone is 1.1 KiB)
    * costs the host 0.5-1.3 us: a repeat of the same ones skips it. */
-  if (k->held && k->num_params == num_params && same_params(k, params))
+  int kept = k->held && k->num_params == num_params;
+  if (kept && same_params(k, params))
     return g->ops->graph_launch(g, k->exec, k->stream);
   weft_status st = g->ops->kernel_graph_launch(g, k, params);
-  k->holds = k->held && k->num_params == num_params && st == WEFT_SUCCESS;
+  k->holds = kept && st == WEFT_SUCCESS;
   return st;
 }
 

@@ -268,6 +268,12 @@ def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descripto
             pieces, steps)
 
 
+def _product_alone(ranks, pieces):
+    """Whether the second layer is weft.ops.matmul alone: one rank, K in
+    one piece (nothing to sum)."""
+    return ranks == 1 and pieces == 1
+
+
 def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
     """Whether the second layer's partials go by the copy engine
     (_scatter_by_puts, _all_reduce_by_puts): on several ranks, K whole
@@ -320,10 +326,10 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
     partial = f"*{constexprs['PARTIAL'].name}:16"
     # The fused kernels take the whole of a (m rows), whatever rows they
     # multiply.
-    common = dict(a=matmul_signature(m, n, k, constexprs, backend, "")["a"], b=sig["b"],
-                  c=sig["c"])
+    common = dict(a=matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"],
+                  b=sig["b"], c=sig["c"])
     ints = dict(rows=sig["M"], N=sig["N"], K=sig["K"])
-    if ranks == 1 and pieces == 1:  # as _matmul_reduce: the product alone
+    if _product_alone(ranks, pieces):
         compile_matmul(m, n, k, target, "*fp32:16", split_k=1)
         return
     if _by_puts(rows, n, ranks, scatter, pieces, constexprs, wl.bfloat16, backend):
@@ -333,14 +339,15 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
             compile_kernel(own_rows_kernel, dict(common, recv=partial, sync="*i64:16", **ints),
                            _own_rows_constexprs(constexprs), target=target, **options)
             return
-        for first, group in _groups(m, constexprs, backend):
+        groups = _groups(m, constexprs, backend)
+        for g, (first, group) in enumerate(groups):
             compile_matmul(group, n, k, target, partial, split_k=1,
                            config=_group_config(constexprs, options))
             compile_kernel(all_reduce_sum_kernel,
                            dict(recv=partial, c=sig["c"], sync="*i64:16",
                                 first=int_type(first * n), count=int_type(group * n),
                                 size=int_type(m * n), flag="i32", flags="i32"),
-                           dict(DONE=first + group == m, BLOCK=SUM_BLOCK), target=target)
+                           dict(DONE=g == len(groups) - 1, BLOCK=SUM_BLOCK), target=target)
         return
     compile_kernel(matmul_reduce_kernel,
                    dict(common, slots=partial, half="i32:16", sync="*i64:16", **ints,
@@ -373,7 +380,7 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     fit = None if tensor_maps_fit(a, b) else False
     constexprs, options, blocks, pieces, steps = _reduce_plan(
         rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partials, fit)
-    if ranks == 1 and pieces == 1:  # nothing to sum: the product alone, in one piece of K
+    if _product_alone(ranks, pieces):
         return _matmul(a, b, out, 1, None, fit, False)
     if num_programs is None and _by_puts(rows, n, ranks, scatter, pieces, constexprs,
                                          _dtype_of(a, "a"), backend):
