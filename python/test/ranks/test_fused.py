@@ -171,23 +171,30 @@ def test_matmul_reduce_copy_engine(monkeypatch, scatter, copy_engine):
     """The partials moved by the copy engine or by the resident kernel's
     programs, forced either way. Reduce-scatter: weft.ops.matmul of the
     others' rows, puts after put_entry_kernel a group of 8 block rows at a
-    time, own_rows_kernel adding them; all-reduce: a weft.ops.matmul and
-    its puts per group of rows (32 on the host), all_reduce_sum_kernel
-    adding each. Rows (per rank for reduce-scatter) that are whole groups
-    and a part of one (150: 128-row groups; 150 and 37: 32- and 16-row
-    groups), one row, both kinds of partial, new data in a kept call (its
-    matmuls and puts made again), and calls of other shapes between (the
-    scratch grows, the epochs carry on)."""
-    from weft.ops import _tp
+    time, own_rows_kernel adding them; all-reduce into a symmetric out
+    whose rows num_ranks divides: the same, own_rows_kernel a group of
+    block rows a launch, each followed by the puts of its sums into every
+    other rank's out (two-shot); into a local out, or rows it does not
+    divide: a weft.ops.matmul and its puts per group of rows (32 on the
+    host), all_reduce_sum_kernel adding each (one-shot); every K takes
+    the two-shot here (TWO_SHOT_K lowered). Rows (per rank
+    for reduce-scatter) that are whole groups and a part of one (150:
+    128-row groups; 150 and 37: 32- and 16-row groups), one row, both
+    kinds of partial, new data in a kept call (its matmuls and puts made
+    again), and calls of other shapes between (the scratch grows, the
+    epochs carry on)."""
+    from weft.ops import _second_layer as layer, _tp
     monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
+    monkeypatch.setattr(layer, "TWO_SHOT_K", _tp.PerBackend(1))
     me, ranks = weft.rank(), weft.num_ranks()
     op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
-    for step, (rows, k, n, partials) in enumerate(
-            [(150, 24, 40, "bf16"), (1, 8, 8, "f32"), (37, 40, 20, "f32"), (150, 24, 40, "f32")]):
+    for step, (rows, k, n, partials, local_out) in enumerate(
+            [(150, 24, 40, "bf16", False), (1, 8, 8, "f32", False), (37, 40, 20, "f32", True),
+             (150, 24, 40, "f32", True), (12 * ranks, 24, 40, "f32", False)]):
         m = ranks * rows if scatter else rows
         lo = me * rows if scatter else 0
         a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
-        out = weft.empty((rows, n), wl.float32)
+        out = weft.empty((rows, n), wl.float32, local=local_out)
         for seed in (step, step + 10):  # the second call is kept: new data, the same launches
             xs, ws = _second_layer(m, k, n, seed)
             a.copy_from(xs[me])
@@ -254,6 +261,7 @@ def test_compile_matmul_reduce_warms_what_the_ops_launch(monkeypatch, tmp_path, 
                     fn._launches.clear()
 
     monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
+    monkeypatch.setattr(layer, "TWO_SHOT_K", _tp.PerBackend(1))
     monkeypatch.setattr(_jit, "WARM_TARGET", None)
     monkeypatch.setenv("WEFT_CACHE_DIR", str(tmp_path))
     me, ranks = weft.rank(), weft.num_ranks()
@@ -268,10 +276,12 @@ def test_compile_matmul_reduce_warms_what_the_ops_launch(monkeypatch, tmp_path, 
     a, b = weft.empty((m, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
     a.copy_from(xs[me])
     b.copy_from(ws[me])
-    for scatter in (True, False):
+    # The all-reduce into a symmetric out and a local one: two paths by
+    # the copy engine.
+    for scatter, local_out in ((True, False), (False, False), (False, True)):
         rows = m // ranks if scatter else m
         lo = me * rows if scatter else 0
-        out = weft.empty((rows, n), wl.float32)
+        out = weft.empty((rows, n), wl.float32, local=local_out)
         (ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce)(a, b, out,
                                                                           partials=partials)
         np.testing.assert_array_equal(host(out), _sum_of_partials(xs, ws, partials)[lo:lo + rows])

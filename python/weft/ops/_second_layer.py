@@ -26,16 +26,20 @@ this rank's slot of a symmetric scratch and the copy engine puts it into
 the same slot of every other rank's while the next group is multiplied;
 after that product, all_reduce_sum_kernel adds the group's slots in rank
 order (bench/README.md, "Prefill: the all-reduce on the copy engine").
+Into a symmetric out with K long enough (TWO_SHOT_K) it is two-shot
+instead: the reduce-scatter's path, whose own rows are summed into out a
+wave of block rows a launch and each launch's rows put into every other
+rank's out (bench/README.md, "Prefill: the all-reduce in two shots").
 """
 from .. import _runtime as rt
 from .. import language as wl
 from .._jit import PerBackend, compile as compile_kernel, jit
 from ..collectives._kernels import (FUSED_ARRIVALS, FUSED_BLOCKS, FUSED_COUNTERS, FUSED_EPOCH,
                                     _fused_call_done, _last_to_finish, _push)
-from ..collectives import _dtype_of, _kept, _node_comm
-from ._gemm import (_check_operands, _grouped, _matmul, _output, _piece_product, blocks_of,
-                    compile_matmul, int_type, matmul_signature, out_dtypes, plan_memo,
-                    tensor_maps_fit)
+from ..collectives import _dtype_of, _is_symmetric, _kept, _node_comm
+from ._gemm import (DEFAULT_PROGRAMS, _check_operands, _grouped, _matmul, _output,
+                    _piece_product, _wave, blocks_of, compile_matmul, int_type,
+                    matmul_signature, out_dtypes, plan_memo, tensor_maps_fit)
 from . import _tp
 from ._tp import _flagged_puts, _fused_plan, _resident_grid, put_entry_kernel
 
@@ -176,30 +180,32 @@ def _sum_partials(base, c, counters, block, m0, n0, rows, N, size, count,
     wl.store(counters + block, 0)
 
 
-@jit
-def own_rows_kernel(a, b, c, recv, sync, rows, N, K, BM: wl.constexpr, BN: wl.constexpr,
-                    BK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
-                    PARTIAL: wl.constexpr, GROUP_M: wl.constexpr = 8,
-                    CLUSTER_N: wl.constexpr = 1):
-    """_scatter_by_puts' last launch: c (this rank's rows x N) = this
-    rank's own partial of each block (its rows of a @ b, rounded to
-    PARTIAL as the others' were) plus, in rank order from the next rank
-    on, every other rank r's partial (slot r of recv, summed in f32),
-    which the copy engine puts there a group of GROUP_M block rows at a
-    time, flagged (FUSED_ARRIVALS + r * groups + group) with the call's
-    epoch. A program per output block, numbered as in matmul_kernel
-    (GROUP_M block rows by every column, in clusters of CLUSTER_N
-    neighbouring column blocks along grid axis 0, which share a's
-    copies): the blocks that start first need the groups that are put
-    first. The last program to finish flags the call done on every rank
-    (FUSED_DONE), which lets their next call's puts into recv in
-    (put_entry_kernel)."""
+@jit(do_not_specialize=("first_m",))
+def own_rows_kernel(a, b, c, recv, sync, rows, N, K, first_m, BM: wl.constexpr,
+                    BN: wl.constexpr, BK: wl.constexpr, EVEN: wl.constexpr,
+                    DESC: wl.constexpr, PARTIAL: wl.constexpr, DONE: wl.constexpr = True,
+                    GROUP_M: wl.constexpr = 8, CLUSTER_N: wl.constexpr = 1):
+    """_scatter_by_puts' own rows: c (this rank's rows x N) = this rank's
+    own partial of each block (its rows of a @ b, rounded to PARTIAL as
+    the others' were) plus, in rank order from the next rank on, every
+    other rank r's partial (slot r of recv, summed in f32), which the copy
+    engine puts there a group of GROUP_M block rows at a time, flagged
+    (FUSED_ARRIVALS + r * groups + group) with the call's epoch. A program
+    per output block of the block rows from first_m on that the grid
+    covers, numbered as in matmul_kernel (GROUP_M block rows by every
+    column, in clusters of CLUSTER_N neighbouring column blocks along grid
+    axis 0, which share a's copies): the blocks that start first need the
+    groups that are put first. DONE: the call's last launch, whose last
+    program to finish flags the call done on every rank (FUSED_DONE),
+    which lets their next call's puts into recv in (put_entry_kernel)."""
     me = wl.rank()
     ranks = wl.num_ranks()
     blocks_m = (rows + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN // CLUSTER_N   # of clusters
+    launched = wl.num_programs(0) // CLUSTER_N // blocks_n   # block rows
     block = wl.program_id(0)
-    block_m, block_n = _grouped(block // CLUSTER_N, blocks_m, blocks_n, GROUP_M)
+    block_m, block_n = _grouped(block // CLUSTER_N, launched, blocks_n, GROUP_M)
+    block_m += first_m
     block_n = block_n * CLUSTER_N + block % CLUSTER_N
     rows_even = rows // BM * BM if EVEN else rows   # as in matmul_reduce_kernel
     acc = _piece_product(a, b, me * rows_even, block_m * BM, block_n * BN, rows, N, K, 0, K,
@@ -217,6 +223,23 @@ def own_rows_kernel(a, b, c, recv, sync, rows, N, K, BM: wl.constexpr, BN: wl.co
         total += wl.load(recv + r * rows * N + offs, mask=mask,
                          other=None if EVEN else 0.0).to(wl.float32)
     wl.store(c + offs, total, mask=mask)
+    if DONE:
+        _fused_call_done(sync, epoch)
+
+
+@jit(do_not_specialize=("first", "groups"))
+def gathered_kernel(sync, first, groups):
+    """The all-reduce's last launch on the two-shot path (_scatter_by_puts
+    gathering; one program): waits until every other rank r's copy engine
+    has put all its summed rows here, flagged (FUSED_ARRIVALS + first + r
+    * groups + group) with the call's epoch, then flags the call done on
+    every rank (FUSED_DONE)."""
+    me = wl.rank()
+    epoch = wl.load(sync + FUSED_EPOCH)
+    for r in range(wl.num_ranks()):
+        if r != me:
+            for g in range(groups):
+                wl.wait(sync + FUSED_ARRIVALS + first + r * groups + g, epoch, cmp="ge")
     _fused_call_done(sync, epoch)
 
 
@@ -289,6 +312,29 @@ def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
             and rows * n * partial.bits // 8 >= least)
 
 
+# The all-reduce is two-shot (reduce-scatter, then the sums gathered) from
+# each rank's K of TWO_SHOT_K on. Its crossings start only once the other
+# ranks' rows are multiplied, and on two ranks they carry as many bytes
+# as the one-shot's, which start after the first group: where K is
+# shorter the products do not hide them (hidden 4096 on 2 H200s: level at
+# 4096 tokens, 9 % slower at 8192; bench/README.md, "Prefill: the
+# all-reduce in two shots").
+TWO_SHOT_K = PerBackend(host=1, default=4096)
+
+
+def _two_shot_plan(m, n, k, ranks, backend, dtype, partials, descriptors=None):
+    """The all-reduce's two-shot plan by the copy engine (_scatter_by_puts
+    gathering): _reduce_plan's for the reduce-scatter of m / ranks rows a
+    rank, where ranks divides m, K is at least TWO_SHOT_K and that
+    reduce-scatter goes by the copy engine; else None."""
+    if m % ranks or k < TWO_SHOT_K[backend]:
+        return None
+    plan = _reduce_plan(m // ranks, n, k, ranks, True, backend, dtype, partials, descriptors)
+    constexprs, _, _, pieces, _ = plan
+    return plan if _by_puts(m // ranks, n, ranks, True, pieces, constexprs, dtype,
+                            backend) else None
+
+
 # _all_reduce_by_puts multiplies AR_GROUP_ROWS rows at a time (whole
 # blocks, and at most half the rows: a group's crossing hides under the
 # next group's product, the last one's under nothing).
@@ -335,10 +381,11 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
     if _by_puts(rows, n, ranks, scatter, pieces, constexprs, wl.bfloat16, backend):
         compile_kernel(put_entry_kernel, dict(sync="*i64:16"), {}, target=target)
         if scatter:
-            compile_matmul(rows, n, k, target, partial, split_k=1)
-            compile_kernel(own_rows_kernel, dict(common, recv=partial, sync="*i64:16", **ints),
-                           _own_rows_constexprs(constexprs), target=target, **options)
+            _compile_scatter_by_puts(m, n, k, ranks, constexprs, options, target, False)
             return
+        two_shot = _two_shot_plan(m, n, k, ranks, backend, wl.bfloat16, partials)
+        if two_shot:  # a symmetric out takes it, any other the one-shot below
+            _compile_scatter_by_puts(m, n, k, ranks, *two_shot[:2], target, True)
         groups = _groups(m, constexprs, backend)
         for g, (first, group) in enumerate(groups):
             compile_matmul(group, n, k, target, partial, split_k=1,
@@ -353,6 +400,29 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
                    dict(common, slots=partial, half="i32:16", sync="*i64:16", **ints,
                         k_steps="i32"),
                    constexprs, target=target, **options)
+
+
+def _compile_scatter_by_puts(m, n, k, ranks, constexprs, options, target, gather):
+    """compile_matmul_reduce's part for _scatter_by_puts (gather: the
+    all-reduce's two-shot path) with _reduce_plan's constexprs and options
+    for m / ranks rows a rank."""
+    backend = target.split(":")[0]
+    rows = m // ranks
+    sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
+    partial = f"*{constexprs['PARTIAL'].name}:16"
+    compile_matmul(rows, n, k, target, partial, split_k=1)
+    group_m = (_gather_group_m(n, constexprs, backend) if gather
+               else own_rows_kernel.defaults["GROUP_M"])
+    # The kernel takes the whole of a (m rows), whatever rows it multiplies.
+    compile_kernel(own_rows_kernel,
+                   dict(a=matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"],
+                        b=sig["b"], c=sig["c"], recv=partial, sync="*i64:16", rows=sig["M"],
+                        N=sig["N"], K=sig["K"], first_m="i32"),
+                   dict(_own_rows_constexprs(constexprs), GROUP_M=group_m, DONE=not gather),
+                   target=target, **options)
+    if gather:
+        compile_kernel(gathered_kernel, dict(sync="*i64:16", first="i32", groups="i32"), {},
+                       target=target)
 
 
 def _own_rows_constexprs(constexprs):
@@ -387,6 +457,12 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
         if scatter:
             return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks,
                                     rows, n, k, fit)
+        two_shot = _is_symmetric(out) and _two_shot_plan(m, n, k, ranks, backend,
+                                                         _dtype_of(a, "a"), partials, fit)
+        if two_shot:
+            constexprs, options, blocks = two_shot[:3]
+            return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks,
+                                    m // ranks, n, k, fit, gather=True)
         return _all_reduce_by_puts(a, b, out, _node_comm(op), constexprs, options, m, n, k,
                                    fit)
     if blocks > FUSED_BLOCKS:
@@ -429,7 +505,20 @@ def _received(op, comm, rows, n, groups, partial):
     return comm.buffer("fused_received", ranks * rows * n, partial, drain=True)
 
 
-def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, fit):
+def _gather_group_m(n, constexprs, backend):
+    """Block rows an own_rows_kernel launch of the two-shot all-reduce
+    multiplies before the copy engine gathers them: as many as fill the
+    GPU once (_wave) in the plan's blocks, n columns wide, so that each
+    launch's rows cross while the next launch multiplies; on the host as
+    many as its default programs (a test's rows then cross in several
+    groups)."""
+    bm, bn = constexprs["BM"][backend], constexprs["BN"][backend]
+    wave = DEFAULT_PROGRAMS["host"] if backend == "host" else _wave(bm)
+    return max(1, wave // -(-n // bn))
+
+
+def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, fit,
+                     gather=False):
     """matmul_reduce_scatter with the copy engine carrying the partials:
     put_entry_kernel; for each other rank d, the next first, the product
     of d's rows of a (weft.ops.matmul into a local scratch, as PARTIAL)
@@ -438,13 +527,27 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     once the product they carry has finished and run beside the launches
     after it. Every rank waits in put_entry_kernel for every rank to have
     finished its last fused call (FUSED_DONE), so no put lands in a recv
-    that a peer still sums from."""
+    that a peer still sums from.
+
+    gather: matmul_all_reduce's two-shot path (out: the symmetric M x N,
+    `rows` = M / ranks a rank): own_rows_kernel sums this rank's rows of
+    out a group of _gather_group_m block rows a launch, and after each the
+    copy engine puts them into every other rank's out, flagged there, so
+    that the crossing of a group hides under the next group's sums; then
+    gathered_kernel waits for the other ranks' rows. A rank's puts into a
+    peer's out follow its own_rows_kernel, which has seen every rank's
+    partial of this call: every peer has entered the call and is done with
+    what it did before with out."""
     me, ranks = rt.rank(), rt.num_ranks()
     backend = rt.backend()
     partial, dtype = constexprs["PARTIAL"], _dtype_of(a, "a")
-    group_rows = own_rows_kernel.defaults["GROUP_M"] * constexprs["BM"][backend]
+    bm = constexprs["BM"][backend]
+    group_m = (_gather_group_m(n, constexprs, backend) if gather
+               else own_rows_kernel.defaults["GROUP_M"])
+    group_rows = group_m * bm
     groups = -(-rows // group_rows)
-    recv = _received("matmul_reduce_scatter", comm, rows, n, groups, partial)
+    op = "matmul_all_reduce" if gather else "matmul_reduce_scatter"
+    recv = _received(op, comm, rows, n, 2 * groups if gather else groups, partial)
     size, row = rows * n, n * partial.bits // 8
     # Only this rank's copy engine reads the stage, and this rank's next
     # launches wait for it (the join): it grows without a barrier.
@@ -463,8 +566,24 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
                               group_rows, me * groups, dest)).launch()
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
-    own_rows_kernel[(blocks,)](a, b, out, recv, sync, rows, n, k, **options,
-                               **_own_rows_constexprs(constexprs))
+    own = dict(options, **_own_rows_constexprs(constexprs), GROUP_M=group_m, DONE=not gather)
+    if not gather:
+        own_rows_kernel[(blocks,)](a, b, out, recv, sync, rows, n, k, 0, **own)
+        rt.PutJoin().launch()
+        return out
+    out_row = n * _dtype_of(out, "out").bits // 8
+    mine = rt.data_ptr(out) + me * rows * out_row
+    c = rt.Buffer.view(mine, (rows, n), _dtype_of(out, "out"), local=True)
+    width = blocks // -(-rows // bm)          # blocks a block row
+    for g, first in enumerate(range(0, rows, group_rows)):
+        count = min(group_rows, rows - first)
+        own_rows_kernel[(-(-count // bm) * width,)](a, b, c, recv, sync, rows, n, k,
+                                                     g * group_m, **own)
+        rt.PutFork().launch()
+        rt.Puts([put for j in range(1, ranks) for put in _flagged_puts(
+            sync, mine + first * out_row, mine + first * out_row, count, out_row, count,
+            (ranks + me) * groups + g, (me + j) % ranks)]).launch()
+    gathered_kernel[(1,)](sync, ranks * groups, groups)
     rt.PutJoin().launch()
     return out
 
@@ -543,8 +662,11 @@ def matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32"):
     x M x N partials of scratch per rank), or, with num_programs None,
     where K is whole and a rank's partial holds twice COPY_ENGINE_BYTES or
     more (prefill), by the copy engine a group of rows at a time (the
-    module's docstring; num_ranks x M x N partials of scratch). Returns
-    out."""
+    module's docstring; num_ranks x M x N partials of scratch). There,
+    where out is symmetric (the same buffer on every rank), num_ranks
+    divides M and K is at least TWO_SHOT_K, it is two-shot: each rank sums
+    its M / num_ranks rows and the copy engine puts them into the other
+    ranks' out (as many partials of scratch). Returns out."""
     return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False, partials)
 
 
