@@ -174,10 +174,11 @@ def test_matmul_reduce_copy_engine(monkeypatch, scatter, copy_engine):
     time, own_rows_kernel adding them; all-reduce into a symmetric out
     whose rows num_ranks divides: the same, own_rows_kernel a group of
     block rows a launch, each followed by the puts of its sums into every
-    other rank's out (two-shot); into a local out, or rows it does not
-    divide: a weft.ops.matmul and its puts per group of rows (32 on the
-    host), all_reduce_sum_kernel adding each (one-shot); every K takes
-    the two-shot here (TWO_SHOT_K lowered). Rows (per rank
+    other rank's out, the others' rows multiplied in two halves
+    (two-shot; any rows a rank take it here: TWO_SHOT_ROWS lowered); into
+    a local out, or rows it does not divide: a weft.ops.matmul and its
+    puts per group of rows (32 on the host), all_reduce_sum_kernel adding
+    each (one-shot). Rows (per rank
     for reduce-scatter) that are whole groups and a part of one (150:
     128-row groups; 150 and 37: 32- and 16-row groups), one row, both
     kinds of partial, new data in a kept call (its matmuls and puts made
@@ -185,7 +186,7 @@ def test_matmul_reduce_copy_engine(monkeypatch, scatter, copy_engine):
     epochs carry on)."""
     from weft.ops import _second_layer as layer, _tp
     monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
-    monkeypatch.setattr(layer, "TWO_SHOT_K", _tp.PerBackend(1))
+    monkeypatch.setattr(layer, "TWO_SHOT_ROWS", _tp.PerBackend(1))
     me, ranks = weft.rank(), weft.num_ranks()
     op = ops.matmul_reduce_scatter if scatter else ops.matmul_all_reduce
     for step, (rows, k, n, partials, local_out) in enumerate(
@@ -261,7 +262,7 @@ def test_compile_matmul_reduce_warms_what_the_ops_launch(monkeypatch, tmp_path, 
                     fn._launches.clear()
 
     monkeypatch.setattr(_tp, "COPY_ENGINE_BYTES", _tp.PerBackend(0 if copy_engine else 1 << 62))
-    monkeypatch.setattr(layer, "TWO_SHOT_K", _tp.PerBackend(1))
+    monkeypatch.setattr(layer, "TWO_SHOT_ROWS", _tp.PerBackend(1))
     monkeypatch.setattr(_jit, "WARM_TARGET", None)
     monkeypatch.setenv("WEFT_CACHE_DIR", str(tmp_path))
     me, ranks = weft.rank(), weft.num_ranks()

@@ -26,10 +26,11 @@ this rank's slot of a symmetric scratch and the copy engine puts it into
 the same slot of every other rank's while the next group is multiplied;
 after that product, all_reduce_sum_kernel adds the group's slots in rank
 order (bench/README.md, "Prefill: the all-reduce on the copy engine").
-Into a symmetric out with K long enough (TWO_SHOT_K) it is two-shot
-instead: the reduce-scatter's path, whose own rows are summed into out a
-wave of block rows a launch and each launch's rows put into every other
-rank's out (bench/README.md, "Prefill: the all-reduce in two shots").
+Into a symmetric out with TWO_SHOT_ROWS rows a rank or more it is
+two-shot instead: the reduce-scatter's path, the other ranks' rows
+multiplied and put in two halves, its own rows summed into out a wave of
+block rows a launch and each launch's rows put into every other rank's
+out (bench/README.md, "Prefill: the all-reduce in two shots").
 """
 from .. import _runtime as rt
 from .. import language as wl
@@ -313,21 +314,19 @@ def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
 
 
 # The all-reduce is two-shot (reduce-scatter, then the sums gathered) from
-# each rank's K of TWO_SHOT_K on. Its crossings start only once the other
-# ranks' rows are multiplied, and on two ranks they carry as many bytes
-# as the one-shot's, which start after the first group: where K is
-# shorter the products do not hide them (hidden 4096 on 2 H200s: level at
-# 4096 tokens, 9 % slower at 8192; bench/README.md, "Prefill: the
+# TWO_SHOT_ROWS rows a rank on: below, at 512 (1024 x 8192 on 2 H200s),
+# halves of the other ranks' rows of 256 cost the products more than the
+# one-shot's sums (146 us against 140-143; bench/README.md, "Prefill: the
 # all-reduce in two shots").
-TWO_SHOT_K = PerBackend(host=1, default=4096)
+TWO_SHOT_ROWS = PerBackend(host=1, default=1024)
 
 
 def _two_shot_plan(m, n, k, ranks, backend, dtype, partials, descriptors=None):
     """The all-reduce's two-shot plan by the copy engine (_scatter_by_puts
     gathering): _reduce_plan's for the reduce-scatter of m / ranks rows a
-    rank, where ranks divides m, K is at least TWO_SHOT_K and that
+    rank, where ranks divides m into TWO_SHOT_ROWS rows or more and that
     reduce-scatter goes by the copy engine; else None."""
-    if m % ranks or k < TWO_SHOT_K[backend]:
+    if m % ranks or m // ranks < TWO_SHOT_ROWS[backend]:
         return None
     plan = _reduce_plan(m // ranks, n, k, ranks, True, backend, dtype, partials, descriptors)
     constexprs, _, _, pieces, _ = plan
@@ -410,9 +409,11 @@ def _compile_scatter_by_puts(m, n, k, ranks, constexprs, options, target, gather
     rows = m // ranks
     sig = matmul_signature(rows, n, k, constexprs, backend, "*fp32:16")
     partial = f"*{constexprs['PARTIAL'].name}:16"
-    compile_matmul(rows, n, k, target, partial, split_k=1)
     group_m = (_gather_group_m(n, constexprs, backend) if gather
                else own_rows_kernel.defaults["GROUP_M"])
+    part = _scatter_part(rows, group_m * constexprs["BM"][backend], gather)
+    for count in {min(part, rows - first) for first in range(0, rows, part)}:
+        compile_matmul(count, n, k, target, partial, split_k=1)
     # The kernel takes the whole of a (m rows), whatever rows it multiplies.
     compile_kernel(own_rows_kernel,
                    dict(a=matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"],
@@ -517,6 +518,17 @@ def _gather_group_m(n, constexprs, backend):
     return max(1, wave // -(-n // bn))
 
 
+def _scatter_part(rows, group_rows, gather):
+    """Rows of another rank _scatter_by_puts multiplies (and then puts) a
+    launch: all of them; for the two-shot all-reduce, whose crossings
+    (the partials, then the sums) carry twice the reduce-scatter's bytes,
+    half of them in whole groups, so that the first half crosses while
+    the second is multiplied (hidden 4096 on 2 H200s: 7 %
+    faster; level at 8192; bench/README.md, "Prefill: the all-reduce in
+    two shots")."""
+    return -(-rows // group_rows // 2) * group_rows if gather else rows
+
+
 def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, fit,
                      gather=False):
     """matmul_reduce_scatter with the copy engine carrying the partials:
@@ -530,7 +542,8 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     that a peer still sums from.
 
     gather: matmul_all_reduce's two-shot path (out: the symmetric M x N,
-    `rows` = M / ranks a rank): own_rows_kernel sums this rank's rows of
+    `rows` = M / ranks a rank): each other rank's rows multiplied and put
+    in two parts (_scatter_part); own_rows_kernel sums this rank's rows of
     out a group of _gather_group_m block rows a launch, and after each the
     copy engine puts them into every other rank's out, flagged there, so
     that the crossing of a group hides under the next group's sums; then
@@ -554,16 +567,20 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     staged = comm.buffer("fused_staged", (ranks - 1) * size, partial)
     sync = comm.fused_sync
     put_entry_kernel[(1,)](sync)
+    part = _scatter_part(rows, group_rows, gather)
     for j in range(1, ranks):
         dest = (me + j) % ranks
-        theirs = rt.Buffer.view(rt.data_ptr(a) + dest * rows * k * dtype.bits // 8, (rows, k),
-                                dtype, local=True)
-        staging = rt.Buffer.view(staged.ptr + (j - 1) * size * partial.bits // 8, (rows, n),
-                                 partial, local=True)
-        _matmul(theirs, b, staging, 1, None, fit, False)
-        rt.PutFork().launch()
-        rt.Puts(_flagged_puts(sync, recv.ptr + me * rows * row, staging.ptr, rows, row,
-                              group_rows, me * groups, dest)).launch()
+        for first in range(0, rows, part):
+            count = min(part, rows - first)
+            theirs = rt.Buffer.view(rt.data_ptr(a) + (dest * rows + first) * k * dtype.bits // 8,
+                                    (count, k), dtype, local=True)
+            staging = rt.Buffer.view(staged.ptr + ((j - 1) * size + first * n) * partial.bits
+                                     // 8, (count, n), partial, local=True)
+            _matmul(theirs, b, staging, 1, None, fit, False)
+            rt.PutFork().launch()
+            rt.Puts(_flagged_puts(sync, recv.ptr + (me * rows + first) * row, staging.ptr,
+                                  count, row, group_rows, me * groups + first // group_rows,
+                                  dest)).launch()
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
     own = dict(options, **_own_rows_constexprs(constexprs), GROUP_M=group_m, DONE=not gather)
@@ -664,7 +681,7 @@ def matmul_all_reduce(a, b, out=None, num_programs=None, partials="f32"):
     more (prefill), by the copy engine a group of rows at a time (the
     module's docstring; num_ranks x M x N partials of scratch). There,
     where out is symmetric (the same buffer on every rank), num_ranks
-    divides M and K is at least TWO_SHOT_K, it is two-shot: each rank sums
+    divides M into TWO_SHOT_ROWS rows or more, it is two-shot: each rank sums
     its M / num_ranks rows and the copy engine puts them into the other
     ranks' out (as many partials of scratch). Returns out."""
     return _kept_matmul_reduce("matmul_all_reduce", a, b, out, num_programs, False, partials)
