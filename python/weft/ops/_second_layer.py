@@ -280,12 +280,17 @@ PARTIALS = {"f32": wl.float32, "bf16": wl.bfloat16}
 
 
 @plan_memo
-def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descriptors=None):
+def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descriptors=None,
+                 whole=False):
     """How matmul_reduce_kernel runs the second layer for `rows` x n x k
     products on `ranks` ranks on `backend` (_fused_plan's), its partials
-    as `partials` names (PARTIAL: their dtype)."""
+    as `partials` names (PARTIAL: their dtype). whole: with matmul's
+    blocks for the product of every rank's rows (ranks x rows), as the
+    first layer's are (_tp._gather_plan), for _scatter_by_puts (its
+    products of each rank's rows, and own_rows_kernel's)."""
     constexprs, options, blocks, pieces, steps = _fused_plan(
-        rows, rows, n, k, ranks if scatter else 1, backend, dtype, descriptors)
+        rows * ranks if whole else rows, rows, n, k, ranks if scatter else 1, backend, dtype,
+        descriptors)
     # On one rank no partial crosses: bf16 would round for nothing.
     partial = PARTIALS[partials] if ranks > 1 else wl.float32
     return (dict(constexprs, SCATTER=scatter, SC=SUM_COLS, PARTIAL=partial), options, blocks,
@@ -316,8 +321,8 @@ def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
 # The all-reduce is two-shot (reduce-scatter, then the sums gathered) from
 # TWO_SHOT_ROWS rows a rank on: below, at 512 (1024 x 8192 on 2 H200s),
 # halves of the other ranks' rows of 256 cost the products more than the
-# one-shot's sums (146 us against 140-143; bench/README.md, "Prefill: the
-# all-reduce in two shots").
+# one-shot's sums (146 us against 140-143, in the halves' own blocks;
+# bench/README.md, "Prefill: the all-reduce in two shots").
 TWO_SHOT_ROWS = PerBackend(host=1, default=1024)
 
 
@@ -328,7 +333,8 @@ def _two_shot_plan(m, n, k, ranks, backend, dtype, partials, descriptors=None):
     reduce-scatter goes by the copy engine; else None."""
     if m % ranks or m // ranks < TWO_SHOT_ROWS[backend]:
         return None
-    plan = _reduce_plan(m // ranks, n, k, ranks, True, backend, dtype, partials, descriptors)
+    plan = _reduce_plan(m // ranks, n, k, ranks, True, backend, dtype, partials, descriptors,
+                        whole=True)
     constexprs, _, _, pieces, _ = plan
     return plan if _by_puts(m // ranks, n, ranks, True, pieces, constexprs, dtype,
                             backend) else None
@@ -341,11 +347,13 @@ AR_GROUP_ROWS = PerBackend(host=32, default=1024)
 
 
 def _group_config(constexprs, options):
-    """weft.ops.matmul's config for _all_reduce_by_puts' groups: the whole
-    product's blocks (_reduce_plan's), which a group of whole blocks fills
-    as well; its own shape could pick narrower ones (a group of 512 x 8192
-    is 128 blocks of 128 x 256, fewer than _config_for's large blocks
-    ask)."""
+    """weft.ops.matmul's config for the products of a part of the rows
+    (_all_reduce_by_puts' groups, _scatter_by_puts' ranks and halves):
+    the whole product's blocks (_reduce_plan's), which a part of whole
+    blocks fills as well; its own shape could pick narrower ones (512 x
+    8192 is 128 blocks of 128 x 256, fewer than _config_for's large blocks
+    ask: gemm_rs 106 against 122 us at 1024 x 8192 on 2 H200s,
+    bench/README.md, "Prefill: the all-reduce in two shots")."""
     return (constexprs["BM"], constexprs["BN"], constexprs["BK"], options["num_warps"],
             options["num_stages"], constexprs["CLUSTER_N"])
 
@@ -380,7 +388,9 @@ def compile_matmul_reduce(m, n, k, ranks, scatter, target, partials="f32"):
     if _by_puts(rows, n, ranks, scatter, pieces, constexprs, wl.bfloat16, backend):
         compile_kernel(put_entry_kernel, dict(sync="*i64:16"), {}, target=target)
         if scatter:
-            _compile_scatter_by_puts(m, n, k, ranks, constexprs, options, target, False)
+            _compile_scatter_by_puts(m, n, k, ranks, *_reduce_plan(
+                rows, n, k, ranks, True, backend, wl.bfloat16, partials, whole=True)[:2],
+                target, False)
             return
         two_shot = _two_shot_plan(m, n, k, ranks, backend, wl.bfloat16, partials)
         if two_shot:  # a symmetric out takes it, any other the one-shot below
@@ -413,7 +423,8 @@ def _compile_scatter_by_puts(m, n, k, ranks, constexprs, options, target, gather
                else own_rows_kernel.defaults["GROUP_M"])
     part = _scatter_part(rows, group_m * constexprs["BM"][backend], gather)
     for count in {min(part, rows - first) for first in range(0, rows, part)}:
-        compile_matmul(count, n, k, target, partial, split_k=1)
+        compile_matmul(count, n, k, target, partial, split_k=1,
+                       config=_group_config(constexprs, options))
     # The kernel takes the whole of a (m rows), whatever rows it multiplies.
     compile_kernel(own_rows_kernel,
                    dict(a=matmul_signature(m, n, k, constexprs, backend, "*fp32:16")["a"],
@@ -456,6 +467,9 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     if num_programs is None and _by_puts(rows, n, ranks, scatter, pieces, constexprs,
                                          _dtype_of(a, "a"), backend):
         if scatter:
+            constexprs, options, blocks = _reduce_plan(rows, n, k, ranks, True, backend,
+                                                       _dtype_of(a, "a"), partials, fit,
+                                                       whole=True)[:3]
             return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks,
                                     rows, n, k, fit)
         two_shot = _is_symmetric(out) and _two_shot_plan(m, n, k, ranks, backend,
@@ -533,7 +547,8 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
                      gather=False):
     """matmul_reduce_scatter with the copy engine carrying the partials:
     put_entry_kernel; for each other rank d, the next first, the product
-    of d's rows of a (weft.ops.matmul into a local scratch, as PARTIAL)
+    of d's rows of a (weft.ops.matmul in the whole product's blocks,
+    _group_config, into a local scratch, as PARTIAL)
     and then its puts into slot `me` of d's recv, GROUP_M block rows at a
     time, flagged there; own_rows_kernel; the puts joined. The puts start
     once the product they carry has finished and run beside the launches
@@ -576,7 +591,7 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
                                     (count, k), dtype, local=True)
             staging = rt.Buffer.view(staged.ptr + ((j - 1) * size + first * n) * partial.bits
                                      // 8, (count, n), partial, local=True)
-            _matmul(theirs, b, staging, 1, None, fit, False)
+            _matmul(theirs, b, staging, 1, _group_config(constexprs, options), fit, False)
             rt.PutFork().launch()
             rt.Puts(_flagged_puts(sync, recv.ptr + (me * rows + first) * row, staging.ptr,
                                   count, row, group_rows, me * groups + first // group_rows,
