@@ -348,7 +348,7 @@ AR_GROUP_ROWS = PerBackend(host=32, default=1024)
 
 def _group_config(constexprs, options):
     """weft.ops.matmul's config for the products of a part of the rows
-    (_all_reduce_by_puts' groups, _scatter_by_puts' ranks and halves):
+    (_all_reduce_by_puts' groups, _scatter_by_puts' of each rank's):
     the whole product's blocks (_reduce_plan's), which a part of whole
     blocks fills as well; its own shape could pick narrower ones (512 x
     8192 is 128 blocks of 128 x 256, fewer than _config_for's large blocks
@@ -537,9 +537,8 @@ def _scatter_part(rows, group_rows, gather):
     launch: all of them; for the two-shot all-reduce, whose crossings
     (the partials, then the sums) carry twice the reduce-scatter's bytes,
     half of them in whole groups, so that the first half crosses while
-    the second is multiplied (hidden 4096 on 2 H200s: 7 %
-    faster; level at 8192; bench/README.md, "Prefill: the all-reduce in
-    two shots")."""
+    the second is multiplied (hidden 4096 on 2 H200s: 7 % faster; level
+    at 8192; bench/README.md, "Prefill: the all-reduce in two shots")."""
     return -(-rows // group_rows // 2) * group_rows if gather else rows
 
 
