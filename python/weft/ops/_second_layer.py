@@ -455,29 +455,26 @@ def _matmul_reduce(op, a, b, out, num_programs, scatter, partials):
     if num_programs is not None and int(num_programs) < 1:
         raise ValueError(f"{op}: num_programs must be at least 1, got {num_programs}")
     rows = m // ranks if scatter else m
-    out = _output(op, out, rows, n, out_dtypes(_dtype_of(a, "a")))
+    dtype = _dtype_of(a, "a")
+    out = _output(op, out, rows, n, out_dtypes(dtype))
     if rows * n == 0:
         return out
     backend = rt.backend()
     fit = None if tensor_maps_fit(a, b) else False
     constexprs, options, blocks, pieces, steps = _reduce_plan(
-        rows, n, k, ranks, scatter, backend, _dtype_of(a, "a"), partials, fit)
+        rows, n, k, ranks, scatter, backend, dtype, partials, fit)
     if _product_alone(ranks, pieces):
         return _matmul(a, b, out, 1, None, fit, False)
-    if num_programs is None and _by_puts(rows, n, ranks, scatter, pieces, constexprs,
-                                         _dtype_of(a, "a"), backend):
-        if scatter:
-            constexprs, options, blocks = _reduce_plan(rows, n, k, ranks, True, backend,
-                                                       _dtype_of(a, "a"), partials, fit,
-                                                       whole=True)[:3]
-            return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks,
-                                    rows, n, k, fit)
-        two_shot = _is_symmetric(out) and _two_shot_plan(m, n, k, ranks, backend,
-                                                         _dtype_of(a, "a"), partials, fit)
-        if two_shot:
-            constexprs, options, blocks = two_shot[:3]
-            return _scatter_by_puts(a, b, out, _node_comm(op), constexprs, options, blocks,
-                                    m // ranks, n, k, fit, gather=True)
+    if num_programs is None and _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype,
+                                         backend):
+        # The reduce-scatter's path (the all-reduce's two-shot where it
+        # takes one), in the whole product's blocks.
+        plan = (_reduce_plan(rows, n, k, ranks, True, backend, dtype, partials, fit, whole=True)
+                if scatter else _is_symmetric(out) and _two_shot_plan(
+                    m, n, k, ranks, backend, dtype, partials, fit))
+        if plan:
+            return _scatter_by_puts(a, b, out, _node_comm(op), *plan[:3], m // ranks, n, k, fit,
+                                    gather=not scatter)
         return _all_reduce_by_puts(a, b, out, _node_comm(op), constexprs, options, m, n, k,
                                    fit)
     if blocks > FUSED_BLOCKS:
@@ -605,7 +602,7 @@ def _scatter_by_puts(a, b, out, comm, constexprs, options, blocks, rows, n, k, f
     out_row = n * _dtype_of(out, "out").bits // 8
     mine = rt.data_ptr(out) + me * rows * out_row
     c = rt.Buffer.view(mine, (rows, n), _dtype_of(out, "out"), local=True)
-    width = blocks // -(-rows // bm)          # blocks a block row
+    width = -(-n // constexprs["BN"][backend])   # blocks a block row
     for g, first in enumerate(range(0, rows, group_rows)):
         count = min(group_rows, rows - first)
         own_rows_kernel[(-(-count // bm) * width,)](a, b, c, recv, sync, rows, n, k,
