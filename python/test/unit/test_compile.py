@@ -354,7 +354,8 @@ def test_matmul_clusters_on_sm90():
 
 @pytest.mark.parametrize("shape, blocks, warps, stages, cluster", [
     ((8192, 8192, 8192), (128, 256, 32), 8, 5, (1, 2)),  # large, pairs share a
-    ((2048, 2048, 2048), (128, 128, 64), 8, 4, (1, 1)),  # 256 blocks of 128x128
+    ((2048, 2048, 2048), (128, 256, 32), 8, 5, (1, 2)),  # 128 large blocks: a wave
+    ((2048, 2048, 1024), (128, 128, 64), 8, 4, (1, 1)),  # under 2^33: 256 of 128x128
     ((1024, 1024, 1024), (128, 64, 64), 8, 4, (1, 1)),   # 128 of 128x64, short K
     ((1024, 1024, 2048), (128, 64, 64), 8, 5, (1, 1)),
     ((512, 1024, 1024), (64, 64, 64), 4, 4, (1, 1)),     # too few wide blocks
@@ -374,7 +375,7 @@ def test_matmul_blocks_by_shape(shape, blocks, warps, stages, cluster):
     ((8192, 8192, 8192), (128, 256, 64), 8, 2),  # 64x64 per warp, no clusters
     ((4096, 4096, 4096), (128, 256, 64), 8, 2),
     ((1024, 1024, 1024), (128, 64, 128), 4, 2),  # 128 of 128x64, half the K steps
-    ((2048, 2048, 2048), (128, 128, 64), 8, 4),  # the rest as for wgmma
+    ((2048, 2048, 1024), (128, 128, 64), 8, 4),  # the rest as for wgmma
 ])
 def test_matmul_blocks_for_warp_mma(shape, blocks, warps, stages):
     """matmul's configuration under warp_mma: blocks for ldmatrix's loads

@@ -225,7 +225,10 @@ def _split_k(blocks, k, bk, wave):
 
 # Large products take 128x256x32 blocks on eight warps (two warpgroups of
 # wgmma m64n256k16 on sm_90) with five stages, in clusters of two programs
-# of neighbouring column blocks, which share a's copies. Decode products (64 or 128
+# of neighbouring column blocks, which share a's copies, where there are
+# 128 such blocks or more, as for the other blocks below (at exactly 128,
+# e.g. 1024 x 4096 or 512 x 8192, 6-16 % faster than 256 of 128x128x64:
+# the same two waves' work in one, with twice the reuse). Decode products (64 or 128
 # rows) that 64x64x128 blocks divide, so that every block is one bulk
 # copy, stream b through deep rings, one program per multiprocessor:
 # 128x64x64 blocks on eight warps with eight stages where b outgrows L2
@@ -274,9 +277,8 @@ def _config_for(m, n, k, backend, dtype, warp_mma=False):
     def blocks(bm, bn):  # whole output blocks of bm x bn
         return (m // bm) * (n // bn)
 
-    # Large blocks only where they still fill an H200 (132 SMs) at least once.
     cluster = 1
-    large = tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 132
+    large = tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 128
     if large and warp_mma:
         constexprs, warps, stages, wave = _MMA_LARGE, 8, 2, 128
     elif large:
