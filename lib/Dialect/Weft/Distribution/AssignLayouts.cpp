@@ -2,7 +2,9 @@
 //
 // Three walks over each function:
 //  1. anchors: every access through a tile of pointers wants the layout
-//     that makes its accesses 16-byte vectors (from the axis analysis);
+//     that makes its accesses 16-byte vectors (from the axis analysis),
+//     and where that trades against a dot's fragments, the rules below
+//     say which side crosses shared memory;
 //  2. backwards, consumers before producers: an op that wants a layout for
 //     its result passes the wish on to its operands (element-wise ops the
 //     same layout, expand_dims a slice of it, broadcast the same);
@@ -323,6 +325,123 @@ private:
         wishAccumulator(operand, layout);
   }
 
+  /// A tile loaded through pointers whose coalesced layout is `access`,
+  /// perhaps widened by one-operand element-wise ops.
+  bool loadedIn(Value value, Attribute access) const {
+    while (Operation *def = value.getDefiningOp()) {
+      if (auto load = dyn_cast<LoadOp>(def))
+        return isTile(load.getPtr().getType()) &&
+               chooser.coalesced(load.getPtr(), axis.get(load.getPtr())) == access;
+      if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumOperands() != 1)
+        return false;
+      value = def->getOperand(0);
+    }
+    return false;
+  }
+
+  /// The values that carry a dot's sums to `value`, from `value` back to
+  /// the first one with a wish (`source`, the sums' layout): through
+  /// one-operand element-wise ops, loops that carry them (result, yielded
+  /// value, argument, initial value) and element-wise ops that add tiles
+  /// loaded in `access` to them (collected in `loaded`); empty where
+  /// anything else lies between.
+  SmallVector<Value> sumsPath(Value value, Attribute access, Attribute &source,
+                              SmallVectorImpl<Value> &loaded) const {
+    SmallVector<Value> path;
+    while (path.size() < kPathLimit) {
+      path.push_back(value);
+      if ((source = wished(value)))
+        return path;
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        auto loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
+          break;
+        value = loop.getTiedLoopInit(arg)->get();
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (auto loop = dyn_cast<scf::ForOp>(def)) {
+        value = loop.getYieldedValues()[cast<OpResult>(value).getResultNumber()];
+        continue;
+      }
+      if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1)
+        break;
+      if (def->getNumOperands() == 1) {
+        value = def->getOperand(0);
+        continue;
+      }
+      Value sums;
+      for (Value operand : def->getOperands()) {
+        if (!isTile(operand.getType()))
+          continue;
+        if (!sums && wishedSource(operand))
+          sums = operand;
+        else if (loadedIn(operand, access))
+          loaded.push_back(operand);
+        else
+          return {};
+      }
+      if (!sums)
+        break;
+      value = sums;
+    }
+    return {};
+  }
+  static constexpr size_t kPathLimit = 32;
+
+  /// Sums of a dot that loaded tiles are added to and that are then
+  /// stored (another rank's partial, a residual), where the store would
+  /// convert them out of the accumulator's layout (anchor's rule): carried
+  /// in the store's coalesced layout from their narrowest value after the
+  /// last addition back, so that they cross shared memory once, there,
+  /// rather than every loaded tile crossing into the accumulator's layout
+  /// and the result crossing back (bench/README.md, "Prefill: own rows'
+  /// epilogue on one GPU").
+  void anchorStoredSums(StoreOp store) {
+    Value value = store.getValue();
+    if (!isTile(value.getType()) || wished(value))
+      return;
+    Attribute access = chooser.coalesced(store.getPtr(), axis.get(store.getPtr()));
+    Attribute source;
+    SmallVector<Value> loaded;
+    SmallVector<Value> path = sumsPath(value, access, source, loaded);
+    if (loaded.empty() || path.empty() || fillsSectors(source, value.getType()))
+      return;
+    // The crossing goes where the sums are narrowest between the
+    // accumulator and the first value that a loop carries or an addition
+    // makes (the last one of the path that is).
+    size_t first = path.size() - 1;
+    while (first > 0 && !isa<BlockArgument>(path[first - 1]) &&
+           !path[first - 1].getDefiningOp<scf::ForOp>() &&
+           path[first - 1].getDefiningOp()->getNumOperands() == 1)
+      --first;
+    size_t narrowest = path.size() - 1;
+    for (size_t i = first; i < path.size(); ++i)
+      if (elementBits(path[i]) < elementBits(path[narrowest]))
+        narrowest = i;
+    // It happens at the next value's op, or before the loop whose
+    // argument that is (never inside a loop: once per step).
+    Value next = path[narrowest - 1];
+    Operation *at = next.getDefiningOp();
+    if (auto arg = dyn_cast<BlockArgument>(next))
+      at = arg.getOwner()->getParentOp();
+    else if (isa<scf::ForOp>(at))
+      return;
+    if (!weft::conversionFits(
+            at, conversionBytes(cast<RankedTensorType>(path[narrowest].getType())), target))
+      return;
+    wish(path[narrowest], source); // else the wish would reach back past it
+    for (size_t i = 0; i < narrowest; ++i)
+      wishThroughLoop(path[i], access);
+    for (Value tile : loaded) // before anchor's rule for loads wishes them the sums'
+      wish(tile, access);
+  }
+
+  static unsigned elementBits(Value value) {
+    Type elem = cast<RankedTensorType>(value.getType()).getElementType();
+    return elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
+  }
+
   void anchor() {
     // A dot whose accumulator can stay in registers (warpgroup or warp
     // MMA fragments) wants that layout for its result and c (and a loop's
@@ -350,6 +469,7 @@ private:
         if (isTile(result.getType()))
           wish(result, wishedSource(result));
     });
+    func.walk([&](StoreOp store) { anchorStoredSums(store); });
     func.walk([&](Operation *op) {
       if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op) ||
           !isTile(op->getOperand(0).getType()))
