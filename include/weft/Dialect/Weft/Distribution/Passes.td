@@ -125,8 +125,10 @@ def WeftFenceTensorCopies : Pass<"weft-fence-tensor-copies", "mlir::ModuleOp"> {
     order: a program that waits for a peer's signal and then copies the
     rows the peer pushed could copy stale bytes. In every function with
     such a copy, each op that acquires (a `weft.wait`, fence, load or
-    atomic whose order has acquire; a `weft.barrier`) is followed by a
-    `weft.async_proxy_fence`. Elsewhere the pass does nothing.
+    atomic whose order has acquire; a `weft.barrier`) and that a copy may
+    follow (later in its block or an enclosing one, a call, or anywhere in
+    a loop around it) is followed by a `weft.async_proxy_fence`.
+    Elsewhere the pass does nothing.
   }];
   let dependentDialects = ["::weft::WeftDialect"];
 }

@@ -507,8 +507,8 @@ def Weft_AsyncProxyFenceOp : Weft_Op<"async_proxy_fence", [MemoryEffects<[MemRea
     acquiring fence, load or atomic, a `weft.barrier`) does not order: the
     writes it made visible are visible to the program's generic loads
     only. After this op, every thread's later copies also see them.
-    weft-fence-tensor-copies puts one after each acquire of a kernel that
-    has such copies. sm_90: `fence.proxy.async.global` in every thread;
+    weft-fence-tensor-copies puts one after each acquire that such a copy
+    may follow. sm_90: `fence.proxy.async.global` in every thread;
     on targets without tensor copies, nothing.
 
     ```mlir
