@@ -427,7 +427,7 @@ def test_fused_gemms_in_clusters(monkeypatch):
     or a column block each; whole clusters of any num_programs."""
     from weft.ops import _second_layer as second, _tp
     plan = _tp._config_for
-    monkeypatch.setattr(_tp, "_config_for", lambda *args: (*plan(*args)[:-1], 2))
+    monkeypatch.setattr(_tp, "_config_for", lambda *args, **kw: (*plan(*args, **kw)[:-1], 2))
     for module, name in ((_tp, "_gather_plan"), (second, "_reduce_plan")):
         # unmemoised: their plans see the patch
         monkeypatch.setattr(module, name, getattr(module, name).__wrapped__)

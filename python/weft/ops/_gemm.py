@@ -262,13 +262,15 @@ _MMA_LARGE = dict(_LARGE, BK=PerBackend(host=16, default=64))
 _MMA_ROWS128 = dict(_ROWS128, BK=PerBackend(host=16, default=128))
 
 
-def _config_for(m, n, k, backend, dtype, warp_mma=False):
+def _config_for(m, n, k, backend, dtype, warp_mma=False, rounds=1):
     """(constexprs, num_warps, num_stages, wave, (BM, BN, BK) on `backend`,
     cluster) for an m x n x k product of `dtype` operands, by warp-level
     MMA where warp_mma; wave: the programs that fill the GPU once
     (_split_k); cluster: programs of neighbouring column blocks launched
     together (matmul_kernel's CLUSTER_N), which divides the column blocks
-    on every backend."""
+    on every backend. rounds: the waves of large blocks the caller needs
+    before it takes them (a resident kernel whose programs send each
+    block's partial while they multiply their next asks two)."""
     # The wide blocks are for tensor cores (16-bit operands): elsewhere the
     # product's sums cross shared memory, which they would overflow.
     tensor_cores = dtype.bits == 16
@@ -278,7 +280,7 @@ def _config_for(m, n, k, backend, dtype, warp_mma=False):
         return (m // bm) * (n // bn)
 
     cluster = 1
-    large = tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 128
+    large = tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 128 * rounds
     if large and warp_mma:
         constexprs, warps, stages, wave = _MMA_LARGE, 8, 2, 128
     elif large:

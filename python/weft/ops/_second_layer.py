@@ -287,10 +287,14 @@ def _reduce_plan(rows, n, k, ranks, scatter, backend, dtype, partials, descripto
     as `partials` names (PARTIAL: their dtype). whole: with matmul's
     blocks for the product of every rank's rows (ranks x rows), as the
     first layer's are (_tp._gather_plan), for _scatter_by_puts (its
-    products of each rank's rows, and own_rows_kernel's)."""
+    products of each rank's rows, and own_rows_kernel's); otherwise large
+    blocks only where they are two waves or more, for
+    matmul_reduce_kernel's programs, whose partials cross while they
+    multiply their next blocks (at one wave they would all cross at the
+    end: gemm_ar at 1024 x 4096 keeps 128 x 128 blocks)."""
     constexprs, options, blocks, pieces, steps = _fused_plan(
         rows * ranks if whole else rows, rows, n, k, ranks if scatter else 1, backend, dtype,
-        descriptors)
+        descriptors, rounds=1 if whole else 2)
     # On one rank no partial crosses: bf16 would round for nothing.
     partial = PARTIALS[partials] if ranks > 1 else wl.float32
     return (dict(constexprs, SCATTER=scatter, SC=SUM_COLS, PARTIAL=partial), options, blocks,

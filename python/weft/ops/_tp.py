@@ -218,15 +218,15 @@ def ag_matmul_kernel(a, a_blocks, g, g_blocks, b, c, sync, rows, N, K, flag_rows
     _fused_call_done(sync, epoch)             # every program has read g
 
 
-def _fused_plan(m, rows, n, k, sources, backend, dtype, descriptors):
+def _fused_plan(m, rows, n, k, sources, backend, dtype, descriptors, rounds=1):
     """How a fused GEMM runs products of `rows` x n x k from each of
     `sources` ranks on `backend`, with matmul's blocks and clusters for an
-    m x n x k product: (constexprs with EVEN, DESC and CLUSTER_N, launch
-    options, output blocks per source, pieces of K, BK steps per piece).
-    descriptors: the operands go as tensor descriptors (None: where the
-    blocks tile the product)."""
-    constexprs, warps, stages, wave, (bm, bn, bk), cluster = _config_for(m, n, k, backend,
-                                                                         dtype)
+    m x n x k product (_config_for's, `rounds` as there): (constexprs with
+    EVEN, DESC and CLUSTER_N, launch options, output blocks per source,
+    pieces of K, BK steps per piece). descriptors: the operands go as
+    tensor descriptors (None: where the blocks tile the product)."""
+    constexprs, warps, stages, wave, (bm, bn, bk), cluster = _config_for(
+        m, n, k, backend, dtype, rounds=rounds)
     blocks = -(-rows // bm) * -(-n // bn)
     pieces, steps = _pieces(sources * blocks, k, bk, wave)
     even = even_blocks(rows, n, k, constexprs)
