@@ -371,6 +371,23 @@ def test_matmul_blocks_by_shape(shape, blocks, warps, stages, cluster):
         (warps, stages, cluster)
 
 
+@pytest.mark.parametrize("rows, n, k, whole, blocks", [
+    (1024, 4096, 2048, False, (128, 128)),  # one wave of large blocks: the resident kernel's
+    (2048, 4096, 2048, False, (128, 256)),  # two waves
+    (512, 4096, 2048, True, (128, 256)),    # the copy engine's path: the whole product's
+])
+def test_second_layer_blocks_by_waves(rows, n, k, whole, blocks):
+    """The resident second-layer kernel takes matmul's large blocks only
+    where they make two waves (its partials cross while its programs
+    multiply their next blocks); the copy engine's path plans in the
+    whole product's blocks, which take them at one (_reduce_plan)."""
+    from weft import language as wl
+    from weft.ops._second_layer import _reduce_plan
+    constexprs = _reduce_plan(rows, n, k, 2, not whole, "cuda", wl.bfloat16, "bf16",
+                              whole=whole)[0]
+    assert (constexprs["BM"]["cuda"], constexprs["BN"]["cuda"]) == blocks
+
+
 @pytest.mark.parametrize("shape, blocks, warps, stages", [
     ((8192, 8192, 8192), (128, 256, 64), 8, 2),  # 64x64 per warp, no clusters
     ((4096, 4096, 4096), (128, 256, 64), 8, 2),
