@@ -349,7 +349,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
 
     def range_arguments(self, call):
         """The bounds of `wl.range(...)` (AST nodes) and its loop attributes
-        (num_stages)."""
+        (num_stages, prefetch)."""
         try:
             bound = REGISTRY["range"].signature.bind(*call.args, **{
                 k.arg: k.value for k in call.keywords})
@@ -359,14 +359,20 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
         nodes = [args[k] for k in ("arg1", "arg2", "step") if args.get(k) is not None]
         if "step" in args and "arg2" not in args:
             raise self.error("wl.range: a step needs both bounds")
-        stages = args.get("num_stages")
-        if stages is None:
-            return nodes, ""
-        stages = self.visit(stages)
-        if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
-            raise self.error(f"wl.range: num_stages is a positive compile-time int, "
-                             f"not {stages!r}")
-        return nodes, f" {{weft.num_stages = {stages} : i32}}"
+        attrs = []
+        if args.get("num_stages") is not None:
+            stages = self.visit(args["num_stages"])
+            if isinstance(stages, bool) or not isinstance(stages, int) or stages < 1:
+                raise self.error(f"wl.range: num_stages is a positive compile-time int, "
+                                 f"not {stages!r}")
+            attrs.append(f"weft.num_stages = {stages} : i32")
+        if args.get("prefetch") is not None:
+            prefetch = self.visit(args["prefetch"])
+            if not isinstance(prefetch, bool):
+                raise self.error(f"wl.range: prefetch is a compile-time bool, not {prefetch!r}")
+            if prefetch:
+                attrs.append("weft.prefetch")
+        return nodes, f" {{{', '.join(attrs)}}}" if attrs else ""
 
     def region_op(self, head, names, types):
         """Writes `%r:N = head` and returns the values %r#i for `names`."""

@@ -26,3 +26,23 @@ func.func @loop_stages(%n: i32) {
   } {weft.num_stages = 0 : i32}
   return
 }
+
+// -----
+
+// A loop may let its body's pipelines prefetch its next iteration; a
+// function may not.
+func.func @prefetch_on_function(%n: i32) attributes {weft.prefetch} {
+  return
+}
+// expected-error @-3 {{weft.prefetch is a unit attribute of a loop}}
+
+// -----
+
+func.func @prefetch_with_value(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{weft.prefetch is a unit attribute of a loop}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {weft.prefetch = 2 : i32}
+  return
+}

@@ -122,6 +122,35 @@ def test_dot_of_descriptor_blocks(m, n, k, dtype, warps):
         buf.free()
 
 
+@pytest.mark.parametrize("cluster", [1, 2])
+@pytest.mark.parametrize("m,n,k,programs", [(200, 96, 328, 6), (128, 256, 64, 4),
+                                            (96, 128, 712, 8), (40, 96, 104, 16)])
+def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
+    """weft.ops' matmul_kernel with PERSISTENT: each program takes several blocks
+    in turn (or none: 16 programs for 6 blocks or fewer), and on sm_90 each
+    block's K loop copies the next block's first stages before its own
+    store (wl.range's prefetch): the copies of a program's next block land
+    in the rings its last steps read, past the edges of M, N and K as zeros,
+    where the next block has fewer steps than the ring has stages (64: one
+    step) and after the last block (none). Clusters take column blocks in
+    pairs (n: an even number of them on every backend)."""
+    from weft.ops._gemm import matmul_kernel
+    rng = np.random.default_rng(m + n + k + programs + cluster)
+    a = rng.integers(-4, 5, (m, k)).astype(np.float32)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float32)
+    bufs = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
+    c = local(np.full((m, n), -1.0, np.float32))
+    bm, bn = PerBackend(host=16, default=128), PerBackend(host=16, default=64)
+    bk = PerBackend(host=16, default=64)
+    matmul_kernel[(programs,)](
+        TensorDescriptor(bufs[0], (bm, bk)), TensorDescriptor(bufs[1], (bk, bn)), c, m, n, k, 0,
+        BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, CLUSTER_N=cluster, PERSISTENT=True,
+        num_warps=8, num_stages=3, cluster=(cluster,))
+    np.testing.assert_array_equal(host(c), a @ b)
+    for buf in bufs:
+        buf.free()
+
+
 def test_errors():
     buf = weft.empty((4, 6), wl.float32)  # rows of 24 bytes
     with pytest.raises(WeftError, match=r"strides\[0\] = 6 elements of 4 bytes"):

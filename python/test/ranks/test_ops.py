@@ -414,6 +414,34 @@ def test_matmul_clusters(cluster):
         _jit_fill[(3,)](c, 1.0, cluster=(2,))
 
 
+@pytest.mark.parametrize("cluster", [1, 2])
+@pytest.mark.parametrize("m,n,k,descriptors", [(1088, 1024, 192, None), (1080, 992, 200, True),
+                                               (2112, 512, 64, None)])
+def test_matmul_persistent(m, n, k, descriptors, cluster):
+    """More blocks than a wave of programs (on GPUs 64x64 blocks, 256 a
+    wave: 272 and 289 here), as bulk copies: matmul's programs each take
+    several blocks in turn (PERSISTENT), on sm_90 copying the next block's
+    first stages before storing this one's. Edges past M, N and K (the
+    second shape, descriptors forced) read zeros and are not written;
+    K = 64 is one step a block, fewer than the ring's stages."""
+    bm = _jit.PerBackend(host=16, default=64)  # the host run warms the GPU's kernel
+    config = (bm, bm, bm, 4, 3, cluster)
+    plan = weft.ops._gemm.matmul_plan(m, n, k, BACKEND, None, config, descriptors)
+    assert plan[2]["PERSISTENT"] and plan[3]["cluster"] == (cluster,)
+    rng = np.random.default_rng(m + n + cluster)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
+    c = local(np.full((m, n), -1.0, np.float32))
+    weft.ops.matmul(*ab, c, config=config, descriptors=descriptors)
+    np.testing.assert_array_equal(host(c), a @ b)
+    # Split K: a program per block and piece, as before.
+    assert "PERSISTENT" not in weft.ops._gemm.matmul_plan(m, n, k, BACKEND, 2, config,
+                                                          descriptors)[2]
+    for buf in ab:
+        buf.free()
+
+
 @pytest.mark.parametrize("dtype", [wl.float16, wl.bfloat16])
 @pytest.mark.parametrize("m,n,k", [(130, 70, 100), (256, 256, 320), (128, 128, 2048)])
 def test_matmul_warp_mma(m, n, k, dtype):

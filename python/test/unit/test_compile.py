@@ -353,9 +353,9 @@ def test_matmul_clusters_on_sm90():
 
 
 @pytest.mark.parametrize("shape, blocks, warps, stages, cluster", [
-    ((8192, 8192, 8192), (128, 256, 32), 8, 5, (1, 2)),  # large, pairs share a
+    ((8192, 8192, 8192), (128, 256, 32), 8, 5, (2,)),    # large, pairs share a; persistent
     ((2048, 2048, 2048), (128, 256, 32), 8, 5, (1, 2)),  # 128 large blocks: a wave
-    ((2048, 2048, 1024), (128, 128, 64), 8, 4, (1, 1)),  # under 2^33: 256 of 128x128
+    ((2048, 2048, 1024), (128, 128, 64), 8, 4, (1,)),    # under 2^33: 256 of 128x128
     ((1024, 1024, 1024), (128, 64, 64), 8, 4, (1, 1)),   # 128 of 128x64, short K
     ((1024, 1024, 2048), (128, 64, 64), 8, 5, (1, 1)),
     ((512, 1024, 1024), (64, 64, 64), 4, 4, (1, 1)),     # too few wide blocks
@@ -363,12 +363,35 @@ def test_matmul_clusters_on_sm90():
 ])
 def test_matmul_blocks_by_shape(shape, blocks, warps, stages, cluster):
     """matmul's configuration for bf16 products on a GPU: the widest
-    blocks of which there are still a program per SM (docs/python.md)."""
+    blocks of which there are still a program per SM (docs/python.md).
+    More than a wave of them: programs that each take several (PERSISTENT,
+    a 1-D resident launch: cluster (C,))."""
     from weft.ops._gemm import matmul_plan
     _, _, constexprs, options = matmul_plan(*shape, "cuda")
     assert tuple(constexprs[n]["cuda"] for n in ("BM", "BN", "BK")) == blocks
     assert (options["num_warps"], options["num_stages"], options["cluster"]) == \
         (warps, stages, cluster)
+    assert constexprs.get("PERSISTENT", False) == (len(cluster) == 1)
+
+
+@pytest.mark.parametrize("shape, options, persistent", [
+    ((4096, 4096, 2048), {}, True),                        # 512 large blocks
+    ((1024, 4096, 8192), {}, False),                       # 128: one wave
+    ((4096, 4096, 2048), dict(split_k=2), False),          # pieces of K: a program each
+    ((4096, 4096, 2048), dict(warp_mma=True), False),      # mma.sync reads the rings itself
+    ((4096, 4096, 2048), dict(descriptors=False), False),  # no bulk copies
+    ((4096, 4096, 2048), dict(dtype=wl.float32), False),   # no wgmma on rings in place
+    ((4100, 4096, 2048), {}, False),                       # uneven: pointers by default
+    ((4100, 4096, 2048), dict(descriptors=True), True),
+])
+def test_matmul_persists_by_shape(shape, options, persistent):
+    """Where matmul's programs take several blocks each (_persists): more
+    blocks than a wave, on a GPU bulk copies that wgmma reads in place, one
+    piece of K. The same answer on the host (the GPU's blocks decide)."""
+    from weft.ops._gemm import matmul_plan
+    for backend in ("cuda", "host"):
+        constexprs = matmul_plan(*shape, backend, **options)[2]
+        assert constexprs.get("PERSISTENT", False) == persistent, backend
 
 
 @pytest.mark.parametrize("rows, n, k, whole, blocks", [

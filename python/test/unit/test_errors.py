@@ -331,6 +331,16 @@ def test_range_num_stages():
 
 
 @weft.jit
+def bad_prefetch(p):
+    for i in wl.range(0, 4, prefetch=1):
+        wl.store(p + i, 1.0)
+
+
+def test_range_prefetch():
+    expect_error(bad_prefetch, "wl.range", "prefetch is a compile-time bool, not 1")
+
+
+@weft.jit
 def failing_static_assert(p, B: wl.constexpr):
     wl.static_assert(B % 16 == 0, "B must be a multiple of 16")
 

@@ -214,8 +214,11 @@ def static_print(sem, *values, sep=" ", end="\n"):
 
 
 @builtin(name="range")
-def range_(sem, arg1, arg2=None, step=None, num_stages=None):
+def range_(sem, arg1, arg2=None, step=None, num_stages=None, prefetch=False):
     """range(...) whose loop may carry `num_stages`: the software pipeline's
     depth for this loop's dot operands (overriding the launch's; 1 turns it
-    off). For loops only."""
+    off); prefetch=True: the tiles that the pipelined loops in the body
+    copy are ready before the loop starts (nothing in it writes or
+    publishes them), so each may copy the next iteration's first stages
+    before the code after it. For loops only."""
     raise sem.error("wl.range is only meaningful as a for loop's iterable")

@@ -132,10 +132,27 @@ def _grouped(block, blocks_m, blocks_n, GROUP_M: wl.constexpr):
     return first_m + in_group % rows, in_group // rows
 
 
+@jit
+def _block_into(a, b, c, m0, n0, M, N, K, k_lo, k_chunk, BM: wl.constexpr, BN: wl.constexpr,
+                BK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr):
+    """c's BMxBN block at rows m0.., columns n0.. = a @ b over k in [k_lo,
+    k_lo + k_chunk), stored, or added into c where that is a piece of K."""
+    acc = _piece_product(a, b, 0, m0, n0, M, N, K, k_lo, k_chunk, BM, BN, BK, EVEN, DESC)
+    rm = m0 + wl.arange(0, BM)
+    rn = n0 + wl.arange(0, BN)
+    offs = c + rm[:, None] * N + rn[None, :]
+    mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
+    if k_chunk < K:
+        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+    else:
+        wl.store(offs, acc, mask=mask)
+
+
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
-                  DESC: wl.constexpr = False, CLUSTER_N: wl.constexpr = 1):
+                  DESC: wl.constexpr = False, CLUSTER_N: wl.constexpr = 1,
+                  PERSISTENT: wl.constexpr = False):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
@@ -147,24 +164,32 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     one block row, so a's blocks are the same in each: the compiler shares
     their copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
     steps, so none ends inside a step). DESC: a and b are tensor
-    descriptors (blocks_of), else pointers."""
+    descriptors (blocks_of), else pointers.
+
+    PERSISTENT (one piece of K, c not a or b): a resident 1-D launch
+    (clusters=(CLUSTER_N,)) whose programs each take several blocks in
+    turn, blocks p, p + programs, ... of _grouped's order for program p
+    (by clusters); each block's K loop copies the next block's first
+    stages before this block's store (wl.range's prefetch), so the store
+    overlaps them, where a program per block fills its rings only after
+    the store of the block before."""
     blocks_m = (M + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN // CLUSTER_N  # of clusters
-    block_m, cluster_n = _grouped(wl.program_id(1) // CLUSTER_N * blocks_m + wl.program_id(0),
-                                  blocks_m, blocks_n, GROUP_M)
-    m0 = block_m * BM
-    n0 = (cluster_n * CLUSTER_N + wl.program_id(1) % CLUSTER_N) * BN
-    rm = m0 + wl.arange(0, BM)
-    rn = n0 + wl.arange(0, BN)
-    k_chunk = k_steps * BK
-    acc = _piece_product(a, b, 0, m0, n0, M, N, K, wl.program_id(2) * k_chunk, k_chunk,
-                         BM, BN, BK, EVEN, DESC)
-    offs = c + rm[:, None] * N + rn[None, :]
-    mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
-    if k_chunk < K:
-        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+    if PERSISTENT:
+        column = wl.program_id(0) % CLUSTER_N
+        for block in wl.range(wl.program_id(0) // CLUSTER_N, blocks_m * blocks_n,
+                              wl.num_programs(0) // CLUSTER_N, prefetch=True):
+            block_m, cluster_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
+            _block_into(a, b, c, block_m * BM, (cluster_n * CLUSTER_N + column) * BN, M, N, K,
+                        0, K, BM, BN, BK, EVEN, DESC)
     else:
-        wl.store(offs, acc, mask=mask)
+        block_m, cluster_n = _grouped(
+            wl.program_id(1) // CLUSTER_N * blocks_m + wl.program_id(0), blocks_m, blocks_n,
+            GROUP_M)
+        k_chunk = k_steps * BK
+        _block_into(a, b, c, block_m * BM,
+                    (cluster_n * CLUSTER_N + wl.program_id(1) % CLUSTER_N) * BN, M, N, K,
+                    wl.program_id(2) * k_chunk, k_chunk, BM, BN, BK, EVEN, DESC)
 
 
 def _check_operands(op, a, b):
@@ -346,8 +371,29 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
     if cluster > 1:
         constexprs["CLUSTER_N"] = cluster
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, wave, split_k)
-    return (blocks_m, blocks_n, pieces), steps, constexprs, dict(
-        num_warps=warps, num_stages=stages, cluster=(1, cluster), warp_mma=warp_mma)
+    options = dict(num_warps=warps, num_stages=stages, cluster=(1, cluster), warp_mma=warp_mma)
+    if dtype.bits == 16 and not warp_mma and _persists(m, n, k, constexprs, descriptors,
+                                                          split_k):
+        constexprs["PERSISTENT"] = True
+        options["cluster"] = (cluster,)
+    return (blocks_m, blocks_n, pieces), steps, constexprs, options
+
+
+def _persists(m, n, k, constexprs, descriptors, split_k):
+    """Whether matmul_kernel's programs take several blocks each
+    (PERSISTENT) for an m x n x k product of 16-bit operands (those whose
+    rings wgmma reads in place) in constexprs' blocks: on a GPU
+    its blocks would be bulk copies (tensor descriptors), more of them than
+    one wave of programs (so K is not split unless split_k says). Each program's next block then
+    starts copying under this one's store: 1-3 % faster at the fused ops'
+    products on an H200 (bench/README.md, "GEMM"). Decided on the GPU's
+    blocks for every backend, as _config_for decides, so that a host run
+    launches what a GPU run will (cache warming)."""
+    gpu = "cuda"
+    bm, bn = (int(_for_backend(constexprs[name], gpu)) for name in ("BM", "BN"))
+    blocks = -(-m // bm) * -(-n // bn)
+    desc = even_blocks(m, n, k, constexprs)[gpu] if descriptors is None else descriptors
+    return bool(desc) and blocks > _wave(bm) and split_k in (None, 1)
 
 
 def int_type(value):
@@ -443,6 +489,9 @@ def _matmul(a, b, out, split_k, config, descriptors, warp_mma):
         zero_f32(out, m * n)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
-    matmul_kernel[grid](a, b, out, m, n, k, steps, **options, **constexprs)
+    persistent = constexprs.get("PERSISTENT", False)
+    launch = (grid[0] * grid[1],) if persistent else grid
+    matmul_kernel[launch](a, b, out, m, n, k, steps, resident=persistent, **options,
+                          **constexprs)
     return out
 

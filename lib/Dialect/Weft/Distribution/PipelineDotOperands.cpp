@@ -34,19 +34,26 @@ using namespace mlir;
 namespace weft {
 namespace {
 
+/// Whether `iv` is below `upper`.
+Value below(OpBuilder &b, Location loc, Value iv, Value upper, bool unsignedCmp) {
+  return arith::CmpIOp::create(
+      b, loc, unsignedCmp ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv, upper);
+}
+
 /// Starts copying `operand`'s tile of iteration `iv` into `buffer`: its
-/// address slice cloned with `iv` for `inductionVar`, masked off unless
-/// `iv` is below `upper`. A descriptor's block is one bulk copy that
+/// address slice cloned with `iv` for `inductionVar` (and `outside`'s
+/// values for those it maps), masked off unless `iv` is below `upper` and
+/// `guard` (if any) holds. A descriptor's block is one bulk copy that
 /// arrives at `barrier`; a tile of pointers joins the open copy group.
-void copyAt(OpBuilder &b, const Operand &operand, Value inductionVar, Value iv, Value upper,
-            bool unsignedCmp, Value buffer, Value barrier) {
+void copyAt(OpBuilder &b, const Operand &operand, IRMapping map, Value inductionVar, Value iv,
+            Value upper, bool unsignedCmp, Value guard, Value buffer, Value barrier) {
   Location loc = operand.load->getLoc();
-  IRMapping map;
   map.map(inductionVar, iv);
   for (Operation *op : operand.slice)
     b.clone(*op, map);
-  Value inRange = arith::CmpIOp::create(
-      b, loc, unsignedCmp ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv, upper);
+  Value inRange = below(b, loc, iv, upper, unsignedCmp);
+  if (guard)
+    inRange = arith::AndIOp::create(b, loc, inRange, guard);
   if (auto desc = dyn_cast<DescLoadOp>(operand.load)) {
     SmallVector<Value> offsets;
     for (Value offset : desc.getOffsets())
@@ -93,19 +100,70 @@ Value stageTile(const Operand &operand, StagedTiles &copied) {
   return buffer;
 }
 
-/// Rewrites `loop` as `plan` says.
-void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
+/// A pipelined loop whose enclosing loop runs it once per iteration and
+/// lets it copy the next iteration's first stages at its end
+/// (kPrefetchAttrName): the enclosing loop and the ops of its body that
+/// compute what those copies read (the loop's bounds and the values from
+/// outside it that the copies' addresses take), in program order.
+struct Prefetch {
+  scf::ForOp outer;
+  SmallVector<Operation *> slice;
+};
+
+/// Where `loop`'s pipeline may prefetch: its parent loop asks for it (the
+/// tiles its pipelines copy are ready before it starts: nothing in it
+/// writes or publishes them), the copies are bulk copies read only by
+/// products that run in place (the join at each step then frees the
+/// buffers the next copies fill, so the early copies need no more than
+/// the steps' own waits), and the next iteration's copies can be computed
+/// from the enclosing induction variable alone (computed even where that
+/// iteration does not run, as the copies past a loop's bound are). Code
+/// before the loop that orders memory accesses (a wait for the next
+/// iteration's rows, most likely) contradicts the first: the pipeline then
+/// does not prefetch.
+std::optional<Prefetch> prefetchFor(scf::ForOp loop, const PipelinePlan &plan) {
+  auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (!outer || !outer->hasAttr(kPrefetchAttrName) || !plan.bulk() || plan.empties ||
+      plan.threadReads || !plan.staged.empty())
+    return std::nullopt;
+  for (Operation &op : *outer.getBody()) {
+    if (&op == loop)
+      break;
+    if (!accessesWeakly(&op))
+      return std::nullopt;
+  }
+  SmallVector<Value> reads{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  for (const Operand &operand : plan.operands)
+    for (Operation *op : llvm::concat<Operation *const>(operand.slice, ArrayRef(operand.load)))
+      for (Value value : op->getOperands())
+        if (loop.isDefinedOutsideOfLoop(value))
+          reads.push_back(value);
+  auto slice = pureSlice(outer, reads);
+  if (!slice)
+    return std::nullopt;
+  return Prefetch{outer, std::move(*slice)};
+}
+
+/// Rewrites `loop` as `plan` says. Returns the loop that replaces the
+/// enclosing one where it prefetches (that carries the rings), else null.
+scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
                   const CompileTarget &target, StagedTiles &copied) {
   auto func = loop->getParentOfType<FunctionOpInterface>();
   bool bulk = plan.bulk(), clustered = plan.clustered, empties = plan.empties;
+  // With a prefetch the rings and barriers live through the enclosing
+  // loop, which carries their rotation and phases from one run of the
+  // pipeline to the next: its first stages are copied before the
+  // enclosing loop, then at the end of each run for the next.
+  std::optional<Prefetch> prefetch = prefetchFor(loop, plan);
+  Operation *home = prefetch ? prefetch->outer.getOperation() : loop.getOperation();
   ArrayRef<Operand> operands = plan.operands;
   int64_t stages = plan.stages, ringSize = plan.ringSize(), lead = stages - 1;
   if (bulk)
     func->setAttr(kTensorMapsAttrName, *plan.tensorMaps);
   Location loc = loop.getLoc();
-  Value upper = loop.getUpperBound(), step = loop.getStep();
+  Value lower = loop.getLowerBound(), upper = loop.getUpperBound(), step = loop.getStep();
   bool unsignedCmp = loop.getUnsignedCmp();
-  OpBuilder b(loop);
+  OpBuilder b(home);
   // Ring buffers, operand by operand; with bulk copies a ring of barriers
   // (one per stage, every operand's copy arriving at it) and maybe one of
   // empty barriers (every warp arriving), and the parities of the phases
@@ -127,7 +185,7 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
     // In an enclosing loop the pipeline runs again over the buffers its
     // last run read.
     allocBarriers(barriers, operands.size())
-        .setAfterReads(loop->getParentOfType<LoopLikeOpInterface>() != nullptr);
+        .setAfterReads(home->getParentOfType<LoopLikeOpInterface>() != nullptr);
     phases.assign(ringSize, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
     // A fresh barrier's phase before its first counts as complete: the
     // first wait on each empty barrier passes (parity 1), and the parity
@@ -141,18 +199,41 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
       ClusterWaitOp::create(b, loc);
     }
   }
-  Value iv = loop.getLowerBound();
-  for (int64_t s = 0; s < lead; ++s) {
-    if (s)
-      iv = arith::AddIOp::create(b, loc, iv, step);
-    for (auto [i, operand] : llvm::enumerate(operands))
-      copyAt(b, operand, loop.getInductionVar(), iv, upper, unsignedCmp, rings[i * ringSize + s],
-             bulk ? barriers[s] : Value());
-    if (!bulk)
-      AsyncCommitOp::create(b, loc);
+  // The first lead stages of the run whose bounds and addresses `map`
+  // gives (where `guard`, if any, holds), into the rings and barriers as
+  // they stand.
+  auto fill = [&](OpBuilder &fb, Value inductionVar, const IRMapping &map, Value guard,
+                  ArrayRef<Value> ringsNow, ArrayRef<Value> barriersNow) {
+    Value iv = map.lookupOrDefault(lower);
+    Value upperHere = map.lookupOrDefault(upper), stepHere = map.lookupOrDefault(step);
+    for (int64_t s = 0; s < lead; ++s) {
+      if (s)
+        iv = arith::AddIOp::create(fb, loc, iv, stepHere);
+      for (auto [i, operand] : llvm::enumerate(operands))
+        copyAt(fb, operand, map, inductionVar, iv, upperHere, unsignedCmp, guard,
+               ringsNow[i * ringSize + s], bulk ? barriersNow[s] : Value());
+      if (!bulk)
+        AsyncCommitOp::create(fb, loc);
+    }
+    if (clustered)
+      ClusterArriveOp::create(fb, loc);
+  };
+  // The run of the enclosing loop's iteration `outerIv`: its bounds and
+  // addresses recomputed, and whether that iteration runs.
+  auto runAt = [&](OpBuilder &rb, Value outerIv, IRMapping &map) {
+    scf::ForOp outer = prefetch->outer;
+    map.map(outer.getInductionVar(), outerIv);
+    for (Operation *op : prefetch->slice)
+      rb.clone(*op, map);
+    return below(rb, loc, outerIv, outer.getUpperBound(), outer.getUnsignedCmp());
+  };
+  if (prefetch) {
+    IRMapping map;
+    Value runs = runAt(b, prefetch->outer.getLowerBound(), map);
+    fill(b, loop.getInductionVar(), map, runs, rings, barriers);
+  } else {
+    fill(b, loop.getInductionVar(), IRMapping(), Value(), rings, barriers);
   }
-  if (clustered)
-    ClusterArriveOp::create(b, loc);
 
   // The loop carries each ring rotated by one per iteration: positions
   // 0..lead - 1 hold the tiles of this iteration and the next ones,
@@ -166,6 +247,21 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
     llvm::append_range(carried, more);
   int64_t parityRings = (phases.size() + emptyPhases.size()) / ringSize;
   IRRewriter rewriter(loop.getContext());
+  // The enclosing loop passes the rings from one run to the next.
+  scf::ForOp outer;
+  if (prefetch) {
+    auto passed = cast<LoopLikeOpInterface>(prefetch->outer.getOperation())
+                      .replaceWithAdditionalYields(
+                          rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
+                          [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+                            return SmallVector<Value>(args.begin(), args.end());
+                          });
+    if (failed(passed))
+      return {};
+    outer = prefetch->outer = cast<scf::ForOp>(passed->getOperation());
+    carried.assign(outer.getRegionIterArgs().take_back(carried.size()).begin(),
+                   outer.getRegionIterArgs().end());
+  }
   auto rotate = [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
     SmallVector<Value> next;
     int64_t groups = carried.size() / ringSize;
@@ -183,7 +279,7 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
                       .replaceWithAdditionalYields(rewriter, carried,
                                                    /*replaceInitOperandUsesInLoop=*/false, rotate);
   if (failed(replaced))
-    return;
+    return {};
   auto pipelined = cast<scf::ForOp>(replaced->getOperation());
   // The loop's arguments for each ring, taken in the order carried has them.
   ArrayRef<BlockArgument> args = pipelined.getRegionIterArgs().take_back(carried.size());
@@ -243,8 +339,8 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
   Value ahead = arith::AddIOp::create(body, loc, pipelined.getInductionVar(),
                                       arith::MulIOp::create(body, loc, step, leadSteps));
   for (auto [i, operand] : llvm::enumerate(operands))
-    copyAt(body, operand, pipelined.getInductionVar(), ahead, upper, unsignedCmp,
-           ring[i * ringSize + lead], bulk ? Value(barrierRing[lead]) : Value());
+    copyAt(body, operand, IRMapping(), pipelined.getInductionVar(), ahead, upper, unsignedCmp,
+           Value(), ring[i * ringSize + lead], bulk ? Value(barrierRing[lead]) : Value());
   if (!bulk)
     AsyncCommitOp::create(body, loc);
   if (empties)
@@ -254,6 +350,27 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
     ClusterArriveOp::create(body, loc, /*release=*/plan.threadReads);
   if (empties)
     MBarrierArriveOp::create(body, loc, emptyRing[0]);
+  rewriter.setInsertionPointAfter(tail);
+  if (prefetch) {
+    // The next iteration's first stages, before the code after the run:
+    // the copies the steps past its bound would have made had the runs
+    // been one loop. The buffers they fill were read two steps or more
+    // before the end (the last step's join, or the cluster's wait below,
+    // orders those reads first).
+    if (clustered)
+      ClusterWaitOp::create(rewriter, loc);
+    SmallVector<Value> after(pipelined.getResults().take_back(carried.size()));
+    IRMapping map;
+    Value next = arith::AddIOp::create(rewriter, loc, outer.getInductionVar(), outer.getStep());
+    Value runs = runAt(rewriter, next, map);
+    fill(rewriter, pipelined.getInductionVar(), map, runs,
+         ArrayRef(after).take_front(rings.size()),
+         ArrayRef(after).slice(rings.size(), barriers.size()));
+    Operation *outerYield = outer.getBody()->getTerminator();
+    unsigned first = outerYield->getNumOperands() - carried.size();
+    for (auto [i, value] : llvm::enumerate(after))
+      outerYield->setOperand(first + i, value);
+  }
   // The loads and the address arithmetic only they used go: layout
   // assignment would otherwise distribute (and maybe exchange) dead tiles.
   for (const Operand &operand : operands) {
@@ -268,7 +385,7 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
       copied.erase(operand.load);
       rewriter.eraseOp(operand.load);
     }
-  rewriter.setInsertionPointAfter(tail);
+  rewriter.setInsertionPointAfter(prefetch ? outer.getOperation() : tail);
   // Every copy in flight belongs to an iteration the loop waited for (bulk
   // copies past the bound are not started); the rings and barriers then
   // end, so that what follows may take their room and an enclosing loop
@@ -298,6 +415,7 @@ void emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
                                         : Value(arith::MaxSIOp::create(rewriter, loc, lb, ub)));
     (void)loopUnrollByFactor(pipelined, ringSize);
   }
+  return prefetch ? prefetch->outer : scf::ForOp();
 }
 
 /// The shared memory `loop`'s rings may take in `func`, a kernel when
@@ -356,7 +474,7 @@ struct WeftPipelineDotOperands
       // with the scratch area, which its other dots need for operands.
       bool inDynamic = placedInDynamic(func, target->spec);
       StagedTiles copied;
-      for (scf::ForOp loop : loops) {
+      for (auto [i, loop] : llvm::enumerate(loops)) {
         // A loop's own weft.num_stages (wl.range(..., num_stages=)) wins
         // over the module's; below 2 the loop is left alone.
         unsigned numStages = target->options.numStages;
@@ -368,8 +486,14 @@ struct WeftPipelineDotOperands
         // own room (ringBudget); otherwise its dots' take from the rings'.
         if (std::optional<PipelinePlan> plan =
                 planPipeline(loop, numStages, ringBudget(func, loop, inDynamic, *target),
-                             *target, /*withScratch=*/!inDynamic, copied))
-          emitPipeline(loop, *plan, unrollRings, *target, copied);
+                             *target, /*withScratch=*/!inDynamic, copied)) {
+          // A prefetching pipeline replaces the enclosing loop, still to come.
+          Operation *parent = loop->getParentOp();
+          if (scf::ForOp outer = emitPipeline(loop, *plan, unrollRings, *target, copied))
+            std::replace_if(
+                loops.begin() + i + 1, loops.end(),
+                [&](scf::ForOp other) { return other.getOperation() == parent; }, outer);
+        }
       }
     }
   }

@@ -43,28 +43,6 @@ bool isZero(Value value) {
   return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
 }
 
-/// The ops of the loop body that compute `load`'s operands, in program
-/// order, if they depend only on the induction variable and values from
-/// outside the loop and have no memory effects.
-std::optional<SmallVector<Operation *>> addressSlice(scf::ForOp loop, Operation *load) {
-  SmallVector<Value> work(load->getOperands());
-  llvm::SetVector<Operation *> found;
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (value == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(value))
-      continue;
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
-        def->getNumRegions())
-      return std::nullopt;
-    if (found.insert(def))
-      llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ops = found.takeVector();
-  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-  return ops;
-}
-
 /// Whether `value` is the same in every program of a cluster of `cluster`
 /// programs along each grid axis: computed without side effects from the
 /// kernel's arguments, constants, grid sizes, program ids along axes the
@@ -125,7 +103,7 @@ std::optional<Operand> pipelinable(scf::ForOp loop, Value operand) {
   if (!load || load->getBlock() != loop.getBody() || !isWeakLoad(load) || !load->hasOneUse() ||
       !zeroFilled(load))
     return std::nullopt;
-  auto slice = addressSlice(loop, load);
+  auto slice = pureSlice(loop, load->getOperands());
   if (!slice)
     return std::nullopt;
   return operandOf(load, std::move(*slice), operand);
@@ -292,7 +270,42 @@ std::optional<unsigned> carriedOnly(scf::ForOp loop, DotOp dot) {
   return use.getOperandNumber();
 }
 
+/// Whether a memory access in `order` orders no other access around it.
+bool unordered(MemOrder order) { return order == MemOrder::weak || order == MemOrder::relaxed; }
+
 } // namespace
+
+bool accessesWeakly(Operation *op) {
+  return !op->walk([&](Operation *inner) {
+              auto store = dyn_cast<StoreOp>(inner);
+              auto rmw = dyn_cast<AtomicRMWOp>(inner);
+              bool weak = isWeakLoad(inner) || isMemoryEffectFree(inner) ||
+                          inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+                          isa<DescStoreOp>(inner) || (store && unordered(store.getOrder())) ||
+                          (rmw && unordered(rmw.getOrder()));
+              return weak ? WalkResult::advance() : WalkResult::interrupt();
+            })
+              .wasInterrupted();
+}
+
+std::optional<SmallVector<Operation *>> pureSlice(scf::ForOp loop, ValueRange values) {
+  SmallVector<Value> work(values);
+  llvm::SetVector<Operation *> found;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (value == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(value))
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
+        def->getNumRegions())
+      return std::nullopt;
+    if (found.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ops = found.takeVector();
+  llvm::sort(ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  return ops;
+}
 
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(FunctionOpInterface func, scf::ForOp loop,

@@ -96,6 +96,19 @@ std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStag
                                          const CompileTarget &target, bool withScratch,
                                          const StagedTiles &copied, bool stage = true);
 
+/// Whether `op` and the ops within it access memory only weakly: weak
+/// loads, weak or relaxed stores and atomic read-modify-writes; nothing
+/// that orders other accesses (fences, signals, waits, acquiring or
+/// releasing atomics).
+bool accessesWeakly(mlir::Operation *op);
+
+/// The ops of `loop`'s body that compute `values`, in program order, if
+/// they depend only on the induction variable and values from outside the
+/// loop and have no memory effects (an address slice: what copying a
+/// load's tile ahead of its iteration recomputes).
+std::optional<llvm::SmallVector<mlir::Operation *>> pureSlice(mlir::scf::ForOp loop,
+                                                              mlir::ValueRange values);
+
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,
                           const CompileTarget &target);

@@ -90,6 +90,11 @@ FailureOr<CompileTarget> weft::getCompileTarget(Operation *op) {
 
 LogicalResult weft::verifyCompileTargetAttr(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().strref();
+  if (name == kPrefetchAttrName) {
+    if (!isa<LoopLikeOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << name << " is a unit attribute of a loop";
+    return success();
+  }
   if (name != kTargetAttrName && name != kNumWarpsAttrName && name != kNumStagesAttrName &&
       name != kWarpMmaAttrName && name != kDebugAttrName && name != kMultinodeAttrName)
     return success();

@@ -26,6 +26,11 @@ namespace weft {
 constexpr llvm::StringLiteral kTargetAttrName = "weft.target";
 constexpr llvm::StringLiteral kNumWarpsAttrName = "weft.num_warps";
 constexpr llvm::StringLiteral kNumStagesAttrName = "weft.num_stages";
+/// On a loop (wl.range(..., prefetch=True)): the tiles that the pipelined
+/// loops in its body copy are ready before it starts (nothing in it writes
+/// or publishes them), so a pipelined loop may copy the next iteration's
+/// first stages before this iteration's code after it.
+constexpr llvm::StringLiteral kPrefetchAttrName = "weft.prefetch";
 constexpr llvm::StringLiteral kWarpMmaAttrName = "weft.warp_mma";
 constexpr llvm::StringLiteral kDebugAttrName = "weft.debug";
 constexpr llvm::StringLiteral kMultinodeAttrName = "weft.multinode";
