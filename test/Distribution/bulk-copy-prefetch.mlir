@@ -36,7 +36,7 @@
 // CHECK:       weft.desc_async_copy %arg1[{{.*}}], %[[B0]], %[[BARS]]#0
 // CHECK:       weft.desc_async_copy %arg0{{.*}}%[[BARS]]#1
 // CHECK:       weft.desc_async_copy %arg1{{.*}}%[[BARS]]#1
-// CHECK-NEXT:  %[[OUTER:.*]]:16 = scf.for %[[I:.*]] = %[[PID]] to %arg4 step %[[NP:[^ ]*]] iter_args(%{{.*}} = %[[A0]],
+// CHECK-NEXT:  %{{.*}}:16 = scf.for %[[I:.*]] = %[[PID]] to %arg4 step %[[NP:[^ ]*]] iter_args(%{{.*}} = %[[A0]],
 // CHECK:         %[[KLOOP:.*]]:17 = scf.for
 // CHECK:           weft.mbarrier_wait
 // CHECK:           weft.dot

@@ -126,14 +126,14 @@ def test_dot_of_descriptor_blocks(m, n, k, dtype, warps):
 @pytest.mark.parametrize("m,n,k,programs", [(200, 96, 328, 6), (128, 256, 64, 4),
                                             (96, 128, 712, 8), (40, 96, 104, 16)])
 def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
-    """weft.ops' matmul_kernel with PERSISTENT: each program takes several blocks
-    in turn (or none: 16 programs for 6 blocks or fewer), and on sm_90 each
-    block's K loop copies the next block's first stages before its own
-    store (wl.range's prefetch): the copies of a program's next block land
-    in the rings its last steps read, past the edges of M, N and K as zeros,
-    where the next block has fewer steps than the ring has stages (64: one
-    step) and after the last block (none). Clusters take column blocks in
-    pairs (n: an even number of them on every backend)."""
+    """weft.ops' matmul_kernel with PERSISTENT: each program takes several
+    blocks in turn (or none: 16 programs for 6 blocks or fewer), and on
+    sm_90 each block's K loop copies the next block's first stages before
+    its own store (wl.range's prefetch): the copies of a program's next
+    block land in the rings its last steps read, past the edges of M, N
+    and K as zeros, where the next block has fewer steps than the ring has
+    stages (64: one step) and after the last block (none). Clusters take
+    column blocks in pairs (n: an even number of them on every backend)."""
     from weft.ops._gemm import matmul_kernel
     rng = np.random.default_rng(m + n + k + programs + cluster)
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)

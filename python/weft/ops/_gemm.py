@@ -381,14 +381,14 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
 
 def _persists(m, n, k, constexprs, descriptors, split_k):
     """Whether matmul_kernel's programs take several blocks each
-    (PERSISTENT) for an m x n x k product of 16-bit operands (those whose
-    rings wgmma reads in place) in constexprs' blocks: on a GPU
-    its blocks would be bulk copies (tensor descriptors), more of them than
-    one wave of programs (so K is not split unless split_k says). Each program's next block then
-    starts copying under this one's store: 1-3 % faster at the fused ops'
-    products on an H200 (bench/README.md, "GEMM"). Decided on the GPU's
-    blocks for every backend, as _config_for decides, so that a host run
-    launches what a GPU run will (cache warming)."""
+    (PERSISTENT) for an m x n x k product of 16-bit operands (whose rings
+    wgmma reads in place) in constexprs' blocks: on a GPU its blocks would
+    be bulk copies (tensor descriptors), more of them than one wave of
+    programs (so K is not split unless split_k says). Each program's next
+    block then starts copying under this one's store: 1-3 % faster at the
+    fused ops' products on an H200 (bench/README.md, "GEMM"). Decided on
+    the GPU's blocks for every backend, as _config_for decides, so that a
+    host run launches what a GPU run will (cache warming)."""
     gpu = "cuda"
     bm, bn = (int(_for_backend(constexprs[name], gpu)) for name in ("BM", "BN"))
     blocks = -(-m // bm) * -(-n // bn)

@@ -41,8 +41,8 @@ Value below(OpBuilder &b, Location loc, Value iv, Value upper, bool unsignedCmp)
 }
 
 /// Starts copying `operand`'s tile of iteration `iv` into `buffer`: its
-/// address slice cloned with `iv` for `inductionVar` (and `outside`'s
-/// values for those it maps), masked off unless `iv` is below `upper` and
+/// address slice cloned with `iv` for `inductionVar` (and `map`'s values
+/// for the others it maps), masked off unless `iv` is below `upper` and
 /// `guard` (if any) holds. A descriptor's block is one bulk copy that
 /// arrives at `barrier`; a tile of pointers joins the open copy group.
 void copyAt(OpBuilder &b, const Operand &operand, IRMapping map, Value inductionVar, Value iv,
@@ -147,7 +147,7 @@ std::optional<Prefetch> prefetchFor(scf::ForOp loop, const PipelinePlan &plan) {
 /// Rewrites `loop` as `plan` says. Returns the loop that replaces the
 /// enclosing one where it prefetches (that carries the rings), else null.
 scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRings,
-                  const CompileTarget &target, StagedTiles &copied) {
+                        const CompileTarget &target, StagedTiles &copied) {
   auto func = loop->getParentOfType<FunctionOpInterface>();
   bool bulk = plan.bulk(), clustered = plan.clustered, empties = plan.empties;
   // With a prefetch the rings and barriers live through the enclosing
