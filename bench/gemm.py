@@ -22,6 +22,10 @@ clusters (programs of neighbouring column blocks sharing a's copies) by
 the kernels' own time. --warp-mma adds weft_mma_graph, the configuration
 matmul picks for warp-level MMA (mma.sync on sm_90) instead of warpgroup
 MMA, and the --configs kernels take it too (names ending _mma_graph).
+--per-block adds weft_per_block_graph where matmul's programs are
+persistent (more blocks than a wave): the same kernel and blocks launched
+a program per block, as before they were (what the persistence and its
+prefetch gain; bench/README.md, "GEMM").
 --cold times every call with none of its operands in L2: a graph of
 --iters calls, each after reading a buffer of four times the L2's size
 (read, not written, so that no dirty lines are left to write back), less
@@ -39,7 +43,9 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 import weft  # noqa: E402
 import collectives as CB  # noqa: E402  (bench/collectives.py: the CSV, the watchdog)
 import weft.language as wl  # noqa: E402
-from weft.ops._gemm import compile_matmul, matmul_plan  # noqa: E402
+from weft.ops._gemm import (blocks_of, compile_matmul, matmul_kernel, matmul_plan,  # noqa: E402
+                            matmul_signature)
+from weft._jit import compile as compile_kernel  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
           (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
@@ -69,7 +75,18 @@ def config_args(config):
     return config[:5] + config[6:], config[5] if len(config) > 5 else None
 
 
-def warm(shapes, configs, split_ks, pointers, warp_mma):
+def per_block(m, n, k, backend):
+    """matmul's plan for an m x n x k product launched a program per block:
+    (grid, k_steps, constexprs, options) without PERSISTENT, or None where
+    the plan is a program per block already."""
+    grid, steps, constexprs, options = matmul_plan(m, n, k, backend)
+    if not constexprs.get("PERSISTENT"):
+        return None
+    constexprs = {name: v for name, v in constexprs.items() if name != "PERSISTENT"}
+    return grid, steps, constexprs, dict(options, cluster=(1,) + options["cluster"])
+
+
+def warm(shapes, configs, split_ks, pointers, warp_mma, per_blocks=False):
     """Compiles the matmul kernels run_gpu launches for the warm target."""
     target = os.environ.get("WEFT_WARM_TARGET")
     if not target:
@@ -87,6 +104,10 @@ def warm(shapes, configs, split_ks, pointers, warp_mma):
                                warp_mma=mma)[0]
             compile_matmul(m, n, k, target, "*bf16" if grid[2] == 1 else "*fp32", split_k,
                            config, descriptors, mma)
+        plan = per_blocks and per_block(m, n, k, backend)
+        if plan:
+            compile_kernel(matmul_kernel, matmul_signature(m, n, k, plan[2], backend, "*bf16"),
+                           plan[2], target=target, **plan[3])
 
 
 def run_host(shapes):
@@ -267,6 +288,12 @@ def measure_shape(torch, device, args, scrub, log, m, n, k):
         systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
     if args.pointers:
         systems["weft_pointers_graph"] = weft_system(descriptors=False)
+    plan = args.per_block and per_block(m, n, k, "cuda")
+    if plan:
+        grid, steps, constexprs, options = plan
+        da, db = blocks_of(a, b, constexprs)
+        systems["weft_per_block_graph"] = (outs[1], lambda: matmul_kernel[grid](
+            da, db, outs[1], m, n, k, steps, **options, **constexprs))
     if args.graphs:
         systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
     expect = ta.float() @ tb.float()  # exact: small integers
@@ -320,6 +347,9 @@ def main():
     p.add_argument("--pointers", action="store_true",
                    help="add weft_pointers_graph: a and b as pointers (cp.async copies on "
                         "sm_90) instead of tensor descriptors (bulk tensor copies)")
+    p.add_argument("--per-block", action="store_true",
+                   help="add weft_per_block_graph where matmul's programs are persistent: "
+                        "the same kernel launched a program per block")
     p.add_argument("--trace", action="store_true",
                    help="print the kernels of each graph system (torch's profiler): "
                         "launch shape, duration, gaps between kernels")
@@ -336,7 +366,7 @@ def main():
     if weft.backend() == "host":
         run_host([(32, 32, 32), (16, 48, 256)])  # the second one splits K
         warm(parse_shapes(args.shapes), parse_configs(args.configs),
-             parse_list(args.split_k), args.pointers, args.warp_mma)
+             parse_list(args.split_k), args.pointers, args.warp_mma, args.per_block)
     else:
         run_gpu(args)
     weft.finalize()
