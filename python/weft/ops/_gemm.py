@@ -253,7 +253,9 @@ def _split_k(blocks, k, bk, wave):
 # of neighbouring column blocks, which share a's copies, where there are
 # 128 such blocks or more, as for the other blocks below (at exactly 128,
 # e.g. 1024 x 4096 or 512 x 8192, 6-16 % faster than 256 of 128x128x64:
-# the same two waves' work in one, with twice the reuse). Decode products (64 or 128
+# the same two waves' work in one, with twice the reuse), or fewer where
+# 128x128 blocks would take a second wave (more than an H200's 132
+# multiprocessors: 5-9 % faster at 80-100 of 128x256). Decode products (64 or 128
 # rows) that 64x64x128 blocks divide, so that every block is one bulk
 # copy, stream b through deep rings, one program per multiprocessor:
 # 128x64x64 blocks on eight warps with eight stages where b outgrows L2
@@ -264,12 +266,11 @@ def _split_k(blocks, k, bk, wave):
 # with five, or four where K is at most 1024 (filling the ring is then a
 # larger part of the time); else 64x64x64 on four warps with four stages,
 # two programs per multiprocessor (masked rows, as at 16, lose the deep
-# rings' gain). Where 128x64 blocks would take a second wave (more than
-# an H200's 132 multiprocessors) but 128x128 ones not a whole first, one
-# wave of 128x128 does a program's share of two waves of 128x64 with more
-# reuse: 128x128 (30-42 % faster at 80-100 such blocks, 1024 x 1536 x
-# 4096 and its neighbours on an H200; measured for wgmma only). K is split
-# where the blocks are fewer than the programs
+# rings' gain). Where 128x64 blocks would take a second wave but 128x128
+# ones not a whole first, one wave of 128x128 does a program's share of
+# two waves of 128x64 with more reuse: 128x128 (30-42 % faster at 80-100
+# such blocks, 1024 x 1536 x 4096 and its neighbours on an H200; measured
+# for wgmma only). K is split where the blocks are fewer than the programs
 # that fill the GPU once. The fastest of the configurations swept on an
 # H200 (bench/README.md, "GEMM"). Host programs keep 16x16x16.
 #
@@ -310,7 +311,10 @@ def _config_for(m, n, k, backend, dtype, warp_mma=False, rounds=1):
         return (m // bm) * (n // bn)
 
     cluster = 1
-    large = tensor_cores and m * n * k >= 1 << 33 and blocks(128, 256) >= 128 * rounds
+    # A wave of the widest blocks beats two of the next (above and below).
+    second_wave = rounds == 1 and not warp_mma and blocks(128, 128) > 132
+    large = tensor_cores and m * n * k >= 1 << 33 and (blocks(128, 256) >= 128 * rounds or
+                                                       second_wave)
     if large and warp_mma:
         constexprs, warps, stages, wave = _MMA_LARGE, 8, 2, 128
     elif large:
