@@ -419,7 +419,7 @@ def test_matmul_clusters(cluster):
                                                (2112, 512, 64, None)])
 def test_matmul_persistent(m, n, k, descriptors, cluster):
     """More blocks than a wave of programs (on GPUs 64x64 blocks, 256 a
-    wave: 272 and 289 here), as bulk copies: matmul's programs each take
+    wave: 272, 272 and 264 here), as bulk copies: matmul's programs each take
     several blocks in turn (PERSISTENT), on sm_90 copying the next block's
     first stages before storing this one's. Edges past M, N and K (the
     second shape, descriptors forced) read zeros and are not written;

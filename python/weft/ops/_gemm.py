@@ -381,16 +381,15 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
         constexprs["CLUSTER_N"] = cluster
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, wave, split_k)
     options = dict(num_warps=warps, num_stages=stages, cluster=(1, cluster), warp_mma=warp_mma)
-    if dtype.bits == 16 and not warp_mma and _persists(m, n, k, constexprs, descriptors,
-                                                          split_k):
+    if dtype.bits == 16 and not warp_mma and _persists(m, n, constexprs, descriptors, split_k):
         constexprs["PERSISTENT"] = True
         options["cluster"] = (cluster,)
     return (blocks_m, blocks_n, pieces), steps, constexprs, options
 
 
-def _persists(m, n, k, constexprs, descriptors, split_k):
+def _persists(m, n, constexprs, descriptors, split_k):
     """Whether matmul_kernel's programs take several blocks each
-    (PERSISTENT) for an m x n x k product of 16-bit operands (whose rings
+    (PERSISTENT) for an m x n product of 16-bit operands (whose rings
     wgmma reads in place) in constexprs' blocks: on a GPU its blocks would
     be bulk copies (tensor descriptors), more of them than one wave of
     programs (so K is not split unless split_k says). Each program's next
@@ -401,7 +400,7 @@ def _persists(m, n, k, constexprs, descriptors, split_k):
     gpu = "cuda"
     bm, bn = (int(_for_backend(constexprs[name], gpu)) for name in ("BM", "BN"))
     blocks = -(-m // bm) * -(-n // bn)
-    desc = even_blocks(m, n, k, constexprs)[gpu] if descriptors is None else descriptors
+    desc = constexprs["EVEN"][gpu] if descriptors is None else descriptors
     return bool(desc) and blocks > _wave(bm) and split_k in (None, 1)
 
 

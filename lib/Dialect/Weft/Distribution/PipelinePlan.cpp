@@ -24,18 +24,25 @@ bool isWeakLoad(Operation *op) {
   return (load && load.getOrder() == MemOrder::weak) || isa<DescLoadOp>(op);
 }
 
-/// Nothing in the loop writes memory or synchronises, so its weak loads may
-/// be issued early. (Ops with regions are judged by what they contain.)
-bool onlyReads(scf::ForOp loop) {
-  return !loop.getBody()
-              ->walk([](Operation *op) {
-                return isWeakLoad(op) || isMemoryEffectFree(op) ||
-                               op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
-                           ? WalkResult::advance()
-                           : WalkResult::interrupt();
+/// Whether `op` itself reads memory weakly or not at all (ops with regions
+/// are judged by what they contain).
+bool readsWeakly(Operation *op) {
+  return isWeakLoad(op) || isMemoryEffectFree(op) ||
+         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+}
+
+/// Whether `allowed` holds for `root` and every op within it.
+bool allWithin(Operation *root, function_ref<bool(Operation *)> allowed) {
+  return !root
+              ->walk([&](Operation *op) {
+                return allowed(op) ? WalkResult::advance() : WalkResult::interrupt();
               })
               .wasInterrupted();
 }
+
+/// Nothing in the loop writes memory or synchronises, so its weak loads may
+/// be issued early.
+bool onlyReads(scf::ForOp loop) { return allWithin(loop, readsWeakly); }
 
 bool isZero(Value value) {
   if (auto splat = value.getDefiningOp<SplatOp>())
@@ -276,16 +283,12 @@ bool unordered(MemOrder order) { return order == MemOrder::weak || order == MemO
 } // namespace
 
 bool accessesWeakly(Operation *op) {
-  return !op->walk([&](Operation *inner) {
-              auto store = dyn_cast<StoreOp>(inner);
-              auto rmw = dyn_cast<AtomicRMWOp>(inner);
-              bool weak = isWeakLoad(inner) || isMemoryEffectFree(inner) ||
-                          inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-                          isa<DescStoreOp>(inner) || (store && unordered(store.getOrder())) ||
-                          (rmw && unordered(rmw.getOrder()));
-              return weak ? WalkResult::advance() : WalkResult::interrupt();
-            })
-              .wasInterrupted();
+  return allWithin(op, [](Operation *inner) {
+    auto store = dyn_cast<StoreOp>(inner);
+    auto rmw = dyn_cast<AtomicRMWOp>(inner);
+    return readsWeakly(inner) || isa<DescStoreOp>(inner) ||
+           (store && unordered(store.getOrder())) || (rmw && unordered(rmw.getOrder()));
+  });
 }
 
 std::optional<SmallVector<Operation *>> pureSlice(scf::ForOp loop, ValueRange values) {
