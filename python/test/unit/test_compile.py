@@ -414,6 +414,29 @@ def test_second_layer_blocks_by_waves(rows, n, k, whole, blocks):
     assert (constexprs["BM"]["cuda"], constexprs["BN"]["cuda"]) == blocks
 
 
+@pytest.mark.parametrize("rows, blocks", [
+    (512, (128, 128)),   # ag_gemm 1024 x 8192: 128 large blocks would be one wave
+    (2048, (128, 256)),  # 4096 x 8192: four waves
+])
+def test_first_layer_blocks_by_waves(rows, blocks):
+    """ag_matmul_kernel takes matmul's large blocks only where they make
+    two waves (at one, the programs of the peers' rows would wait out the
+    whole crossing: _gather_plan's rounds)."""
+    from weft import language as wl
+    from weft.ops._tp import _gather_plan
+    constexprs = _gather_plan(rows, 4096, 8192, 2, "cuda", wl.bfloat16)[0]
+    assert (constexprs["BM"]["cuda"], constexprs["BN"]["cuda"]) == blocks
+
+
+@pytest.mark.parametrize("m, two_shot", [(512, False), (1024, True), (2048, True)])
+def test_all_reduce_two_shot_from_512_rows(m, two_shot):
+    """matmul_all_reduce on the copy engine is two-shot from 512 rows a
+    rank on a GPU (TWO_SHOT_ROWS: gemm_ar 1024 x 8192 on 2 ranks)."""
+    from weft import language as wl
+    from weft.ops._second_layer import _two_shot_plan
+    assert bool(_two_shot_plan(m, 8192, 4096, 2, "cuda", wl.bfloat16, "bf16")) == two_shot
+
+
 @pytest.mark.parametrize("shape, blocks, warps, stages", [
     ((8192, 8192, 8192), (128, 256, 64), 8, 2),  # 64x64 per warp, no clusters
     ((4096, 4096, 4096), (128, 256, 64), 8, 2),

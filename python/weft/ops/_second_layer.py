@@ -323,11 +323,11 @@ def _by_puts(rows, n, ranks, scatter, pieces, constexprs, dtype, backend):
 
 
 # The all-reduce is two-shot (reduce-scatter, then the sums gathered) from
-# TWO_SHOT_ROWS rows a rank on: below, at 512 (1024 x 8192 on 2 H200s),
-# halves of the other ranks' rows of 256 cost the products more than the
-# one-shot's sums (146 us against 140-143, in the halves' own blocks;
-# bench/README.md, "Prefill: the all-reduce in two shots").
-TWO_SHOT_ROWS = PerBackend(host=1, default=1024)
+# TWO_SHOT_ROWS rows a rank on. At 512 (1024 x 8192 on 2 H200s), in the
+# whole product's blocks, it is 133.6-134.9 us against the one-shot's
+# 137.3-140.3 (bench/README.md, "Prefill: the first layer's blocks by
+# waves, the two-shot from 512 rows").
+TWO_SHOT_ROWS = PerBackend(host=1, default=512)
 
 
 def _two_shot_plan(m, n, k, ranks, backend, dtype, partials, descriptors=None):

@@ -252,9 +252,15 @@ def _gather_plan(rows, n, k, ranks, backend, dtype, descriptors=None):
     """How ag_matmul_kernel runs the first layer for ranks x `rows` rows
     of a (k wide) and an n-wide b on `backend`, with matmul's blocks for
     the gathered product: (constexprs, launch options, output blocks per
-    rank, pieces of K matmul would split the product into)."""
+    rank, pieces of K matmul would split the product into). The large
+    blocks take two waves or more (rounds=2): at one, every program
+    multiplies a single block, and those of the peers' rows wait out the
+    whole crossing (ag_gemm 1024 x 8192 on 2 H200s: 129-132 us against
+    103 in two waves of 128 x 128; bench/README.md, "Prefill: the first
+    layer's blocks by waves, the two-shot from 512 rows")."""
     constexprs, options, blocks, pieces, _ = _fused_plan(ranks * rows, rows, n, k, ranks,
-                                                         backend, dtype, descriptors)
+                                                         backend, dtype, descriptors,
+                                                         rounds=2)
     sm_copies = rows * k * dtype.bits // 8 < COPY_ENGINE_BYTES[backend]
     return (dict(constexprs, CM=COPY_ROWS, CK=COPY_COLS, SM_COPIES=sm_copies), options, blocks,
             pieces)
