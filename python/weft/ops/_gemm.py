@@ -300,8 +300,10 @@ def _config_for(m, n, k, backend, dtype, warp_mma=False, rounds=1):
     (_split_k); cluster: programs of neighbouring column blocks launched
     together (matmul_kernel's CLUSTER_N), which divides the column blocks
     on every backend. rounds: the waves of large blocks the caller needs
-    before it takes them (a resident kernel whose programs send each
-    block's partial while they multiply their next asks two)."""
+    before it takes them (the fused resident kernels ask two: the second
+    layer's programs send each block's partial while they multiply their
+    next, the first layer's multiply their own rows while the peers'
+    arrive)."""
     # The wide blocks are for tensor cores (16-bit operands): elsewhere the
     # product's sums cross shared memory, which they would overflow.
     tensor_cores = dtype.bits == 16
