@@ -42,6 +42,7 @@ import numpy as np
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import weft  # noqa: E402
 import collectives as CB  # noqa: E402  (bench/collectives.py: the CSV, the watchdog)
+from fused import pattern  # noqa: E402
 import weft.language as wl  # noqa: E402
 from weft.ops._gemm import (blocks_of, compile_matmul, matmul_kernel, matmul_plan,  # noqa: E402
                             matmul_signature)
@@ -263,8 +264,12 @@ def measure_shape(torch, device, args, scrub, log, m, n, k):
     a = weft.empty((m, k), wl.bfloat16)
     b = weft.empty((k, n), wl.bfloat16)
     ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
-    ta.copy_(torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16))
-    tb.copy_(torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16))
+    if args.data == "pattern":  # bench/fused.py's operands
+        ta.copy_(pattern((m, k), 0, 1, torch).to(torch.bfloat16))
+        tb.copy_(pattern((k, n), 0, 2, torch).to(torch.bfloat16))
+    else:
+        ta.copy_(torch.randint(-2, 3, (m, k), device=device).to(torch.bfloat16))
+        tb.copy_(torch.randint(-2, 3, (k, n), device=device).to(torch.bfloat16))
     # bf16 out, as cuBLAS writes, where the product is one piece of K;
     # split-K adds its pieces into f32.
     outs = {1: torch.empty(m, n, dtype=torch.bfloat16, device=device),
@@ -359,6 +364,9 @@ def main():
     p.add_argument("--turns", action="store_true",
                    help="the graph systems' replays take turns (round robin) instead of "
                         "running one system after the other")
+    p.add_argument("--data", choices=("random", "pattern"), default="random",
+                   help="operands: random integers in -2..2, or bench/fused.py's "
+                   "periodic ones (which draw less power: the GPU keeps a higher clock)")
     p.add_argument("--csv", default=None)
     CB.timeout_arguments(p)
     args = p.parse_args()

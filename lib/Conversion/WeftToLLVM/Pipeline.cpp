@@ -36,6 +36,7 @@ struct LowerOptions : mlir::PassPipelineOptions<LowerOptions> {
 
 void addLoweringPasses(mlir::OpPassManager &pm, const WeftSetTargetOptions &target) {
   pm.addPass(createWeftSetTarget(target));
+  pm.addPass(createWeftPlanBulkStores());
   pm.addPass(createWeftPipelineDotOperands());
   pm.addPass(createWeftExpandTensorDescs());
   pm.addPass(createWeftFenceTensorCopies());

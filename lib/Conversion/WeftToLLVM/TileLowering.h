@@ -50,6 +50,21 @@ public:
                                               mlir::Value base, mlir::Type elemType,
                                               mlir::RankedTensorType type,
                                               int64_t pitch = 0) const;
+  /// Stores this thread's `elements` of a 2-D tile of `type` into the
+  /// shared buffer `buffer` at `base`, where sharedElementOffset places
+  /// them (a bulk store's block, weft.desc_store with `bulk`).
+  void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                   SharedType buffer, mlir::RankedTensorType type,
+                   mlir::ValueRange elements) const;
+
+private:
+  /// The stores of both: runs of consecutive elements along the row
+  /// (rowVectorWidth of `shape`), each at `addressOf(its first element's
+  /// coordinates)`.
+  void storeRuns(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elemType,
+                 mlir::RankedTensorType type, mlir::ValueRange elements,
+                 llvm::ArrayRef<int64_t> shape,
+                 llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)> addressOf) const;
 };
 
 /// A reduce's or scan's combine region applied to two tuples of elements

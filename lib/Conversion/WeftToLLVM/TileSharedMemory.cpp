@@ -104,10 +104,9 @@ static unsigned rowVectorWidth(RankedTensorType type, Type elemType,
   return std::max<int64_t>(width, 1);
 }
 
-void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type elemType,
-                                 RankedTensorType type, ValueRange elements,
-                                 int64_t pitch) const {
-  SmallVector<int64_t> shape = paddedShape(type, pitch);
+void TileLowering::storeRuns(OpBuilder &b, Location loc, Type elemType, RankedTensorType type,
+                             ValueRange elements, ArrayRef<int64_t> shape,
+                             function_ref<Value(ArrayRef<Value>)> addressOf) const {
   unsigned width = rowVectorWidth(type, elemType, shape);
   TileLayout layout(type);
   auto coords = emitCoordinates(b, loc, layout, target);
@@ -119,7 +118,7 @@ void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type el
   if (layout.isReplicated())
     owned = emitOwnership(b, loc, layout, target);
   for (unsigned i = 0; i < elements.size(); i += width) {
-    Value ptr = elementPtr(b, loc, base, elemType, linearize(b, loc, coords[i], shape));
+    Value ptr = addressOf(coords[i]);
     auto store = [&] {
       if (width == 1)
         LLVM::StoreOp::create(b, loc, elements[i], ptr);
@@ -133,6 +132,25 @@ void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type el
     else
       emitIf(b, loc, owned[i], {}, store, {});
   }
+}
+
+void TileLowering::storeRowMajor(OpBuilder &b, Location loc, Value base, Type elemType,
+                                 RankedTensorType type, ValueRange elements,
+                                 int64_t pitch) const {
+  SmallVector<int64_t> shape = paddedShape(type, pitch);
+  storeRuns(b, loc, elemType, type, elements, shape, [&](ArrayRef<Value> coord) {
+    return elementPtr(b, loc, base, elemType, linearize(b, loc, coord, shape));
+  });
+}
+
+void TileLowering::storeShared(OpBuilder &b, Location loc, Value base, SharedType buffer,
+                               RankedTensorType type, ValueRange elements) const {
+  // A run is at most 16 aligned bytes: one chunk of a swizzled row.
+  storeRuns(b, loc, buffer.getElementType(), type, elements, buffer.getShape(),
+            [&](ArrayRef<Value> coord) {
+              return byteOffset(b, loc, base,
+                                sharedElementOffset(b, loc, buffer, coord[0], coord[1]));
+            });
 }
 
 SmallVector<Value> TileLowering::loadRowMajor(OpBuilder &b, Location loc, Value base,

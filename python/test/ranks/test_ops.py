@@ -442,6 +442,32 @@ def test_matmul_persistent(m, n, k, descriptors, cluster):
         buf.free()
 
 
+@pytest.mark.parametrize("m,n", [(1160, 4000), (200, 992)])
+def test_matmul_bulk_stores(m, n):
+    """A bf16 out in the large blocks (on GPUs 128x256) with a and b as
+    descriptors goes to the kernel as a descriptor too (DESC_OUT): on
+    sm_90 each block leaves through a bulk store, whose copies leave out
+    the rows past M and the columns past N. 160 blocks (more than a wave:
+    persistent programs, each store waiting for the one before to have
+    read the buffer) and 8 (a program per block); K = 40 ends inside a
+    step."""
+    k = 40
+    bm, bn, bk = (_jit.PerBackend(host=16, default=size) for size in (128, 256, 32))
+    config = (bm, bn, bk, 8, 5, 2)
+    grid, _, constexprs, _ = weft.ops._gemm.matmul_plan(m, n, k, BACKEND, None, config, True)
+    assert weft.ops._gemm._desc_out(constexprs, grid, wl.bfloat16)
+    assert constexprs.get("PERSISTENT", False) == (m > 1024)
+    rng = np.random.default_rng(m)
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
+    c = weft.empty((m, n), wl.bfloat16)
+    weft.ops.matmul(*ab, c, config=config, descriptors=True)
+    np.testing.assert_array_equal(c.to_numpy(), a @ b)  # |sums| <= 160: exact in bf16
+    for buf in ab + [c]:
+        buf.free()
+
+
 @pytest.mark.parametrize("dtype", [wl.float16, wl.bfloat16])
 @pytest.mark.parametrize("m,n,k", [(130, 70, 100), (256, 256, 320), (128, 128, 2048)])
 def test_matmul_warp_mma(m, n, k, dtype):

@@ -437,6 +437,25 @@ def test_all_reduce_two_shot_from_512_rows(m, two_shot):
     assert bool(_two_shot_plan(m, 8192, 4096, 2, "cuda", wl.bfloat16, "bf16")) == two_shot
 
 
+@pytest.mark.parametrize("shape, out, bulk", [
+    ((8192, 4096, 8192), "bf16", True),   # persistent, 128x256 blocks
+    ((512, 8192, 4096), "bf16", True),    # a wave of 128x256 blocks
+    ((8192, 4096, 8192), "fp32", False),  # 128 KiB of f32 sums a block
+    ((1024, 1024, 1024), "bf16", False),  # 128x64 blocks: slower with it
+    ((64, 4096, 4096), "fp32", False),    # split K
+])
+def test_matmul_bulk_stores_where_they_pay(shape, out, bulk):
+    """weft.ops.matmul passes out as a descriptor (DESC_OUT, bulk stores
+    on sm_90) with a 16-bit out in the large blocks, one piece of K; the
+    warmed kernel (compile_matmul) takes the same."""
+    from weft import language as wl
+    from weft.ops._gemm import _desc_out, matmul_plan, matmul_signature
+    grid, _, constexprs, _ = matmul_plan(*shape, "cuda", None, None)
+    assert _desc_out(constexprs, grid, wl.DTYPES[out]) == bulk
+    sig = matmul_signature(*shape, dict(constexprs, DESC_OUT=bulk), "cuda", "*" + out + ":16")
+    assert sig["c"].startswith("tensordesc<bf16[128,256]>" if bulk else "*" + out)
+
+
 @pytest.mark.parametrize("shape, blocks, warps, stages", [
     ((8192, 8192, 8192), (128, 256, 64), 8, 2),  # 64x64 per warp, no clusters
     ((4096, 4096, 4096), (128, 256, 64), 8, 2),

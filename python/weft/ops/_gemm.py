@@ -110,6 +110,25 @@ def blocks_of(a, b, constexprs):
             TensorDescriptor(b, (constexprs["BK"], constexprs["BN"])))
 
 
+def out_blocks(out, constexprs):
+    """A tensor descriptor of out in constexprs' BM x BN blocks."""
+    return TensorDescriptor(out, (constexprs["BM"], constexprs["BN"]))
+
+
+def _desc_out(constexprs, grid, out_dtype):
+    """Whether matmul_kernel stores through a descriptor of out (DESC_OUT),
+    which sm_90 makes bulk stores: with a and b's descriptors, one piece
+    of K and a 16-bit out (a block of f32 sums would take more shared
+    memory than a bulk store may), in the large blocks (decided on the
+    GPU's blocks, as _persists is). There the epilogue it replaces is the
+    largest, a 66 KiB exchange through shared memory and 64 KiB of stores
+    a block: 1-4 % faster at K <= 4096 on an H200, where 128x64 blocks at
+    1024^3 were 4 % slower (bench/README.md, "Bulk stores")."""
+    large = all(_for_backend(constexprs[name], "cuda") == _for_backend(_LARGE[name], "cuda")
+                for name in ("BM", "BN"))
+    return bool(constexprs["DESC"]) and grid[2] == 1 and out_dtype.bits == 16 and large
+
+
 def even_blocks(m, n, k, constexprs):
     """EVEN for an m x n x k product in constexprs' blocks: per backend
     where the blocks are (PerBackend)."""
@@ -134,25 +153,30 @@ def _grouped(block, blocks_m, blocks_n, GROUP_M: wl.constexpr):
 
 @jit
 def _block_into(a, b, c, m0, n0, M, N, K, k_lo, k_chunk, BM: wl.constexpr, BN: wl.constexpr,
-                BK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr):
+                BK: wl.constexpr, EVEN: wl.constexpr, DESC: wl.constexpr,
+                DESC_OUT: wl.constexpr):
     """c's BMxBN block at rows m0.., columns n0.. = a @ b over k in [k_lo,
-    k_lo + k_chunk), stored, or added into c where that is a piece of K."""
+    k_lo + k_chunk), stored, or added into c where that is a piece of K;
+    DESC_OUT: c is a tensor descriptor of BMxBN blocks (one piece of K)."""
     acc = _piece_product(a, b, 0, m0, n0, M, N, K, k_lo, k_chunk, BM, BN, BK, EVEN, DESC)
-    rm = m0 + wl.arange(0, BM)
-    rn = n0 + wl.arange(0, BN)
-    offs = c + rm[:, None] * N + rn[None, :]
-    mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
-    if k_chunk < K:
-        wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+    if DESC_OUT:
+        c.store([m0, n0], acc.to(c.dtype))
     else:
-        wl.store(offs, acc, mask=mask)
+        rm = m0 + wl.arange(0, BM)
+        rn = n0 + wl.arange(0, BN)
+        offs = c + rm[:, None] * N + rn[None, :]
+        mask = None if EVEN else (rm[:, None] < M) & (rn[None, :] < N)
+        if k_chunk < K:
+            wl.atomic_add(offs, acc, mask=mask, order="relaxed")
+        else:
+            wl.store(offs, acc, mask=mask)
 
 
 @jit(do_not_specialize=("k_steps",))
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
                   DESC: wl.constexpr = False, CLUSTER_N: wl.constexpr = 1,
-                  PERSISTENT: wl.constexpr = False):
+                  PERSISTENT: wl.constexpr = False, DESC_OUT: wl.constexpr = False):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
@@ -164,7 +188,10 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     one block row, so a's blocks are the same in each: the compiler shares
     their copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
     steps, so none ends inside a step). DESC: a and b are tensor
-    descriptors (blocks_of), else pointers.
+    descriptors (blocks_of), else pointers. DESC_OUT (one piece of K): c
+    is a tensor descriptor of BMxBN blocks too (out_block), which sm_90
+    stores with bulk copies: the threads write each block into shared
+    memory and go on while the copy engine writes it out.
 
     PERSISTENT (one piece of K, c not a or b): a resident 1-D launch
     (clusters=(CLUSTER_N,)) whose programs each take several blocks in
@@ -181,7 +208,7 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                               wl.num_programs(0) // CLUSTER_N, prefetch=True):
             block_m, cluster_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
             _block_into(a, b, c, block_m * BM, (cluster_n * CLUSTER_N + column) * BN, M, N, K,
-                        0, K, BM, BN, BK, EVEN, DESC)
+                        0, K, BM, BN, BK, EVEN, DESC, DESC_OUT)
     else:
         block_m, cluster_n = _grouped(
             wl.program_id(1) // CLUSTER_N * blocks_m + wl.program_id(0), blocks_m, blocks_n,
@@ -189,7 +216,7 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
         k_chunk = k_steps * BK
         _block_into(a, b, c, block_m * BM,
                     (cluster_n * CLUSTER_N + wl.program_id(1) % CLUSTER_N) * BN, M, N, K,
-                    wl.program_id(2) * k_chunk, k_chunk, BM, BN, BK, EVEN, DESC)
+                    wl.program_id(2) * k_chunk, k_chunk, BM, BN, BK, EVEN, DESC, DESC_OUT)
 
 
 def _check_operands(op, a, b):
@@ -406,6 +433,11 @@ def _persists(m, n, constexprs, descriptors, split_k):
     return bool(desc) and blocks > _wave(bm) and split_k in (None, 1)
 
 
+def _pointee(pointer):
+    """The dtype a pointer type ("*bf16", "*fp32:16") points to."""
+    return wl.DTYPES[pointer[1:].split(":")[0]]
+
+
 def int_type(value):
     """weft.compile's type of an i32 argument of this value (the
     specialisation a launch with it takes)."""
@@ -420,13 +452,15 @@ def matmul_signature(m, n, k, constexprs, backend, out, dtype=wl.bfloat16):
     "*bf16")."""
     blocks = _resolve(constexprs, backend)
 
-    def block(names, extents):  # a descriptor of these blocks and extents
+    def block(names, extents, elem=dtype.name):  # a descriptor of these blocks and extents
         sizes = [blocks[name] for name in names]
         divs = [_shape_divisibility(e) for e in extents]
-        return f"tensordesc<{dtype.name}[{sizes[0]},{sizes[1]}]>:{divs[0]},{divs[1]}"
+        return f"tensordesc<{elem}[{sizes[0]},{sizes[1]}]>:{divs[0]},{divs[1]}"
 
     operands = ((block(("BM", "BK"), (m, k)), block(("BK", "BN"), (k, n)))
                 if constexprs["DESC"] else ("*" + dtype.name,) * 2)
+    if constexprs.get("DESC_OUT"):
+        out = block(("BM", "BN"), (m, n), _pointee(out).name)
     return dict(a=operands[0], b=operands[1], c=out, M=int_type(m), N=int_type(n),
                 K=int_type(k), k_steps="i32")
 
@@ -442,6 +476,7 @@ def compile_matmul(m, n, k, target, out, split_k=None, config=None, descriptors=
         split_k = 1  # as matmul: pieces of K meet in f32
     grid, _, constexprs, options = matmul_plan(m, n, k, backend, split_k, config,
                                                descriptors=descriptors, warp_mma=warp_mma)
+    constexprs = dict(constexprs, DESC_OUT=_desc_out(constexprs, grid, _pointee(out)))
     compile_kernel(matmul_kernel, matmul_signature(m, n, k, constexprs, backend, out),
                    constexprs, target=target, **options)
     if grid[2] > 1:
@@ -499,9 +534,12 @@ def _matmul(a, b, out, split_k, config, descriptors, warp_mma):
         zero_f32(out, m * n)
     if constexprs["DESC"]:
         a, b = blocks_of(a, b, constexprs)
+    c, desc_out = out, _desc_out(constexprs, grid, out_dtype) and tensor_maps_fit(out)
+    if desc_out:
+        c = out_blocks(out, constexprs)
     persistent = constexprs.get("PERSISTENT", False)
     launch = (grid[0] * grid[1],) if persistent else grid
-    matmul_kernel[launch](a, b, out, m, n, k, steps, resident=persistent, **options,
-                          **constexprs)
+    matmul_kernel[launch](a, b, c, m, n, k, steps, resident=persistent, DESC_OUT=desc_out,
+                          **options, **constexprs)
     return out
 

@@ -23,18 +23,22 @@ using namespace mlir;
 namespace weft {
 namespace {
 
+// The asm operands $2.. that a copy's coordinates take.
+std::string coordinateRegisters(size_t count) {
+  SmallVector<std::string> regs;
+  for (size_t i = 0; i < count; ++i)
+    regs.push_back("$" + std::to_string(2 + i));
+  return llvm::join(regs, ", ");
+}
 // Bulk tensor copies complete on mbarriers (PTX ISA 8.0, sm_90). Shared
 // addresses travel as 32-bit registers: the shared window is 32-bit.
 void tensorCopy(OpBuilder &b, Location loc, Value dst, Value tensorMap, ValueRange coords,
                 Value barrier, Value ctaMask) {
-  SmallVector<std::string> coordRegs;
-  for (size_t i = 0; i < coords.size(); ++i)
-    coordRegs.push_back("$" + std::to_string(2 + i));
   size_t barrierReg = 2 + coords.size();
   std::string text = llvm::formatv(
       "cp.async.bulk.tensor.{0}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       "{1} [$0], [$1, {{{2}}], [${3}]{4};",
-      coords.size(), ctaMask ? ".multicast::cluster" : "", llvm::join(coordRegs, ", "),
+      coords.size(), ctaMask ? ".multicast::cluster" : "", coordinateRegisters(coords.size()),
       barrierReg, ctaMask ? ", $" + std::to_string(barrierReg + 1) : "");
   SmallVector<Value> operands{sharedAddress(b, loc, dst), tensorMap};
   llvm::append_range(operands, coords);
@@ -46,6 +50,18 @@ void tensorCopy(OpBuilder &b, Location loc, Value dst, Value tensorMap, ValueRan
     constraints += ",h";
   }
   emitAsm(b, loc, Type(), operands, text, constraints + ",~{memory}");
+}
+// The other way (a bulk store): its group completes per thread
+// (cp.async.bulk.commit_group, wait_group).
+void tensorStore(OpBuilder &b, Location loc, Value tensorMap, Value src, ValueRange coords) {
+  std::string text =
+      llvm::formatv("cp.async.bulk.tensor.{0}d.global.shared::cta.tile.bulk_group "
+                    "[$0, {{{1}}], [$1];",
+                    coords.size(), coordinateRegisters(coords.size()));
+  SmallVector<Value> operands{tensorMap, sharedAddress(b, loc, src)};
+  llvm::append_range(operands, coords);
+  emitAsm(b, loc, Type(), operands, text,
+          "l,r," + llvm::join(SmallVector<StringRef>(coords.size(), "r"), ",") + ",~{memory}");
 }
 void barrierInit(OpBuilder &b, Location loc, ValueRange barriers, unsigned arrivals,
                  bool afterReads) {
@@ -156,6 +172,40 @@ struct InvalMBarriersLowering : TilePattern<InvalMBarriersOp> {
   }
 };
 
+/// The tensor map the kernel reported for descriptor `desc`
+/// (kTensorMapsAttrName: the runtime encodes that map, so the copies must
+/// address its view), if any.
+std::optional<TensorCopyPlan> reportedMap(Value desc) {
+  auto arg = dyn_cast<BlockArgument>(desc);
+  Operation *kernel = arg ? arg.getOwner()->getParentOp() : nullptr;
+  auto maps = kernel ? kernel->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName)
+                     : DictionaryAttr();
+  auto map = maps ? maps.getAs<DenseI64ArrayAttr>(std::to_string(arg.getArgNumber()))
+                  : DenseI64ArrayAttr();
+  if (!map)
+    return std::nullopt;
+  return decodeTensorCopyPlan(map);
+}
+
+/// The tensor-map coordinates of the box that starts at element `origin`
+/// of the block at `offsets`, innermost first: a dimension that walks the
+/// tensor starts at the box's element over its step (the plan makes that
+/// whole), one of a fixed number at 0 (the box takes all of them).
+SmallVector<Value> boxCoordinates(OpBuilder &b, Location loc, const TensorCopyPlan &plan,
+                                  ValueRange offsets, std::array<int64_t, 2> origin) {
+  SmallVector<Value> coords;
+  for (const TensorMapDim &d : plan.dims) {
+    Value coord = i32Const(b, loc, 0);
+    if (!d.size) {
+      coord = LLVM::AddOp::create(b, loc, offsets[d.dim], i32Const(b, loc, origin[d.dim]));
+      if (d.step != 1)
+        coord = LLVM::SDivOp::create(b, loc, coord, i32Const(b, loc, d.step));
+    }
+    coords.push_back(coord);
+  }
+  return coords;
+}
+
 /// One thread arrives at the barrier expecting the block's bytes and
 /// starts the bulk copies of its boxes, in the tensor map the kernel
 /// reported for the descriptor (kTensorMapsAttrName: the runtime encodes
@@ -169,15 +219,11 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SharedType dst = op.getDst().getType();
-    auto arg = dyn_cast<BlockArgument>(op.getDesc());
-    Operation *kernel = arg ? arg.getOwner()->getParentOp() : nullptr;
-    auto maps = kernel ? kernel->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName)
-                       : DictionaryAttr();
-    auto map = maps ? maps.getAs<DenseI64ArrayAttr>(std::to_string(arg.getArgNumber()))
-                    : DenseI64ArrayAttr();
-    if (!map)
+    std::optional<TensorCopyPlan> found = reportedMap(op.getDesc());
+    if (!found)
       return op.emitOpError("copies from a descriptor its kernel reports no tensor map for");
-    TensorCopyPlan plan = decodeTensorCopyPlan(map);
+    TensorCopyPlan plan = *found;
+    Operation *kernel = cast<BlockArgument>(op.getDesc()).getOwner()->getParentOp();
     int64_t bytes = dst.getNumElements() * naturalAlignment(dst.getElementType());
     int64_t programs = op.getMulticast() ? clusterSize(kernel) : 1;
     int64_t slice = plan.dims.back().box;
@@ -193,22 +239,9 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
                                           rewriter.getI16IntegerAttr((1 << programs) - 1));
         }
         for (auto origin : tensorCopyOrigins(plan.dims, dst)) {
-          // Innermost first: a dimension that walks the tensor starts at the
-          // box's element over its step (the plan makes that whole), one of
-          // a fixed number at 0 (the box takes all of them); the rank's
-          // slice of the outermost one further on.
-          SmallVector<Value> coords;
-          for (const TensorMapDim &d : plan.dims) {
-            Value coord = i32Const(rewriter, loc, 0);
-            if (!d.size) {
-              coord = LLVM::AddOp::create(rewriter, loc, adaptor.getOffsets()[d.dim],
-                                          i32Const(rewriter, loc, origin[d.dim]));
-              if (d.step != 1)
-                coord = LLVM::SDivOp::create(rewriter, loc, coord,
-                                             i32Const(rewriter, loc, d.step));
-            }
-            coords.push_back(coord);
-          }
+          // The rank's slice of the outermost dimension further on.
+          SmallVector<Value> coords =
+              boxCoordinates(rewriter, loc, plan, adaptor.getOffsets(), origin);
           Value to = byteOffset(rewriter, loc, adaptor.getDst(),
                                 sharedElementOffset(rewriter, loc, dst,
                                                     i32Const(rewriter, loc, origin[0]),
@@ -225,6 +258,76 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
       }, {});
       return SmallVector<Value>{};
     });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+// Bulk stores (weft-plan-bulk-stores) group their copies per thread; a
+// group's wait with .read ends once the copies have read shared memory,
+// not once their writes have landed.
+void bulkStoresRead(OpBuilder &b, Location loc) {
+  emitAsm(b, loc, Type(), {}, "cp.async.bulk.wait_group.read 0;", "~{memory}");
+}
+
+/// A bulk store: once the program's earlier bulk stores have read the
+/// buffer (placeSharedBuffers gave it room nothing else takes until the
+/// kernel returns), the threads write the block into it and fence their
+/// writes into the async proxy, the program joins, and one thread starts
+/// a bulk tensor copy per box and commits them as a group. The copies
+/// leave out what lies outside the tensor, as the store's mask would.
+struct BulkDescStoreLowering : TilePattern<DescStoreOp> {
+  BulkDescStoreLowering(const LLVMTypeConverter &converter, const TileLowering &tiles)
+      : TilePattern(converter, tiles, kVendorBenefit) {}
+  LogicalResult matchAndRewrite(DescStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!op.getBulk())
+      return failure();
+    Location loc = op.getLoc();
+    std::optional<TensorCopyPlan> plan = reportedMap(op.getDesc());
+    Value base = dynamicSharedAddress(rewriter, op);
+    if (!plan || !base)
+      return op.emitOpError("is a bulk store without its tensor map or shared buffer");
+    SharedType buffer = bulkStoreBuffer(op);
+    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
+                                  /*joinAfter=*/true, [&] {
+                                    bulkStoresRead(rewriter, loc);
+                                    return SmallVector<Value>{};
+                                  });
+    tiles.storeShared(rewriter, loc, base, buffer, op.getValue().getType(),
+                      unpackTile(rewriter, loc, adaptor.getValue()));
+    emitAsm(rewriter, loc, Type(), {}, "fence.proxy.async.shared::cta;", "~{memory}");
+    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/true,
+                                  /*joinAfter=*/false, [&] {
+      for (auto origin : tensorCopyOrigins(plan->dims, buffer)) {
+        SmallVector<Value> coords =
+            boxCoordinates(rewriter, loc, *plan, adaptor.getOffsets(), origin);
+        Value from = byteOffset(rewriter, loc, base,
+                                sharedElementOffset(rewriter, loc, buffer,
+                                                    i32Const(rewriter, loc, origin[0]),
+                                                    i32Const(rewriter, loc, origin[1])));
+        tensorStore(rewriter, loc, adaptor.getDesc(), from, coords);
+      }
+      emitAsm(rewriter, loc, Type(), {}, "cp.async.bulk.commit_group;", "~{memory}");
+      return SmallVector<Value>{};
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The thread that starts the program's bulk stores waits until they have
+/// read their buffers.
+struct BulkStoreWaitLowering : TilePattern<BulkStoreWaitOp> {
+  BulkStoreWaitLowering(const LLVMTypeConverter &converter, const TileLowering &tiles)
+      : TilePattern(converter, tiles, kVendorBenefit) {}
+  LogicalResult matchAndRewrite(BulkStoreWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    tiles.lowering.oncePerProgram(rewriter, op.getLoc(), {}, /*releaseBefore=*/false,
+                                  /*joinAfter=*/false, [&] {
+                                    bulkStoresRead(rewriter, op.getLoc());
+                                    return SmallVector<Value>{};
+                                  });
     rewriter.eraseOp(op);
     return success();
   }
@@ -324,9 +427,9 @@ struct DependencyWaitLowering : TilePattern<DependencyWaitOp> {
 void populateBulkCopyPatterns(const LLVMTypeConverter &converter, const TileLowering &tiles,
                               RewritePatternSet &patterns) {
   patterns.add<AllocMBarriersLowering, InvalMBarriersLowering, DescAsyncCopyLowering,
-               MBarrierWaitLowering, MBarrierArriveLowering, AsyncProxyFenceLowering,
-               ClusterArriveLowering, ClusterWaitLowering, DependencyWaitLowering>(converter,
-                                                                                   tiles);
+               BulkDescStoreLowering, BulkStoreWaitLowering, MBarrierWaitLowering,
+               MBarrierArriveLowering, AsyncProxyFenceLowering, ClusterArriveLowering,
+               ClusterWaitLowering, DependencyWaitLowering>(converter, tiles);
 }
 
 } // namespace weft

@@ -470,6 +470,12 @@ private:
           wish(result, wishedSource(result));
     });
     func.walk([&](StoreOp store) { anchorStoredSums(store); });
+    // A bulk store takes its block in any layout: a dot's sums stay in
+    // theirs (what is left of the descriptor stores is bulk).
+    func.walk([&](DescStoreOp store) {
+      if (Attribute source = wishedSource(store.getValue()))
+        wish(store.getValue(), source);
+    });
     func.walk([&](Operation *op) {
       if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AsyncCopyOp>(op) ||
           !isTile(op->getOperand(0).getType()))
@@ -749,8 +755,8 @@ private:
           setLayout(result, layout);
       return success();
     }
-    if (isa<PrintOp>(op))
-      return success(); // any layout
+    if (isa<PrintOp, DescStoreOp>(op))
+      return success(); // any layout (a bulk store writes shared memory)
     if (isa<FlipOp>(op)) { // elements move through shared memory, any layout
       Attribute layout = wishedOrDefault(op->getResult(0));
       require(op, 0, layout);

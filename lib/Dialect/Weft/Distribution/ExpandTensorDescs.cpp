@@ -101,7 +101,7 @@ struct WeftExpandTensorDescs : impl::WeftExpandTensorDescsBase<WeftExpandTensorD
     getOperation()->walk([&](Operation *op) {
       if (auto load = dyn_cast<DescLoadOp>(op))
         expandDescLoad(rewriter, load);
-      else if (auto store = dyn_cast<DescStoreOp>(op))
+      else if (auto store = dyn_cast<DescStoreOp>(op); store && !store.getBulk())
         expandDescStore(rewriter, store);
     });
   }

@@ -39,6 +39,32 @@ def WeftSetTarget : Pass<"weft-set-target", "mlir::ModuleOp"> {
   ];
 }
 
+def WeftPlanBulkStores : Pass<"weft-plan-bulk-stores", "mlir::ModuleOp"> {
+  let summary = "Make a kernel's tensor-descriptor stores bulk tensor copies";
+  let description = [{
+    On targets with bulk tensor copies (sm_90), a `weft.desc_store` in a
+    kernel becomes `bulk`: the program writes the block into shared memory
+    (`bulkStoreBuffer`: swizzled column blocks) and one thread starts a
+    bulk tensor copy of it, so the global stores leave the threads, which
+    go on (a persistent GEMM's next block) while the copy engine writes.
+    The descriptor's tensor map is recorded on the kernel
+    (`weft.tensor_maps`, as for bulk loads), and a `weft.bulk_store_wait`
+    goes before each return.
+
+    Only where nothing in the kernel could see the stores early or late:
+    the descriptor is a kernel argument that only stores use, every access
+    of the kernel is weak (no fence, signal, wait or ordered atomic, which
+    would have to wait for the copies first), it reads global memory only
+    through descriptors (a pointer might read back a stored block the copy
+    has not written yet; descriptors of one launch that overlap a stored
+    one are the caller's error, docs/python.md), the block is 2-D and its
+    buffer takes at most a third of dynamic shared memory, and the
+    descriptor's map is the one its other stores need. Elsewhere the store
+    stays, and weft-expand-tensor-descs makes it a masked tile store.
+  }];
+  let dependentDialects = ["::weft::WeftDialect"];
+}
+
 def WeftPipelineDotOperands : Pass<"weft-pipeline-dot-operands", "mlir::ModuleOp"> {
   let summary = "Copy a K loop's dot operands into shared memory stages ahead";
   let description = [{
@@ -106,7 +132,8 @@ def WeftExpandTensorDescs : Pass<"weft-expand-tensor-descs", "mlir::ModuleOp"> {
   let description = [{
     Every `weft.desc_load` and `weft.desc_store` that is left (on sm_90,
     weft-pipeline-dot-operands has made the operand loads of pipelined K
-    loops bulk tensor copies) becomes a `weft.load` / `weft.store` through
+    loops bulk tensor copies, and weft-plan-bulk-stores some stores bulk)
+    becomes a `weft.load` / `weft.store` through
     the tile `base + sum(coordinate_d * stride_d)` of the block's
     coordinates, masked to the tensor's shape (zeros read outside it),
     from `weft.desc_base`, `weft.desc_dim` and `weft.desc_stride`. The

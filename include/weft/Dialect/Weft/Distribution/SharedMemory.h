@@ -74,6 +74,12 @@ std::optional<TensorCopyPlan> tensorCopyPlan(SharedType buffer,
 /// box after another; each goes to the buffer's place of that element.
 llvm::SmallVector<std::array<int64_t, 2>> tensorCopyOrigins(llvm::ArrayRef<TensorMapDim> dims,
                                                             mlir::ShapedType block);
+/// The buffer a bulk weft.desc_store (weft-plan-bulk-stores) writes its
+/// block into for the copy engine: swizzled column blocks of the widest
+/// span that divides a row (no row interleaving), so that the rows of the
+/// boxes land as the hardware swizzles them; none where a row is not a
+/// multiple of 32 bytes.
+SharedType bulkStoreBuffer(DescStoreOp store);
 /// weft-pipeline-dot-operands records each plan on the kernel
 /// (kTensorMapsAttrName) as [swizzle, then dim, step, size, box per
 /// dimension, innermost first]; the lowering addresses the copies from it
@@ -173,7 +179,9 @@ bool placedInDynamic(mlir::Operation *op, const TargetSpec &target);
 /// buffers there now (a config= with deeper rings); elsewhere
 /// scratchAllowed.
 bool conversionFits(mlir::Operation *op, int64_t bytes, const CompileTarget &target);
-/// The bytes of the largest layout conversion's exchange in `func`.
+/// The bytes of the largest layout conversion's exchange in `func`, or of
+/// a bulk store's buffer (an epilogue's too, which the rings leave room
+/// for in the same way).
 int64_t largestConversion(mlir::Operation *func, const CompileTarget &target);
 
 } // namespace weft

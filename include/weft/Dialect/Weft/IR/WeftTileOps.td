@@ -296,16 +296,38 @@ def Weft_DescStoreOp : Weft_Op<"desc_store", [MemoryEffects<[MemWrite]>]> {
     where it lies inside the tensor; nothing is written elsewhere. A weak
     store.
 
+    With `bulk` (weft-plan-bulk-stores, sm_90), the threads write the
+    block into shared memory and one of them starts a bulk tensor copy of
+    it to global memory, which completes asynchronously: the program goes
+    on while the copy engine writes. Such a store's shared memory is
+    rewritten only once the program's earlier bulk stores have read it,
+    and the program ends only after that (`weft.bulk_store_wait`).
+
     ```mlir
     weft.desc_store %c[%m, %n], %t : !weft.tensordesc<128x64xbf16>, tensor<128x64xbf16>
     ```
   }];
   let arguments = (ins Weft_TensorDescType:$desc, Variadic<I32>:$offsets,
-                       Weft_NumericTile:$value);
+                       Weft_NumericTile:$value, UnitAttr:$bulk);
   let assemblyFormat = [{
     $desc `[` $offsets `]` `,` $value attr-dict `:` qualified(type($desc)) `,` type($value)
   }];
   let hasVerifier = 1;
+}
+
+def Weft_BulkStoreWaitOp : Weft_Op<"bulk_store_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until the program's bulk stores have read their shared memory";
+  let description = [{
+    The thread that started the program's bulk stores (`weft.desc_store`
+    with `bulk`) waits until each has read the shared memory it copies
+    from, which may then be reused or released. weft-plan-bulk-stores puts
+    one before each return of a kernel with bulk stores.
+
+    ```mlir
+    weft.bulk_store_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 def Weft_DescBaseOp : Weft_Op<"desc_base", [Pure]> {

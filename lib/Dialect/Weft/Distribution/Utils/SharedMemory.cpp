@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -91,6 +92,16 @@ int64_t sharedTileAlignment(ShapedType tile) {
   if (SwizzledSharedAttr layout = swizzleOf(tile))
     return 8 * layout.getBytes();
   return 16;
+}
+
+SharedType bulkStoreBuffer(DescStoreOp store) {
+  auto block = cast<RankedTensorType>(store.getValue().getType());
+  Type elem = block.getElementType();
+  unsigned span = swizzleSpan(block.getDimSize(block.getRank() - 1) * naturalAlignment(elem));
+  if (!span)
+    return {};
+  return SharedType::get(store.getContext(), block.getShape(), elem,
+                         SwizzledSharedAttr::get(store.getContext(), span, 0));
 }
 
 std::optional<TensorCopyPlan> tensorCopyPlan(SharedType buffer,
@@ -203,6 +214,16 @@ InFlightDiagnostic emitSharedOverflow(Operation *op, Type type, int64_t bytes, i
 }
 
 namespace {
+/// The outermost loop around `op` in its function, else `op`.
+Operation *outermostLoop(Operation *op) {
+  Operation *outermost = op;
+  for (Operation *parent = op->getParentOp(); parent && !isa<FunctionOpInterface>(parent);
+       parent = parent->getParentOp())
+    if (isa<LoopLikeOpInterface>(parent))
+      outermost = parent;
+  return outermost;
+}
+
 /// What placeSharedBuffers does with a kernel's buffers and exchanges, in
 /// program order: each at the lowest offset (of its alignment) that no
 /// buffer or exchange in use at the same time holds, the first fit.
@@ -231,10 +252,22 @@ public:
       int64_t size, align = 16;
       SharedLiveness::Span steps;
       Type what;
+      bool async = inAsyncProxy(op);
       if (isa<AllocSharedOp, AllocMBarriersOp>(op)) {
         std::tie(size, align) = sharedFootprint(op);
         steps = liveness.life(op);
         what = op->getResult(0).getType();
+      } else if (auto store = dyn_cast<DescStoreOp>(op); store && store.getBulk()) {
+        // The copy engine reads the buffer after the op, until the next
+        // bulk store or the return waits (weft.bulk_store_wait): nothing
+        // from the outermost loop around it on takes its room.
+        SharedType buffer = bulkStoreBuffer(store);
+        size = sharedTileBytes(buffer);
+        align = sharedTileAlignment(buffer);
+        what = buffer;
+        steps = liveness.span(outermostLoop(op));
+        steps.last = liveness.span(func).last;
+        async = true;
       } else if (ScratchUse use = extraOp ? ScratchUse() : scratchUse(op, target); use.bytes) {
         size = use.bytes;
         what = use.tile;
@@ -242,7 +275,7 @@ public:
       } else {
         return WalkResult::advance();
       }
-      if (!place(steps, inAsyncProxy(op), size, align, limit)) {
+      if (!place(steps, async, size, align, limit)) {
         if (overflow)
           overflow(op, what, size, inUse);
         return WalkResult::interrupt();
@@ -423,6 +456,10 @@ bool conversionFits(Operation *op, int64_t bytes, const CompileTarget &target) {
 int64_t largestConversion(Operation *func, const CompileTarget &target) {
   int64_t largest = 0;
   func->walk([&](ConvertLayoutOp op) { largest = std::max(largest, scratchUse(op, target).bytes); });
+  func->walk([&](DescStoreOp op) {
+    if (op.getBulk())
+      largest = std::max(largest, sharedTileBytes(bulkStoreBuffer(op)));
+  });
   return largest;
 }
 

@@ -1,0 +1,136 @@
+//===- PlanBulkStores.cpp - descriptor stores as bulk tensor copies -------===//
+//
+// A GEMM's epilogue stores its block from registers: every thread issues
+// its share of the global stores, and the next block's products wait
+// behind them (Nsight Compute on a persistent 128x256 bf16 GEMM: the
+// epilogue's shared-memory exchange and stores are 3 % of its samples,
+// bench/README.md, "GEMM"). Written into shared memory and handed to the
+// copy engine instead, the block leaves the threads at once.
+//
+//===----------------------------------------------------------------------===//
+#include "PipelinePlan.h"
+
+#include "weft/Analysis/AxisInfo.h"
+#include "weft/Dialect/Weft/Distribution/Passes.h"
+#include "weft/Dialect/Weft/Distribution/SharedMemory.h"
+#include "weft/Dialect/Weft/IR/CompileTarget.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace weft {
+#define GEN_PASS_DEF_WEFTPLANBULKSTORES
+#include "weft/Dialect/Weft/Distribution/Passes.h.inc"
+} // namespace weft
+
+using namespace mlir;
+
+namespace weft {
+namespace {
+
+/// The tensor map a bulk store of `store` needs (the argument's number and
+/// the boxes that read its buffer), or none where it cannot be one.
+std::optional<std::pair<unsigned, TensorCopyPlan>>
+bulkStoreMap(DescStoreOp store, func::FuncOp kernel, const AxisInfoAnalysis &axis,
+             const CompileTarget &target) {
+  auto arg = dyn_cast<BlockArgument>(store.getDesc());
+  if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation() ||
+      store.getValue().getType().getRank() != 2)
+    return std::nullopt;
+  // Only stores read the descriptor: its map is theirs alone.
+  if (!llvm::all_of(arg.getUsers(), [](Operation *user) { return isa<DescStoreOp>(user); }))
+    return std::nullopt;
+  SharedType buffer = bulkStoreBuffer(store);
+  if (!buffer || sharedTileBytes(buffer) > *target.spec.dynamicSharedMemoryBytes() / 3)
+    return std::nullopt;
+  // The copy engine leaves out what lies past the tensor's last row, but
+  // past its last column only in 16-byte steps (an H200 wrote the 3 int32
+  // after a 45-column view's end): the rows must be whole 16-byte chunks.
+  auto shape = kernel.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                          kShapeDivisibilityAttrName);
+  int64_t elementBytes = naturalAlignment(buffer.getElementType());
+  if (!shape || shape.size() != 2 || (shape[1] * elementBytes) % 16)
+    return std::nullopt;
+  std::array<int64_t, 2> divisibility;
+  for (unsigned d = 0; d < 2; ++d)
+    divisibility[d] = std::min(axis.get(store.getOffsets()[d]).divisibility[0],
+                               shape && d < shape.size() ? shape[d] : 1);
+  std::optional<TensorCopyPlan> plan = tensorCopyPlan(buffer, divisibility);
+  if (!plan)
+    return std::nullopt;
+  return std::pair{arg.getArgNumber(), std::move(*plan)};
+}
+
+struct WeftPlanBulkStores : impl::WeftPlanBulkStoresBase<WeftPlanBulkStores> {
+  using WeftPlanBulkStoresBase::WeftPlanBulkStoresBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<CompileTarget> target = getCompileTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    if (!target->spec.hasTensorCopies())
+      return;
+    AxisInfoAnalysis axis(module);
+    OpBuilder builder(&getContext());
+    for (auto kernel : module.getOps<func::FuncOp>()) {
+      // A fence, signal or ordered access would have to wait for the
+      // copies to complete first; weak accesses need nothing of them. A
+      // read through a pointer might read back a block stored before it,
+      // which the copy may not have written yet.
+      auto readsPointer = [](Operation *op) {
+        return isa<LoadOp, AtomicRMWOp, AtomicCASOp>(op) ? WalkResult::interrupt()
+                                                          : WalkResult::advance();
+      };
+      if (kernel.isExternal() || !placedInDynamic(kernel, target->spec) ||
+          !llvm::all_of(kernel.getBody().getOps(),
+                        [](Operation &op) { return accessesWeakly(&op); }) ||
+          kernel.walk(readsPointer).wasInterrupted())
+        continue;
+      NamedAttrList maps;
+      if (auto known = kernel->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName))
+        maps.append(known.getValue());
+      SmallVector<DescStoreOp> bulk;
+      kernel.walk([&](DescStoreOp store) {
+        auto map = bulkStoreMap(store, kernel, axis, *target);
+        if (!map)
+          return;
+        // Every store of the descriptor must do with one map.
+        Attribute value = encodeTensorCopyPlan(&getContext(), map->second);
+        std::string key = std::to_string(map->first);
+        if (Attribute existing = maps.get(key); existing && existing != value)
+          return;
+        maps.set(key, value);
+        bulk.push_back(store);
+      });
+      if (bulk.empty())
+        continue;
+      // A descriptor some of whose stores could not be bulk keeps them all
+      // as tile stores (one map per argument, and one proxy).
+      llvm::DenseSet<Value> mixed;
+      kernel.walk([&](DescStoreOp store) {
+        if (!llvm::is_contained(bulk, store))
+          mixed.insert(store.getDesc());
+      });
+      bool any = false;
+      for (DescStoreOp store : bulk)
+        if (!mixed.contains(store.getDesc())) {
+          store.setBulk(true);
+          any = true;
+        }
+      if (!any)
+        continue;
+      for (Value desc : mixed)
+        if (auto arg = dyn_cast<BlockArgument>(desc))
+          maps.erase(std::to_string(arg.getArgNumber()));
+      kernel->setAttr(kTensorMapsAttrName, maps.getDictionary(&getContext()));
+      kernel.walk([&](func::ReturnOp ret) {
+        builder.setInsertionPoint(ret);
+        BulkStoreWaitOp::create(builder, ret.getLoc());
+      });
+    }
+  }
+};
+
+} // namespace
+} // namespace weft
