@@ -26,6 +26,9 @@ MMA, and the --configs kernels take it too (names ending _mma_graph).
 persistent (more blocks than a wave): the same kernel and blocks launched
 a program per block, as before they were (what the persistence and its
 prefetch gain; bench/README.md, "GEMM").
+--data pattern takes bench/fused.py's operands (periodic small integers)
+instead of random ones (bench/README.md, "Bulk stores": the operands do
+not change the times; the eager calls' higher clock does).
 --cold times every call with none of its operands in L2: a graph of
 --iters calls, each after reading a buffer of four times the L2's size
 (read, not written, so that no dirty lines are left to write back), less
