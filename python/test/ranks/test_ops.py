@@ -450,7 +450,9 @@ def test_matmul_bulk_stores(m, n):
     the rows past M and the columns past N. 160 blocks (more than a wave:
     persistent programs, each store waiting for the one before to have
     read the buffer) and 8 (a program per block); K = 40 ends inside a
-    step."""
+    step. A product of the result launched right behind it (on sm_90 it
+    starts as the first's programs exit, and reads c with bulk copies)
+    sees every block: the copies complete with the kernel."""
     k = 40
     bm, bn, bk = (_jit.PerBackend(host=16, default=size) for size in (128, 256, 32))
     config = (bm, bn, bk, 8, 5, 2)
@@ -463,8 +465,12 @@ def test_matmul_bulk_stores(m, n):
     ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
     c = weft.empty((m, n), wl.bfloat16)
     weft.ops.matmul(*ab, c, config=config, descriptors=True)
+    e = rng.integers(-1, 2, (n, 64)).astype(np.float32)
+    be = buffer_of(e, wl.bfloat16)
+    d = weft.ops.matmul(c, be)  # f32, exact: |sums| <= 160 * n < 2^24
     np.testing.assert_array_equal(c.to_numpy(), a @ b)  # |sums| <= 160: exact in bf16
-    for buf in ab + [c]:
+    np.testing.assert_array_equal(d.to_numpy(), (a @ b) @ e)
+    for buf in ab + [c, be, d]:
         buf.free()
 
 
