@@ -122,8 +122,8 @@ def _desc_out(constexprs, grid, out_dtype):
     memory than a bulk store may), in the large blocks (decided on the
     GPU's blocks, as _persists is). There the epilogue it replaces is the
     largest, a 66 KiB exchange through shared memory and 64 KiB of stores
-    a block: 1-4 % faster at K <= 4096 on an H200, where 128x64 blocks at
-    1024^3 were 4 % slower (bench/README.md, "Bulk stores")."""
+    a block: up to 4.5 % faster at K <= 4096 on an H200, where 128x64 blocks at
+    1024^3 were 5 % slower (bench/README.md, "Bulk stores")."""
     large = all(_for_backend(constexprs[name], "cuda") == _for_backend(_LARGE[name], "cuda")
                 for name in ("BM", "BN"))
     return bool(constexprs["DESC"]) and grid[2] == 1 and out_dtype.bits == 16 and large
@@ -189,7 +189,7 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     their copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
     steps, so none ends inside a step). DESC: a and b are tensor
     descriptors (blocks_of), else pointers. DESC_OUT (one piece of K): c
-    is a tensor descriptor of BMxBN blocks too (out_block), which sm_90
+    is a tensor descriptor of BMxBN blocks too (out_blocks), which sm_90
     stores with bulk copies: the threads write each block into shared
     memory and go on while the copy engine writes it out.
 
