@@ -16,6 +16,22 @@
 using namespace mlir;
 
 namespace weft {
+
+std::array<int64_t, 2> blockDivisibility(BlockArgument desc, ValueRange offsets,
+                                         const AxisInfoAnalysis &axis) {
+  // A view that walks the tensor in steps needs the block's offsets and the
+  // tensor's extent to be whole steps (both powers of two: the smaller
+  // divides the other).
+  auto func = cast<FunctionOpInterface>(desc.getOwner()->getParentOp());
+  auto shape = func.getArgAttrOfType<DenseI64ArrayAttr>(desc.getArgNumber(),
+                                                        kShapeDivisibilityAttrName);
+  std::array<int64_t, 2> divisibility;
+  for (unsigned d = 0; d < 2; ++d)
+    divisibility[d] = std::min(axis.get(offsets[d]).divisibility[0],
+                               shape && d < shape.size() ? shape[d] : 1);
+  return divisibility;
+}
+
 namespace {
 
 /// A plain tile load, or a block of a tensor descriptor (always weak).
@@ -140,17 +156,8 @@ std::optional<std::pair<unsigned, TensorCopyPlan>> tensorMapOf(const Operand &op
   if (!arg || !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) ||
       !arg.getOwner()->getParentOp()->hasAttr(kKernelAttrName))
     return std::nullopt;
-  // A view that walks the tensor in steps needs the block's offsets and the
-  // tensor's extent to be whole steps (both powers of two: the smaller
-  // divides the other).
   auto func = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  auto shape = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
-                                                        kShapeDivisibilityAttrName);
-  std::array<int64_t, 2> divisibility;
-  for (unsigned d = 0; d < 2; ++d)
-    divisibility[d] = std::min(axis.get(desc.getOffsets()[d]).divisibility[0],
-                               shape && d < shape.size() ? shape[d] : 1);
-  auto plan = tensorCopyPlan(operand.buffer, divisibility);
+  auto plan = tensorCopyPlan(operand.buffer, blockDivisibility(arg, desc.getOffsets(), axis));
   if (!plan)
     return std::nullopt;
   // A shared copy's box is its slice of the outermost dimension

@@ -19,6 +19,8 @@
 
 namespace weft {
 
+class AxisInfoAnalysis;
+
 /// Shared memory left to the program's other uses (exchanges, reductions).
 constexpr int64_t kReservedSharedBytes = 8 * 1024;
 
@@ -95,6 +97,12 @@ std::optional<PipelinePlan> planPipeline(mlir::scf::ForOp loop, unsigned numStag
                                          RingBudget budget,
                                          const CompileTarget &target, bool withScratch,
                                          const StagedTiles &copied, bool stage = true);
+
+/// What the offsets of a block of kernel argument `desc` (a descriptor)
+/// and the tensor's extents are multiples of, rows and columns: the
+/// divisibility tensorCopyPlan aligns its view to.
+std::array<int64_t, 2> blockDivisibility(mlir::BlockArgument desc, mlir::ValueRange offsets,
+                                         const AxisInfoAnalysis &axis);
 
 /// Whether `op` and the ops within it access memory only weakly: weak
 /// loads, weak or relaxed stores and atomic read-modify-writes; nothing

@@ -37,7 +37,7 @@ bulkStoreMap(DescStoreOp store, func::FuncOp kernel, const AxisInfoAnalysis &axi
   if (!arg || arg.getOwner()->getParentOp() != kernel.getOperation() ||
       store.getValue().getType().getRank() != 2)
     return std::nullopt;
-  // Only stores read the descriptor: its map is theirs alone.
+  // Only stores use the descriptor: its map is theirs alone.
   if (!llvm::all_of(arg.getUsers(), [](Operation *user) { return isa<DescStoreOp>(user); }))
     return std::nullopt;
   SharedType buffer = bulkStoreBuffer(store);
@@ -51,11 +51,8 @@ bulkStoreMap(DescStoreOp store, func::FuncOp kernel, const AxisInfoAnalysis &axi
   int64_t elementBytes = naturalAlignment(buffer.getElementType());
   if (!shape || shape.size() != 2 || (shape[1] * elementBytes) % 16)
     return std::nullopt;
-  std::array<int64_t, 2> divisibility;
-  for (unsigned d = 0; d < 2; ++d)
-    divisibility[d] = std::min(axis.get(store.getOffsets()[d]).divisibility[0],
-                               shape && d < shape.size() ? shape[d] : 1);
-  std::optional<TensorCopyPlan> plan = tensorCopyPlan(buffer, divisibility);
+  std::optional<TensorCopyPlan> plan =
+      tensorCopyPlan(buffer, blockDivisibility(arg, store.getOffsets(), axis));
   if (!plan)
     return std::nullopt;
   return std::pair{arg.getArgNumber(), std::move(*plan)};
