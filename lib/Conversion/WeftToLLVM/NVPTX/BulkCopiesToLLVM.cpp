@@ -263,11 +263,15 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
   }
 };
 
-// Bulk stores (weft-plan-bulk-stores) group their copies per thread; a
-// group's wait with .read ends once the copies have read shared memory,
-// not once their writes have landed.
-void bulkStoresRead(OpBuilder &b, Location loc) {
-  emitAsm(b, loc, Type(), {}, "cp.async.bulk.wait_group.read 0;", "~{memory}");
+// Bulk stores (weft-plan-bulk-stores) group their copies per thread: the
+// thread that starts them (oncePerProgram's) waits, with .read until the
+// copies have read shared memory, not until their writes have landed;
+// with `join` the program joins after it.
+void bulkStoresRead(const TileLowering &tiles, OpBuilder &b, Location loc, bool join) {
+  tiles.lowering.oncePerProgram(b, loc, {}, /*releaseBefore=*/false, join, [&] {
+    emitAsm(b, loc, Type(), {}, "cp.async.bulk.wait_group.read 0;", "~{memory}");
+    return SmallVector<Value>{};
+  });
 }
 
 /// A bulk store: once the program's earlier bulk stores have read the
@@ -289,11 +293,7 @@ struct BulkDescStoreLowering : TilePattern<DescStoreOp> {
     if (!plan || !base)
       return op.emitOpError("is a bulk store without its tensor map or shared buffer");
     SharedType buffer = bulkStoreBuffer(op);
-    tiles.lowering.oncePerProgram(rewriter, loc, {}, /*releaseBefore=*/false,
-                                  /*joinAfter=*/true, [&] {
-                                    bulkStoresRead(rewriter, loc);
-                                    return SmallVector<Value>{};
-                                  });
+    bulkStoresRead(tiles, rewriter, loc, /*join=*/true);
     tiles.storeShared(rewriter, loc, base, buffer, op.getValue().getType(),
                       unpackTile(rewriter, loc, adaptor.getValue()));
     emitAsm(rewriter, loc, Type(), {}, "fence.proxy.async.shared::cta;", "~{memory}");
@@ -323,11 +323,7 @@ struct BulkStoreWaitLowering : TilePattern<BulkStoreWaitOp> {
       : TilePattern(converter, tiles, kVendorBenefit) {}
   LogicalResult matchAndRewrite(BulkStoreWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    tiles.lowering.oncePerProgram(rewriter, op.getLoc(), {}, /*releaseBefore=*/false,
-                                  /*joinAfter=*/false, [&] {
-                                    bulkStoresRead(rewriter, op.getLoc());
-                                    return SmallVector<Value>{};
-                                  });
+    bulkStoresRead(tiles, rewriter, op.getLoc(), /*join=*/false);
     rewriter.eraseOp(op);
     return success();
   }

@@ -87,27 +87,22 @@ struct WeftPlanBulkStores : impl::WeftPlanBulkStoresBase<WeftPlanBulkStores> {
       NamedAttrList maps;
       if (auto known = kernel->getAttrOfType<DictionaryAttr>(kTensorMapsAttrName))
         maps.append(known.getValue());
+      // A descriptor some of whose stores cannot be bulk keeps them all as
+      // tile stores (one map per argument, and one proxy).
       SmallVector<DescStoreOp> bulk;
-      kernel.walk([&](DescStoreOp store) {
-        auto map = bulkStoreMap(store, kernel, axis, *target);
-        if (!map)
-          return;
-        // Every store of the descriptor must do with one map.
-        Attribute value = encodeTensorCopyPlan(&getContext(), map->second);
-        std::string key = std::to_string(map->first);
-        if (Attribute existing = maps.get(key); existing && existing != value)
-          return;
-        maps.set(key, value);
-        bulk.push_back(store);
-      });
-      if (bulk.empty())
-        continue;
-      // A descriptor some of whose stores could not be bulk keeps them all
-      // as tile stores (one map per argument, and one proxy).
       llvm::DenseSet<Value> mixed;
       kernel.walk([&](DescStoreOp store) {
-        if (!llvm::is_contained(bulk, store))
-          mixed.insert(store.getDesc());
+        if (auto map = bulkStoreMap(store, kernel, axis, *target)) {
+          // Every store of the descriptor must do with one map.
+          Attribute value = encodeTensorCopyPlan(&getContext(), map->second);
+          std::string key = std::to_string(map->first);
+          if (Attribute existing = maps.get(key); !existing || existing == value) {
+            maps.set(key, value);
+            bulk.push_back(store);
+            return;
+          }
+        }
+        mixed.insert(store.getDesc());
       });
       bool any = false;
       for (DescStoreOp store : bulk)
