@@ -442,33 +442,34 @@ def test_matmul_persistent(m, n, k, descriptors, cluster):
         buf.free()
 
 
+@pytest.mark.parametrize("dtype", [wl.float16, wl.bfloat16])
 @pytest.mark.parametrize("m,n", [(1160, 4000), (200, 992)])
-def test_matmul_bulk_stores(m, n):
-    """A bf16 out in the large blocks (on GPUs 128x256) with a and b as
+def test_matmul_bulk_stores(m, n, dtype):
+    """A 16-bit out in the large blocks (on GPUs 128x256) with a and b as
     descriptors goes to the kernel as a descriptor too (DESC_OUT): on
     sm_90 each block leaves through a bulk store, whose copies leave out
     the rows past M and the columns past N. 160 blocks (more than a wave:
     persistent programs, each store waiting for the one before to have
     read the buffer) and 8 (a program per block); K = 40 ends inside a
     step. A product of the result launched right behind it (on sm_90 it
-    starts as the first's programs exit, and reads c with bulk copies)
-    sees every block: the copies complete with the kernel."""
+    starts as the first's programs exit) sees every block: the copies
+    complete with the kernel."""
     k = 40
     bm, bn, bk = (_jit.PerBackend(host=16, default=size) for size in (128, 256, 32))
     config = (bm, bn, bk, 8, 5, 2)
     grid, _, constexprs, _ = weft.ops._gemm.matmul_plan(m, n, k, BACKEND, None, config, True)
-    assert weft.ops._gemm._desc_out(constexprs, grid, wl.bfloat16)
+    assert weft.ops._gemm._desc_out(constexprs, grid, dtype)
     assert constexprs.get("PERSISTENT", False) == (m > 1024)
     rng = np.random.default_rng(m)
     a = rng.integers(-2, 3, (m, k)).astype(np.float32)
     b = rng.integers(-2, 3, (k, n)).astype(np.float32)
-    ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
-    c = weft.empty((m, n), wl.bfloat16)
+    ab = [buffer_of(a, dtype), buffer_of(b, dtype)]
+    c = weft.empty((m, n), dtype)
     weft.ops.matmul(*ab, c, config=config, descriptors=True)
     e = rng.integers(-1, 2, (n, 64)).astype(np.float32)
-    be = buffer_of(e, wl.bfloat16)
+    be = buffer_of(e, dtype)
     d = weft.ops.matmul(c, be)  # f32, exact: |sums| <= 160 * n < 2^24
-    np.testing.assert_array_equal(c.to_numpy(), a @ b)  # |sums| <= 160: exact in bf16
+    np.testing.assert_array_equal(c.to_numpy(), a @ b)  # |sums| <= 160: exact in 16 bits
     np.testing.assert_array_equal(d.to_numpy(), (a @ b) @ e)
     for buf in ab + [c, be, d]:
         buf.free()
