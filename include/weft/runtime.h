@@ -142,6 +142,18 @@ weft_status weft_put_fork(weft_context *ctx, void *stream);
 /* Makes `count` puts with the device's copy engines rather than its
  * cores. Peers of this rank's node only (any rank, this one included). */
 weft_status weft_put_signal_async(weft_context *ctx, const weft_put *puts, size_t count);
+/* The puts made after this call start once the 32-bit word at `count`
+ * (this rank's device memory, 4-byte aligned, counting up from 0) has
+ * reached `value` (1 .. 2^31 - 1). A launch made after weft_put_fork
+ * counts there as it writes what those puts carry (each count after a
+ * release at system scope, as wl.signal's), so they leave while it runs
+ * instead of after it; the word is the caller's to zero before the next
+ * such launch. On GPUs the copy engine's wait has no timeout: a launch
+ * that never reaches the count leaves these puts, and the work joined
+ * after them, waiting. On the host backend, whose launches have finished
+ * when they return, the call waits for the count itself, until the
+ * context's wait timeout (WEFT_ERROR_TIMEOUT). */
+weft_status weft_put_wait(weft_context *ctx, const void *count, uint32_t value);
 /* Work launched on `stream` after this call waits for every put made
  * before it: their reads of src are done and their bytes have landed. */
 weft_status weft_put_join(weft_context *ctx, void *stream);

@@ -97,6 +97,7 @@ def lib():
         l.weft_put_fork.argtypes = [vp, vp]
         l.weft_put_signal_async.argtypes = [vp, _c.POINTER(_Put), _c.c_size_t]
         l.weft_put_join.argtypes = [vp, vp]
+        l.weft_put_wait.argtypes = [vp, vp, _c.c_uint32]
         l.weft_graph_begin.argtypes = [vp, vp]
         l.weft_graph_end.argtypes = [vp, vp, pvp]
         l.weft_graph_launch.argtypes = [vp, vp]
@@ -297,6 +298,18 @@ class PutFork(_Recorded):
 
     def _call(self, ctx, stream):
         check(lib().weft_put_fork(ctx, stream), "weft_put_fork", ctx)
+
+
+class PutWait(_Recorded):
+    """Puts made after this start once the 32-bit count at address `count`
+    has reached `value` (weft_put_wait): a launch counts there as it
+    writes what they carry."""
+
+    def __init__(self, count, value):
+        self._count, self._value = count, value
+
+    def _call(self, ctx, stream):
+        check(lib().weft_put_wait(ctx, self._count, self._value), "weft_put_wait", ctx)
 
 
 class PutJoin(_Recorded):

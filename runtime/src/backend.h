@@ -108,6 +108,10 @@ typedef struct weft_backend_ops {
   weft_status (*put_fork)(void *state, void *stream);
   weft_status (*put_signal)(void *state, const weft_put *puts, size_t count);
   weft_status (*put_join)(void *state, void *stream);
+  /* weft_put_wait, checked; timeout_ns (0: none) bounds a wait that the
+   * backend makes on the calling thread. */
+  weft_status (*put_wait)(void *state, const void *count, uint32_t value,
+                        uint64_t timeout_ns);
 
   weft_status (*module_load)(void *state, const void *image, size_t size,
                              weft_module_format format, void **module);

@@ -202,6 +202,13 @@ static weft_status copy_device_async(weft_gpu *g, void *dst, const void *src, si
             (CUstream)stream);
 }
 
+static weft_status stream_wait_value(weft_gpu *g, void *stream, const void *word,
+                                     uint32_t value) {
+  (void)g;
+  return CU(cuStreamWaitValue32, (CUstream)stream, (CUdeviceptr)(uintptr_t)word, value,
+            CU_STREAM_WAIT_VALUE_GEQ);
+}
+
 static weft_status stream_synchronize(weft_gpu *g, void *stream) {
   (void)g;
   return CU(cuStreamSynchronize, (CUstream)stream);
@@ -551,6 +558,7 @@ static const weft_gpu_ops gpu_ops = {
     .stream_synchronize = stream_synchronize,
     .stream_after = stream_after,
     .copy_device_async = copy_device_async,
+    .stream_wait_value = stream_wait_value,
     .exchange_capture_mode = exchange_capture_mode,
     .relaxed_capture = CU_STREAM_CAPTURE_MODE_RELAXED,
     .device_alloc = device_alloc,
@@ -594,6 +602,7 @@ const weft_backend_ops weft_backend_cuda = {
     .put_fork = weft_gpu_put_fork,
     .put_signal = weft_gpu_put_signal,
     .put_join = weft_gpu_put_join,
+    .put_wait = weft_gpu_put_wait,
     .module_load = cuda_module_load,
     .module_unload = cuda_module_unload,
     .module_get_function = weft_gpu_module_get_function,

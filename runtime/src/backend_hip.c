@@ -52,6 +52,8 @@
   X(hipMemcpyAsync, hipError_t,                                                \
     (void *, const void *, size_t, hipMemcpyKind, hipStream_t))                \
   X(hipMemsetAsync, hipError_t, (void *, int, size_t, hipStream_t))            \
+  X(hipStreamWaitValue32, hipError_t,                                          \
+    (hipStream_t, void *, uint32_t, unsigned int, uint32_t))                   \
   X(hipModuleLoadData, hipError_t, (hipModule_t *, const void *))              \
   X(hipModuleUnload, hipError_t, (hipModule_t))                                \
   X(hipModuleGetFunction, hipError_t, (hipFunction_t *, hipModule_t, const char *)) \
@@ -306,6 +308,15 @@ static weft_status copy_device_async(weft_gpu *g, void *dst, const void *src, si
   return HIP(hipMemcpyAsync, dst, src, n, hipMemcpyDefault, (hipStream_t)stream);
 }
 
+/* The word counts up from 0 to below 2^31: HIP's unsigned >= agrees with
+ * CUDA's wrapping one. */
+static weft_status stream_wait_value(weft_gpu *g, void *stream, const void *word,
+                                     uint32_t value) {
+  (void)g;
+  return HIP(hipStreamWaitValue32, (hipStream_t)stream, (void *)(uintptr_t)word, value,
+             hipStreamWaitValueGte, 0xffffffffu);
+}
+
 static weft_status exchange_capture_mode(int *mode) {
   hipStreamCaptureMode m = (hipStreamCaptureMode)*mode;
   weft_status st = HIP(hipThreadExchangeStreamCaptureMode, &m);
@@ -454,6 +465,7 @@ static const weft_gpu_ops gpu_ops = {
     .stream_synchronize = stream_synchronize,
     .stream_after = stream_after,
     .copy_device_async = copy_device_async,
+    .stream_wait_value = stream_wait_value,
     .exchange_capture_mode = exchange_capture_mode,
     .relaxed_capture = hipStreamCaptureModeRelaxed,
     .device_alloc = device_alloc,
@@ -490,6 +502,7 @@ const weft_backend_ops weft_backend_hip = {
     .put_fork = weft_gpu_put_fork,
     .put_signal = weft_gpu_put_signal,
     .put_join = weft_gpu_put_join,
+    .put_wait = weft_gpu_put_wait,
     .module_load = hip_module_load,
     .module_unload = hip_module_unload,
     .module_get_function = weft_gpu_module_get_function,

@@ -9,13 +9,16 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bootstrap.h"
 #include "host_engine.h"
 #include "internal.h"
 
@@ -175,6 +178,23 @@ static weft_status host_put_signal(void *state, const weft_put *puts, size_t cou
       memcpy(puts[i].dst, puts[i].src, puts[i].size);
     memcpy(&value, puts[i].signal_src, sizeof value);
     __atomic_store_n((uint64_t *)puts[i].signal, value, __ATOMIC_RELEASE);
+  }
+  return WEFT_SUCCESS;
+}
+
+/* Launches have finished here, so a count still short is a peer's to
+ * raise (a remote signal): spin for it, bounded by the wait timeout. */
+static weft_status host_put_wait(void *state, const void *count, uint32_t value,
+                                 uint64_t timeout_ns) {
+  (void)state;
+  const uint32_t *word = count;
+  double deadline = timeout_ns ? weft_bs_now() + (double)timeout_ns * 1e-9 : 0;
+  uint32_t seen;
+  while ((seen = __atomic_load_n(word, __ATOMIC_ACQUIRE)) < value) {
+    if (deadline && weft_bs_now() > deadline)
+      return weft_fail(WEFT_ERROR_TIMEOUT, "weft_put_wait: the count at %p is %" PRIu32
+                       ", short of %" PRIu32 ", after the wait timeout", count, seen, value);
+    sched_yield();
   }
   return WEFT_SUCCESS;
 }
@@ -349,6 +369,7 @@ const weft_backend_ops weft_backend_host = {
     .put_fork = host_put_order,
     .put_signal = host_put_signal,
     .put_join = host_put_order,
+    .put_wait = host_put_wait,
     .module_load = host_module_load,
     .module_unload = host_module_unload,
     .module_get_function = host_module_get_function,

@@ -39,6 +39,7 @@ enum {
 };
 
 enum { CU_STREAM_DEFAULT = 0x0, CU_STREAM_NON_BLOCKING = 0x1 };
+enum { CU_STREAM_WAIT_VALUE_GEQ = 0x0 };
 enum { CU_EVENT_DISABLE_TIMING = 0x2 };
 enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 };
 #define CU_IPC_HANDLE_SIZE 64
@@ -234,6 +235,8 @@ typedef struct CUDA_KERNEL_NODE_PARAMS {
     (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
   X(cuMemsetD8Async, "cuMemsetD8Async",                                        \
     (CUdeviceptr, unsigned char, size_t, CUstream))                            \
+  X(cuStreamWaitValue32, "cuStreamWaitValue32_v2",                             \
+    (CUstream, CUdeviceptr, cuuint32_t, unsigned int))                         \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                  \
     (CUmodule *, const void *, unsigned int, CUjit_option *, void **))         \
   X(cuModuleUnload, "cuModuleUnload", (CUmodule))                              \

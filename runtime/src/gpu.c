@@ -462,6 +462,14 @@ weft_status weft_gpu_put_signal(void *state, const weft_put *puts, size_t count)
   return st;
 }
 
+weft_status weft_gpu_put_wait(void *state, const void *count, uint32_t value,
+                              uint64_t timeout_ns) {
+  weft_gpu *g = state;
+  (void)timeout_ns; /* the copy engine waits without one */
+  weft_status st = g->ops->enter(g);
+  return st != WEFT_SUCCESS ? st : g->ops->stream_wait_value(g, g->copy_stream, count, value);
+}
+
 weft_status weft_gpu_put_join(void *state, void *stream) {
   weft_gpu *g = state;
   return order(g, stream ? stream : g->stream, g->copy_stream);

@@ -103,6 +103,10 @@ typedef struct weft_gpu_ops {
    * a mapped peer's) on `stream`. */
   weft_status (*copy_device_async)(weft_gpu *g, void *dst, const void *src, size_t n,
                                    void *stream);
+  /* Work on `stream` from now on waits until the 32-bit word at `word`
+   * has reached `value` (a stream memory operation). */
+  weft_status (*stream_wait_value)(weft_gpu *g, void *stream, const void *word,
+                                   uint32_t value);
   /* Launches function with params (the arguments, then the kernel context)
    * in blocks of `block` threads, on config->stream, else g's stream. */
   weft_status (*launch_kernel)(weft_gpu *g, void *function,
@@ -236,10 +240,12 @@ weft_status weft_gpu_synchronize(void *state, void *stream);
  * is closed. */
 void weft_gpu_kernel_graphs_free(weft_gpu *g);
 void weft_gpu_paces_free(weft_gpu *g);
-/* weft_put_fork, weft_put_signal_async (translated puts) and
- * weft_put_join, on g->copy_stream. */
+/* weft_put_fork, weft_put_signal_async (translated puts), weft_put_wait
+ * and weft_put_join, on g->copy_stream. */
 weft_status weft_gpu_put_fork(void *state, void *stream);
 weft_status weft_gpu_put_signal(void *state, const weft_put *puts, size_t count);
+weft_status weft_gpu_put_wait(void *state, const void *count, uint32_t value,
+                              uint64_t timeout_ns);
 weft_status weft_gpu_put_join(void *state, void *stream);
 /* weft_graph_begin, _end, _launch and _destroy (backend.h). */
 weft_status weft_gpu_graph_begin(void *state, void *stream);

@@ -6,8 +6,9 @@
  * every rank instead of leaving the heaps out of step. weft_memcpy /
  * weft_memset: host access to the local part and to weft_malloc_local
  * blocks (local.c); weft_memset_async: a stream-ordered fill of any of the
- * device's memory; weft_put_fork / weft_put_signal_async / weft_put_join:
- * the copy engine's puts to peers, checked and translated here.
+ * device's memory; weft_put_fork / weft_put_signal_async / weft_put_wait /
+ * weft_put_join: the copy engine's puts to peers, checked and translated
+ * here.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -288,6 +289,19 @@ weft_status weft_put_signal_async(weft_context *ctx, const weft_put *puts, size_
       return weft_ctx_fail(ctx, st);
   }
   return WEFT_SUCCESS;
+}
+
+weft_status weft_put_wait(weft_context *ctx, const void *count, uint32_t value) {
+  if (!ctx)
+    return weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_wait: ctx is NULL");
+  if (!count || (uintptr_t)count % 4)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_wait: "
+                                        "count %p is not a 4-byte aligned address", count));
+  if (value == 0 || value > INT32_MAX)
+    return weft_ctx_fail(ctx, weft_fail(WEFT_ERROR_INVALID_ARGUMENT, "weft_put_wait: value "
+                                        "%" PRIu32 " is not in 1 .. 2^31 - 1", value));
+  return weft_ctx_fail(ctx, ctx->ops->put_wait(ctx->state, count, value,
+                                               ctx->kctx.wait_timeout_ns));
 }
 
 weft_status weft_put_join(weft_context *ctx, void *stream) {

@@ -15,8 +15,14 @@
 // starts. The layouts leave the rounded sums in the threads' own layout:
 // nothing crosses shared memory but the store's own writes.
 //
-// Left as tile stores: a kernel that waits on a flag (@ordered: the
-// copies would have to complete before anything it releases), a
+// @released: a block stored, then a signal that releases it (a kernel
+// counting its blocks for the copy engine's puts, weft_put_wait): before the
+// signal, the thread that started the copies waits until they have
+// written and fences their writes (async proxy) before its own accesses,
+// then the signal joins the program and releases. @after_wait: a wait
+// (an acquire) needs nothing of the copies.
+//
+// Left as tile stores: a kernel with a cross-rank barrier (@barrier), a
 // descriptor that is also read (@read_back), a kernel that reads through
 // a pointer (@pointer_read: it might read a block back before the copy
 // has written it), a block whose buffer would take more than a third of
@@ -39,7 +45,18 @@
 // CHECK:       weft.desc_store %arg2[%{{.*}}, %{{.*}}], %{{.*}} {bulk}
 // CHECK:       weft.bulk_store_wait
 // CHECK-NEXT:  return
-// CHECK-LABEL: func.func @ordered
+// CHECK-LABEL: func.func @released
+// CHECK:       weft.desc_store %arg1[%{{.*}}, %{{.*}}], %{{.*}} {bulk}
+// CHECK-NEXT:  weft.bulk_store_wait written
+// CHECK-NEXT:  weft.signal add release sys
+// CHECK-NEXT:  weft.signal add relaxed sys
+// CHECK-NEXT:  weft.bulk_store_wait{{$}}
+// CHECK-NEXT:  return
+// CHECK-LABEL: func.func @after_wait
+// CHECK:       weft.wait
+// CHECK:       weft.desc_store {{.*}} {bulk}
+// CHECK-NEXT:  weft.bulk_store_wait{{$}}
+// CHECK-LABEL: func.func @barrier
 // CHECK-NOT:   bulk
 // CHECK-LABEL: func.func @read_back
 // CHECK-NOT:   bulk
@@ -66,7 +83,15 @@
 // PTX:       cp.async.bulk.commit_group;
 // PTX:       cp.async.bulk.wait_group.read 0;
 // PTX:       ret;
-// PTX-LABEL: .entry ordered(
+// PTX-LABEL: .entry released(
+// PTX:       cp.async.bulk.commit_group;
+// PTX:       cp.async.bulk.wait_group 0;
+// PTX-NEXT:  fence.proxy.async.global;
+// PTX:       bar.sync 0;
+// PTX:       atom.release.sys.global.add
+// PTX:       cp.async.bulk.wait_group.read 0;
+// PTX:       ret;
+// PTX-LABEL: .entry barrier(
 // PTX-NOT:   cp.async.bulk
 // PTX:       st.global
 // PTX-LABEL: .entry read_back(
@@ -96,12 +121,30 @@ func.func @persistent(%a: !weft.tensordesc<128x32xbf16>, %b: !weft.tensordesc<32
   return
 }
 
-func.func @ordered(%flag: !weft.ptr<i64>, %c: !weft.tensordesc<64x64xbf16> {weft.shape_divisibility = array<i64: 64, 64>}) attributes {weft.kernel} {
+func.func @released(%count: !weft.ptr<i64>, %c: !weft.tensordesc<64x64xbf16> {weft.shape_divisibility = array<i64: 64, 64>}) attributes {weft.kernel} {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %t = arith.constant dense<1.0> : tensor<64x64xbf16>
+  weft.desc_store %c[%c0, %c0], %t : !weft.tensordesc<64x64xbf16>, tensor<64x64xbf16>
+  weft.signal add release sys %count, %one : !weft.ptr<i64>
+  weft.signal add relaxed sys %count, %one : !weft.ptr<i64>
+  return
+}
+
+func.func @after_wait(%flag: !weft.ptr<i64>, %c: !weft.tensordesc<64x64xbf16> {weft.shape_divisibility = array<i64: 64, 64>}) attributes {weft.kernel} {
   %c0 = arith.constant 0 : i32
   %one = arith.constant 1 : i64
   %seen = weft.wait ge acquire sys %flag, %one : !weft.ptr<i64>
   %t = arith.constant dense<1.0> : tensor<64x64xbf16>
   weft.desc_store %c[%c0, %c0], %t : !weft.tensordesc<64x64xbf16>, tensor<64x64xbf16>
+  return
+}
+
+func.func @barrier(%c: !weft.tensordesc<64x64xbf16> {weft.shape_divisibility = array<i64: 64, 64>}) attributes {weft.kernel} {
+  %c0 = arith.constant 0 : i32
+  %t = arith.constant dense<1.0> : tensor<64x64xbf16>
+  weft.desc_store %c[%c0, %c0], %t : !weft.tensordesc<64x64xbf16>, tensor<64x64xbf16>
+  weft.barrier
   return
 }
 

@@ -144,10 +144,12 @@ static int test_heap(void) {
    * this rank's epoch word; all of a call's puts are checked first. */
   unsigned char *slots;
   uint64_t *flags;
-  CHECK_OK(weft_malloc(g_ctx, 64 * WEFT_MAX_RANKS + 8 * (WEFT_MAX_RANKS + 1), (void **)&slots));
+  CHECK_OK(weft_malloc(g_ctx, 64 * WEFT_MAX_RANKS + 8 * (WEFT_MAX_RANKS + 2), (void **)&slots));
   flags = (uint64_t *)(slots + 64 * WEFT_MAX_RANKS);
   uint64_t *epoch = flags + WEFT_MAX_RANKS;
+  uint32_t *count = (uint32_t *)(epoch + 1);  /* weft_put_wait's */
   *epoch = 40 + (uint64_t)g_rank;
+  *count = 5;  /* as a launch's counts would leave it */
   CHECK_OK(weft_barrier(g_ctx));
   weft_put puts[WEFT_MAX_RANKS + 1];
   for (int peer = 0; peer < n; ++peer)
@@ -160,6 +162,7 @@ static int test_heap(void) {
     CHECK(flags[r] == 0);
   CHECK_OK(weft_barrier(g_ctx));  /* every rank has looked before any puts */
   CHECK_OK(weft_put_fork(g_ctx, NULL));
+  CHECK_OK(weft_put_wait(g_ctx, count, 5));
   CHECK_OK(weft_put_signal_async(g_ctx, puts, (size_t)n));
   CHECK_OK(weft_put_join(g_ctx, NULL));
   CHECK_OK(weft_barrier(g_ctx));
@@ -191,6 +194,13 @@ static int test_heap(void) {
   CHECK_FAILS(weft_put_signal_async(g_ctx, NULL, 1), WEFT_ERROR_INVALID_ARGUMENT,
               "puts is NULL");
   CHECK_OK(weft_put_signal_async(g_ctx, NULL, 0));
+  CHECK_FAILS(weft_put_wait(g_ctx, (char *)count + 2, 1), WEFT_ERROR_INVALID_ARGUMENT,
+              "is not a 4-byte aligned address");
+  CHECK_FAILS(weft_put_wait(g_ctx, count, 0), WEFT_ERROR_INVALID_ARGUMENT,
+              "value 0 is not in 1 .. 2^31 - 1");
+  CHECK_FAILS(weft_put_wait(g_ctx, count, 1u << 31), WEFT_ERROR_INVALID_ARGUMENT,
+              "value 2147483648 is not in");
+  CHECK(weft_put_wait(NULL, count, 1) == WEFT_ERROR_INVALID_ARGUMENT);
   CHECK(weft_put_fork(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT &&
         weft_put_join(NULL, NULL) == WEFT_ERROR_INVALID_ARGUMENT);
   CHECK_OK(weft_free(g_ctx, slots));
@@ -297,6 +307,9 @@ static int test_kernel(const char *so) {
   snprintf(expect, sizeof expect, "flag at rank %d's heap offset 0x%llx, "
            "expected == 1, last seen 0", g_rank, (unsigned long long)offset_of(never));
   CHECK(strstr(weft_last_error(g_ctx), expect));
+  /* A put's count that nothing raises times out as a device wait does. */
+  CHECK_FAILS(weft_put_wait(g_ctx, never, 1), WEFT_ERROR_TIMEOUT,
+              "is 0, short of 1, after the wait timeout");
   /* The record was reset: the next launch is clean. */
   CHECK_OK(weft_launch(ring, &cfg, args, 2));
   CHECK_OK(weft_synchronize(g_ctx));

@@ -8,7 +8,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND, buffer_of, host, local
+from devices import BACKEND, buffer_of, host, local, rounded
 from weft import CompilationError, PerBackend, TensorDescriptor, WeftError
 
 
@@ -148,6 +148,84 @@ def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
         num_warps=8, num_stages=3, cluster=(cluster,))
     np.testing.assert_array_equal(host(c), a @ b)
     for buf in bufs:
+        buf.free()
+
+
+@weft.jit
+def counted_product(a, b, c, counts, BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
+                    GROUP: wl.constexpr):
+    """c's block = a @ b from descriptor blocks, stored through c's
+    descriptor (bulk stores on sm_90), then counted in its group of GROUP
+    block rows: the signal's release orders the block before the count
+    (a bulk store is first waited for until written)."""
+    m0 = wl.program_id(0) * BM
+    n0 = wl.program_id(1) * BN
+    acc = wl.zeros((BM, BN), wl.float32)
+    for k0 in range(0, a.shape[1], BK):
+        acc = wl.dot(a.load([m0, k0]), b.load([k0, n0]), acc)
+    c.store([m0, n0], acc.to(c.dtype))
+    wl.signal(counts + wl.program_id(0) // GROUP, 1, op="add")
+
+
+@pytest.mark.parametrize("edge", [0, 5])
+def test_puts_wait_for_a_kernels_counts(edge):
+    """weft_put_wait: the copy engine puts each group of 8 block rows of a
+    kernel's product into the next rank's recv (this rank's own on one
+    rank) as soon as the group's blocks have counted themselves written,
+    while the kernel still runs. Three groups, the last a part (edge: five
+    rows short of a whole block, which the stores leave out), three calls
+    with new data, the third replayed from a graph where there are graphs.
+    The stage holds the last call's product when a call starts, so a put
+    made before its group is written would land stale rows."""
+    from weft import _runtime as rt
+    me, ranks = weft.rank(), weft.num_ranks()
+    dest, source = (me + 1) % ranks, (me - 1) % ranks
+    gpu = BACKEND != "host"
+    (bm, bn, bk), n, k = ((128, 128, 64), 1024, 2048) if gpu else ((16, 16, 16), 64, 48)
+    group, rows = 8, 18 * bm - edge
+    groups, width = 3, n // bn
+    a, b = weft.empty((rows, k), wl.bfloat16), weft.empty((k, n), wl.bfloat16)
+    stage = weft.empty((rows, n), wl.bfloat16, local=True)
+    recv, flags = weft.zeros((rows, n), wl.bfloat16), weft.zeros((groups,), wl.int64)
+    counts, epoch = weft.zeros((groups,), wl.int64, local=True), weft.zeros((1,), wl.int64)
+    descs = (TensorDescriptor(a, (bm, bk)), TensorDescriptor(b, (bk, bn)),
+             TensorDescriptor(stage, (bm, bn)))
+    row = 2 * n
+
+    def call():
+        rt.memset_async(counts, 0, 8 * groups)
+        rt.PutFork().launch()
+        counted_product[(-(-rows // bm), width)](*descs, counts, BM=bm, BN=bn, BK=bk,
+                                                  GROUP=group, num_warps=8)
+        for g, first in enumerate(range(0, rows, group * bm)):
+            count = min(group * bm, rows - first)
+            rt.PutWait(counts.ptr + 8 * g, -(-count // bm) * width).launch()
+            rt.Puts([(recv.ptr + first * row, stage.ptr + first * row, count * row,
+                      flags.ptr + 8 * g, epoch.ptr, dest)]).launch()
+        rt.PutJoin().launch()
+
+    def operands(seed, rank):
+        rng = np.random.default_rng([seed, rank])
+        return rng.integers(-3, 4, (rows, k)), rng.integers(-3, 4, (k, n))
+
+    def check(seed, launch):
+        x, w = operands(seed, me)
+        a.copy_from(x)
+        b.copy_from(w)
+        epoch.copy_from([seed])
+        launch()
+        weft.barrier()                              # every rank's puts have landed
+        x, w = operands(seed, source)
+        np.testing.assert_array_equal(host(recv), rounded(x @ w, wl.bfloat16))
+        assert (host(flags) == seed).all()
+        weft.barrier()                              # read before the next call's puts
+
+    check(1, call)
+    check(2, call)
+    graph = rt.capture(call) if gpu else None
+    if graph is not None:
+        check(3, lambda: graph.launch(rt.state.stream))
+    for buf in (a, b, stage, recv, flags, counts, epoch):
         buf.free()
 
 

@@ -266,10 +266,16 @@ struct DescAsyncCopyLowering : TilePattern<DescAsyncCopyOp> {
 // Bulk stores (weft-plan-bulk-stores) group their copies per thread: the
 // thread that starts them (oncePerProgram's) waits, with .read until the
 // copies have read shared memory, not until their writes have landed;
-// with `join` the program joins after it.
-void bulkStoresRead(const TileLowering &tiles, OpBuilder &b, Location loc, bool join) {
+// `written`: until they have landed, then fences them (async proxy) before
+// its later accesses (generic proxy), which a release after the join then
+// orders them before. With `join` the program joins after it.
+void bulkStoresWait(const TileLowering &tiles, OpBuilder &b, Location loc, bool written,
+                    bool join) {
   tiles.lowering.oncePerProgram(b, loc, {}, /*releaseBefore=*/false, join, [&] {
-    emitAsm(b, loc, Type(), {}, "cp.async.bulk.wait_group.read 0;", "~{memory}");
+    emitAsm(b, loc, Type(), {},
+            written ? "cp.async.bulk.wait_group 0;\n\tfence.proxy.async.global;"
+                    : "cp.async.bulk.wait_group.read 0;",
+            "~{memory}");
     return SmallVector<Value>{};
   });
 }
@@ -293,7 +299,7 @@ struct BulkDescStoreLowering : TilePattern<DescStoreOp> {
     if (!plan || !base)
       return op.emitOpError("is a bulk store without its tensor map or shared buffer");
     SharedType buffer = bulkStoreBuffer(op);
-    bulkStoresRead(tiles, rewriter, loc, /*join=*/true);
+    bulkStoresWait(tiles, rewriter, loc, /*written=*/false, /*join=*/true);
     tiles.storeShared(rewriter, loc, base, buffer, op.getValue().getType(),
                       unpackTile(rewriter, loc, adaptor.getValue()));
     emitAsm(rewriter, loc, Type(), {}, "fence.proxy.async.shared::cta;", "~{memory}");
@@ -317,13 +323,13 @@ struct BulkDescStoreLowering : TilePattern<DescStoreOp> {
 };
 
 /// The thread that starts the program's bulk stores waits until they have
-/// read their buffers.
+/// read their buffers (or, `written`, written global memory).
 struct BulkStoreWaitLowering : TilePattern<BulkStoreWaitOp> {
   BulkStoreWaitLowering(const LLVMTypeConverter &converter, const TileLowering &tiles)
       : TilePattern(converter, tiles, kVendorBenefit) {}
   LogicalResult matchAndRewrite(BulkStoreWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    bulkStoresRead(tiles, rewriter, op.getLoc(), /*join=*/false);
+    bulkStoresWait(tiles, rewriter, op.getLoc(), op.getWritten(), /*join=*/false);
     rewriter.eraseOp(op);
     return success();
   }

@@ -289,12 +289,13 @@ bool unordered(MemOrder order) { return order == MemOrder::weak || order == MemO
 
 } // namespace
 
-bool accessesWeakly(Operation *op) {
-  return allWithin(op, [](Operation *inner) {
+bool accessesWeakly(Operation *op, function_ref<bool(Operation *)> alsoAllowed) {
+  return allWithin(op, [&](Operation *inner) {
     auto store = dyn_cast<StoreOp>(inner);
     auto rmw = dyn_cast<AtomicRMWOp>(inner);
     return readsWeakly(inner) || isa<DescStoreOp>(inner) ||
-           (store && unordered(store.getOrder())) || (rmw && unordered(rmw.getOrder()));
+           (store && unordered(store.getOrder())) || (rmw && unordered(rmw.getOrder())) ||
+           (alsoAllowed && alsoAllowed(inner));
   });
 }
 

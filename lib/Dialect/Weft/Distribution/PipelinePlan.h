@@ -107,8 +107,9 @@ std::array<int64_t, 2> blockDivisibility(mlir::BlockArgument desc, mlir::ValueRa
 /// Whether `op` and the ops within it access memory only weakly: weak
 /// loads, weak or relaxed stores and atomic read-modify-writes; nothing
 /// that orders other accesses (fences, signals, waits, acquiring or
-/// releasing atomics).
-bool accessesWeakly(mlir::Operation *op);
+/// releasing atomics) but the ops `alsoAllowed` accepts.
+bool accessesWeakly(mlir::Operation *op,
+                    llvm::function_ref<bool(mlir::Operation *)> alsoAllowed = nullptr);
 
 /// The ops of `loop`'s body that compute `values`, in program order, if
 /// they depend only on the induction variable and values from outside the

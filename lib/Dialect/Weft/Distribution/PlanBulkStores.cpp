@@ -58,6 +58,15 @@ bulkStoreMap(DescStoreOp store, func::FuncOp kernel, const AxisInfoAnalysis &axi
   return std::pair{arg.getArgNumber(), std::move(*plan)};
 }
 
+/// Whether `op` publishes the program's earlier writes: a fence or signal
+/// that releases.
+bool releases(Operation *op) {
+  if (auto fence = dyn_cast<FenceOp>(op))
+    return hasRelease(fence.getOrder());
+  auto signal = dyn_cast<SignalOp>(op);
+  return signal && hasRelease(signal.getOrder());
+}
+
 struct WeftPlanBulkStores : impl::WeftPlanBulkStoresBase<WeftPlanBulkStores> {
   using WeftPlanBulkStoresBase::WeftPlanBulkStoresBase;
 
@@ -71,17 +80,20 @@ struct WeftPlanBulkStores : impl::WeftPlanBulkStoresBase<WeftPlanBulkStores> {
     AxisInfoAnalysis axis(module);
     OpBuilder builder(&getContext());
     for (auto kernel : module.getOps<func::FuncOp>()) {
-      // A fence, signal or ordered access would have to wait for the
-      // copies to complete first; weak accesses need nothing of them. A
-      // read through a pointer might read back a block stored before it,
-      // which the copy may not have written yet.
+      // Weak accesses need nothing of the copies, nor do waits (acquires).
+      // A fence or signal that releases waits first until the copies have
+      // written (weft.bulk_store_wait written); any other ordered access
+      // leaves the stores as they are. A read through a pointer might read
+      // back a block stored before it, which the copy may not have written
+      // yet.
       auto readsPointer = [](Operation *op) {
         return isa<LoadOp, AtomicRMWOp, AtomicCASOp>(op) ? WalkResult::interrupt()
                                                           : WalkResult::advance();
       };
+      auto synchronises = [](Operation *op) { return isa<FenceOp, SignalOp, WaitOp>(op); };
       if (kernel.isExternal() || !placedInDynamic(kernel, target->spec) ||
           !llvm::all_of(kernel.getBody().getOps(),
-                        [](Operation &op) { return accessesWeakly(&op); }) ||
+                        [&](Operation &op) { return accessesWeakly(&op, synchronises); }) ||
           kernel.walk(readsPointer).wasInterrupted())
         continue;
       NamedAttrList maps;
@@ -116,9 +128,12 @@ struct WeftPlanBulkStores : impl::WeftPlanBulkStoresBase<WeftPlanBulkStores> {
         if (auto arg = dyn_cast<BlockArgument>(desc))
           maps.erase(std::to_string(arg.getArgNumber()));
       kernel->setAttr(kTensorMapsAttrName, maps.getDictionary(&getContext()));
-      kernel.walk([&](func::ReturnOp ret) {
-        builder.setInsertionPoint(ret);
-        BulkStoreWaitOp::create(builder, ret.getLoc());
+      kernel.walk([&](Operation *op) {
+        builder.setInsertionPoint(op);
+        if (isa<func::ReturnOp>(op))
+          BulkStoreWaitOp::create(builder, op->getLoc());
+        else if (releases(op))
+          BulkStoreWaitOp::create(builder, op->getLoc(), /*written=*/true);
       });
     }
   }

@@ -321,13 +321,20 @@ def Weft_BulkStoreWaitOp : Weft_Op<"bulk_store_wait", [MemoryEffects<[MemRead, M
     The thread that started the program's bulk stores (`weft.desc_store`
     with `bulk`) waits until each has read the shared memory it copies
     from, which may then be reused or released. weft-plan-bulk-stores puts
-    one before each return of a kernel with bulk stores.
+    one before each return of a kernel with bulk stores. With `written`
+    it waits until they have written global memory and orders those
+    writes before its later accesses (a proxy fence): what a release after
+    it (a `weft.signal` or `weft.fence` that releases, which joins the
+    program first) then publishes; weft-plan-bulk-stores puts one before
+    each.
 
     ```mlir
     weft.bulk_store_wait
+    weft.bulk_store_wait written
     ```
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins UnitAttr:$written);
+  let assemblyFormat = "(`written` $written^)? attr-dict";
 }
 
 def Weft_DescBaseOp : Weft_Op<"desc_base", [Pure]> {
