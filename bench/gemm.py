@@ -15,11 +15,12 @@ specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
 configuration matmul picks and the --configs variants.
 
---configs BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... adds a graph
+--configs BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER[xWS]]]],... adds a graph
 system per kernel configuration (weft.ops.matmul's config= and split_k=),
-to compare block sizes, warp counts, pipeline depths, split-K counts and
-clusters (programs of neighbouring column blocks sharing a's copies) by
-the kernels' own time. --warp-mma adds weft_mma_graph, the configuration
+to compare block sizes, warp counts, pipeline depths, split-K counts,
+clusters (programs of neighbouring column blocks sharing a's copies) and
+producer warps (WS 1: the persistent programs' copies warp-specialised)
+by the kernels' own time. --warp-mma adds weft_mma_graph, the configuration
 matmul picks for warp-level MMA (mma.sync on sm_90) instead of warpgroup
 MMA, and the --configs kernels take it too (names ending _mma_graph).
 --per-block adds weft_per_block_graph where matmul's programs are
@@ -70,7 +71,7 @@ def parse_configs(text):
 
 def config_name(config, warp_mma=False):
     return ("weft_{}x{}x{}w{}".format(*config) + "".join(
-        f"{tag}{value}" for tag, value in zip("skc", config[4:])) +
+        f"{tag}{value}" for tag, value in zip(("s", "k", "c", "ws"), config[4:])) +
         ("_mma" if warp_mma else "") + "_graph")
 
 
@@ -344,7 +345,7 @@ def main():
                    help="skip the CUDA-graph systems (weft_graph, torch_graph)")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--configs", default=None,
-                   help="BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER]]],... weft.ops.matmul "
+                   help="BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER[xWS]]]],... weft.ops.matmul "
                         "configs to add (graph systems)")
     p.add_argument("--warp-mma", action="store_true",
                    help="add weft_mma_graph (matmul's configuration for warp-level MMA: "

@@ -86,8 +86,8 @@ void weft_string_free(char *s);
  * when a kernel
  * needs a launch setting, is JSON: {"name": {"dynamic_shared_bytes": N,
  * "tensor_maps": {"I": {"map": [[dim, step, size, box], ...], "swizzle":
- * S}}, "cluster": [X, Y, Z], "early_start": true}}, each key only where it
- * applies: N is weft_launch_config.shared_bytes for that kernel;
+ * S}}, "cluster": [X, Y, Z], "early_start": true, "threads": T}}, each key
+ * only where it applies: N is weft_launch_config.shared_bytes for that kernel;
  * tensor_maps names the tensor-descriptor arguments (by index I) that its
  * bulk tensor copies read, with the tensor map (weft_tensor_map_dim's,
  * outermost first) and swizzle to encode them with
@@ -96,7 +96,9 @@ void weft_string_free(char *s);
  * along each axis (on cuda the kernel's launches run in those clusters;
  * elsewhere programs run alone); early_start says the kernel waits for the
  * grids its launch depends on before it touches memory, so its launches may
- * take WEFT_LAUNCH_EARLY_START (runtime.h). */
+ * take WEFT_LAUNCH_EARLY_START (runtime.h); threads, where the kernel has
+ * producer warps beside its num_warps (wl.range's warp_specialize), is
+ * weft_launch_config.num_threads for it instead of num_warps' threads. */
 weft_status weft_compile(weft_compiler *compiler, const char *ir,
                          size_t ir_size, const weft_compile_options *opts,
                          weft_artifacts **out);

@@ -195,6 +195,8 @@ llvm::Expected<Artifacts> Compiler::compile(llvm::StringRef source,
       settings["cluster"] = llvm::json::Array(cluster.asArrayRef());
     if (func->hasAttr(kEarlyStartAttrName))
       settings["early_start"] = true;
+    if (auto threads = func->getAttrOfType<mlir::IntegerAttr>(kThreadsAttrName))
+      settings["threads"] = threads.getInt();
     if (!settings.empty())
       kernels[func.getSymName()] = std::move(settings);
   });

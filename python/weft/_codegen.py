@@ -349,7 +349,7 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
 
     def range_arguments(self, call):
         """The bounds of `wl.range(...)` (AST nodes) and its loop attributes
-        (num_stages, prefetch)."""
+        (num_stages, prefetch, warp_specialize)."""
         try:
             bound = REGISTRY["range"].signature.bind(*call.args, **{
                 k.arg: k.value for k in call.keywords})
@@ -366,12 +366,14 @@ class CodeGenerator(Semantics, ast.NodeVisitor):
                 raise self.error(f"wl.range: num_stages is a positive compile-time int, "
                                  f"not {stages!r}")
             attrs.append(f"weft.num_stages = {stages} : i32")
-        if args.get("prefetch") is not None:
-            prefetch = self.visit(args["prefetch"])
-            if not isinstance(prefetch, bool):
-                raise self.error(f"wl.range: prefetch is a compile-time bool, not {prefetch!r}")
-            if prefetch:
-                attrs.append("weft.prefetch")
+        for hint in ("prefetch", "warp_specialize"):
+            if args.get(hint) is None:
+                continue
+            value = self.visit(args[hint])
+            if not isinstance(value, bool):
+                raise self.error(f"wl.range: {hint} is a compile-time bool, not {value!r}")
+            if value:
+                attrs.append(f"weft.{hint}")
         return nodes, f" {{{', '.join(attrs)}}}" if attrs else ""
 
     def region_op(self, head, names, types):

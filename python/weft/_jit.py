@@ -354,9 +354,10 @@ class CompiledKernel:
                                 f"which the {backend} backend cannot load")
             module = rt.module_load(image)
             self._handle = rt.module_get_kernel(module, self.name)
-            self._threads = self.num_warps * _WARP[backend]
-            # Its pipelined operands' buffers (compiler.h, "kernels").
+            # Its pipelined operands' buffers, its producer warps (compiler.h,
+            # "kernels").
             settings = json.loads(self.asm.get("kernels", "{}")).get(self.name, {})
+            self._threads = settings.get("threads", self.num_warps * _WARP[backend])
             self._shared = settings.get("dynamic_shared_bytes", 0)
             self._configs.clear()
             self._flags = rt.LAUNCH_EARLY_START \

@@ -447,3 +447,25 @@ func.func @join_shape(%x: tensor<64xf32>) {
   %j = weft.join %x, %x : tensor<64xf32> -> tensor<64x4xf32>
   return
 }
+
+// -----
+
+func.func @producer_tiles(%x: tensor<64xf32>) {
+  // expected-error @+1 {{producer region holds tiles}}
+  weft.warp_specialize producer_warps = 4 default {
+  } producer {
+    %y = arith.addf %x, %x : tensor<64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @warp_specialize_last(%p: i32) {
+  // expected-error @+1 {{must be the last op of its function}}
+  weft.warp_specialize producer_warps = 4 default {
+  } producer {
+  }
+  %q = arith.addi %p, %p : i32
+  return
+}

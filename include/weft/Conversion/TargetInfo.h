@@ -79,8 +79,11 @@ public:
   /// Linear thread index within the program (0 on the host).
   virtual mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Joins every thread of the program, ordering their memory accesses at
-  /// CTA scope. No-op on the host.
-  virtual void programBarrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// CTA scope; with `threads`, only that many, which meet at hardware
+  /// barrier `id` (the warps of one of weft.warp_specialize's regions).
+  /// No-op on the host.
+  virtual void programBarrier(mlir::OpBuilder &b, mlir::Location loc, int64_t threads = 0,
+                              unsigned id = 0) const = 0;
 
   /// LLVM syncscope for a weft scope ("" = system).
   virtual llvm::StringRef syncScope(MemScope scope) const = 0;

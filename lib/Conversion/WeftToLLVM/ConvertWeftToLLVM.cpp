@@ -209,6 +209,8 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
     {
       ConversionTarget legality(*ctx);
       legality.addIllegalDialect<WeftDialect>();
+      // Its regions' ops are lowered first (they ask which warps run them).
+      legality.addLegalOp<WarpSpecializeOp, WarpYieldOp>();
       legality.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
       legality.addDynamicallyLegalDialect<arith::ArithDialect,
                                           math::MathDialect>(hasNoTiles);
@@ -231,6 +233,8 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
       }
       if (failed(applyPartialConversion(module, legality, std::move(patterns))))
         return signalPassFailure();
+      if (info.getSpec().kind == TargetKind::NVPTX)
+        lowerWarpSpecialize(module, info);
     }
 
     // Kernels receive tensor descriptors by value (FinalizeKernels sets the

@@ -28,9 +28,35 @@ Value Lowering::contextField(OpBuilder &b, Location loc, Operation *op,
   return loadParamField(b, loc, hiddenArgs(op).context, offset, type);
 }
 
+namespace {
+
+/// The warps that run the code `b` inserts: the program's (within a
+/// weft.warp_specialize's default region or not), or the producer warps.
+/// Joins among the program's warps in the default region leave out the
+/// producer warps, which run their own region; before the op, all join.
+struct Warps {
+  int64_t firstThread = 0, threads = 0; // threads: 0 = every thread
+  unsigned barrier = 0;                 // the hardware barrier they join at
+};
+
+Warps warpsAt(OpBuilder &b, const TargetInfo &target) {
+  Region *region = b.getInsertionBlock()->getParent();
+  auto split = region->getParentOfType<WarpSpecializeOp>();
+  if (!split)
+    return {};
+  int64_t own = target.getCompileTarget().threadsPerProgram();
+  if (split.getDefaultRegion().isAncestor(region))
+    return {0, own, 1};
+  return {own, split.getProducerWarps() * target.getSpec().warpSize(), 2};
+}
+
+} // namespace
+
 void Lowering::joinProgram(OpBuilder &b, Location loc) const {
-  if (!target.singleThreadPrograms())
-    target.programBarrier(b, loc);
+  if (target.singleThreadPrograms())
+    return;
+  Warps warps = warpsAt(b, target);
+  target.programBarrier(b, loc, warps.threads, warps.barrier);
 }
 
 void Lowering::fenceProgram(OpBuilder &b, Location loc, MemOrder order,
@@ -61,10 +87,10 @@ Lowering::oncePerProgram(OpBuilder &b, Location loc, TypeRange resultTypes,
   assert(resultTypes.size() <= 1 && "one broadcast slot");
   Operation *anchor = b.getInsertionBlock()->getParentOp();
   if (releaseBefore)
-    target.programBarrier(b, loc);
+    joinProgram(b, loc);
   Value isLeader = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                         target.threadId(b, loc),
-                                        i32Const(b, loc, 0));
+                                        i32Const(b, loc, warpsAt(b, target).firstThread));
   Value slot = resultTypes.empty() ? Value() : broadcastSlot(b, loc, anchor);
   emitIf(b, loc, isLeader, {}, [&] {
     SmallVector<Value> results = body();
@@ -74,13 +100,13 @@ Lowering::oncePerProgram(OpBuilder &b, Location loc, TypeRange resultTypes,
   }, {});
   if (!slot) {
     if (joinAfter)
-      target.programBarrier(b, loc);
+      joinProgram(b, loc);
     return {};
   }
-  target.programBarrier(b, loc);
+  joinProgram(b, loc);
   Value result = LLVM::LoadOp::create(b, loc, resultTypes.front(), slot);
   // The next broadcast may only overwrite the slot once everyone read it.
-  target.programBarrier(b, loc);
+  joinProgram(b, loc);
   return {result};
 }
 

@@ -22,8 +22,9 @@ public:
   /// The hidden arguments of the function around `op`.
   HiddenArgs hiddenArgs(mlir::Operation *op) const;
 
-  /// Runs `body` in one thread of the program and gives its results to
-  /// every thread. With `releaseBefore`, the program's threads join first so
+  /// Runs `body` in one thread of the program (of a weft.warp_specialize's
+  /// region, where `b` inserts into one) and gives its results to every
+  /// thread. With `releaseBefore`, the program's threads join first so
   /// that a release in `body` covers all of their writes; with `joinAfter`
   /// they join afterwards so that what `body` acquired is visible to all.
   llvm::SmallVector<mlir::Value>
@@ -32,7 +33,8 @@ public:
                  bool joinAfter,
                  llvm::function_ref<llvm::SmallVector<mlir::Value>()> body) const;
 
-  /// Joins the program's threads (nothing on the host).
+  /// Joins the program's threads (nothing on the host): where `b` inserts
+  /// into a weft.warp_specialize, those of the region's warps.
   void joinProgram(mlir::OpBuilder &b, mlir::Location loc) const;
   /// A fence for the whole program: every thread fences at `scope`, and the
   /// threads join before it when it releases (so it covers all of their

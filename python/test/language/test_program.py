@@ -58,12 +58,13 @@ def test_range_num_stages(stages):
 
 
 @weft.jit
-def blocks_in_turn(x, out, rows, n, BLOCK: wl.constexpr, PREFETCH: wl.constexpr):
+def blocks_in_turn(x, out, rows, n, BLOCK: wl.constexpr, PREFETCH: wl.constexpr,
+                   SPECIALIZE: wl.constexpr = False):
     """Each program sums blocks of BLOCK rows of x (rows x n) in turn,
     their column sums a K loop of dots with a ones tile."""
     ones = wl.full((BLOCK, 16), 1.0, wl.float32)
     for block in wl.range(wl.program_id(0), (rows + BLOCK - 1) // BLOCK, wl.num_programs(0),
-                          prefetch=PREFETCH):
+                          prefetch=PREFETCH, warp_specialize=SPECIALIZE):
         rm = block * BLOCK + wl.arange(0, BLOCK)
         acc = wl.zeros((16, BLOCK), wl.float32)
         for k0 in range(0, n, BLOCK):
@@ -74,14 +75,16 @@ def blocks_in_turn(x, out, rows, n, BLOCK: wl.constexpr, PREFETCH: wl.constexpr)
         wl.store(out + rm, wl.sum(acc, axis=0) / 16, mask=rm < rows)
 
 
-@pytest.mark.parametrize("prefetch", [False, True])
-def test_range_prefetch(prefetch):
-    """wl.range(..., prefetch=True) changes what a loop computes nowhere
-    (on sm_90 with bulk copies it moves the next iteration's copies ahead:
-    test_desc_kernels, test_ops): programs that take 0, 1 or 2 blocks."""
+@pytest.mark.parametrize("prefetch,specialize", [(False, False), (True, False), (True, True)])
+def test_range_prefetch(prefetch, specialize):
+    """wl.range(..., prefetch=True) and warp_specialize=True change what a
+    loop computes nowhere (on sm_90 with bulk copies they move the next
+    iteration's copies ahead, or to producer warps: test_desc_kernels,
+    test_ops): programs that take 0, 1 or 2 blocks."""
     x = np.arange(70 * 48, dtype=np.float32).reshape(70, 48) % 7
     out = local(np.zeros(70, np.float32))
-    blocks_in_turn[(4,)](local(x), out, 70, 48, BLOCK=16, PREFETCH=prefetch)
+    blocks_in_turn[(4,)](local(x), out, 70, 48, BLOCK=16, PREFETCH=prefetch,
+                         SPECIALIZE=specialize)
     weft.synchronize()
     check("wl.range prefetch", wl.float32, ((70, 48), (16,)), host(out), x.sum(axis=1))
 

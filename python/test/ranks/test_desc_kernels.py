@@ -3,12 +3,14 @@ desc.store, desc.shape) checked against numpy: blocks of strided views,
 edges that read zeros and are not written, ranks 1 to 3, and a K loop of
 wl.dot on descriptor blocks (on sm_90 bulk tensor copies into wgmma's
 rings, elsewhere masked tile loads)."""
+import json
+
 import numpy as np
 import pytest
 
 import weft
 import weft.language as wl
-from devices import BACKEND, buffer_of, host, local, rounded
+from devices import BACKEND, buffer_of, compiler_available, host, local, rounded
 from weft import CompilationError, PerBackend, TensorDescriptor, WeftError
 
 
@@ -149,6 +151,49 @@ def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
     np.testing.assert_array_equal(host(c), a @ b)
     for buf in bufs:
         buf.free()
+
+
+@pytest.mark.parametrize("out_dtype", [wl.float32, wl.bfloat16])
+@pytest.mark.parametrize("m,n,k,programs,stages", [(200, 96, 328, 6, 3), (128, 256, 64, 4, 2),
+                                                   (96, 128, 712, 8, 4), (40, 96, 104, 16, 3)])
+def test_warp_specialized_matmul(m, n, k, programs, stages, out_dtype):
+    """matmul_kernel with PERSISTENT and WARP_SPECIALIZE (wl.range's
+    warp_specialize): on sm_90 a warpgroup of producer warps copies every
+    block's stages, running ahead into the program's next block while its
+    warps multiply and store (a bf16 out by bulk stores), past the edges of
+    M, N and K as zeros; programs with no block (16 for 6 blocks or fewer)
+    and blocks with fewer steps than stages (64: one step). Elsewhere the
+    hint is ignored."""
+    from weft.ops._gemm import matmul_kernel, out_blocks
+    rng = np.random.default_rng(m + n + k + programs + stages)
+    a = rng.integers(-4, 5, (m, k)).astype(np.float32)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float32)
+    bufs = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
+    bm, bn = PerBackend(host=16, default=128), PerBackend(host=16, default=64)
+    bk = PerBackend(host=16, default=64)
+    if out_dtype is wl.float32:
+        out = local(np.full((m, n), -1.0, np.float32))
+        c = out
+    else:
+        out = buffer_of(np.full((m, n), -1.0, np.float32), wl.bfloat16)
+        c = out_blocks(out, dict(BM=bm, BN=bn))
+    matmul_kernel[(programs,)](
+        TensorDescriptor(bufs[0], (bm, bk)), TensorDescriptor(bufs[1], (bk, bn)), c, m, n, k, 0,
+        BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, PERSISTENT=True,
+        DESC_OUT=out_dtype is wl.bfloat16, WARP_SPECIALIZE=True, num_warps=8,
+        num_stages=stages)
+    np.testing.assert_array_equal(host(out), rounded(a @ b, out_dtype))
+    for buf in bufs + ([] if out_dtype is wl.float32 else [out]):
+        buf.free()
+    # On sm_90 the producer warps are there: the kernel asks launches for them.
+    if compiler_available():
+        from weft.ops._gemm import matmul_signature
+        constexprs = dict(BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, PERSISTENT=True,
+                          DESC_OUT=out_dtype is wl.bfloat16, WARP_SPECIALIZE=True)
+        kernel = weft.compile(matmul_kernel, matmul_signature(m, n, k, constexprs, "cuda",
+                                                              "*" + out_dtype.name),
+                              constexprs, target="cuda:90", num_warps=8, num_stages=stages)
+        assert json.loads(kernel.asm["kernels"])["matmul_kernel"]["threads"] == 384
 
 
 @weft.jit

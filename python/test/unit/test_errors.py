@@ -341,6 +341,17 @@ def test_range_prefetch():
 
 
 @weft.jit
+def bad_warp_specialize(p):
+    for i in wl.range(0, 4, warp_specialize="yes"):
+        wl.store(p + i, 1.0)
+
+
+def test_range_warp_specialize():
+    expect_error(bad_warp_specialize, "wl.range",
+                 "warp_specialize is a compile-time bool, not 'yes'")
+
+
+@weft.jit
 def failing_static_assert(p, B: wl.constexpr):
     wl.static_assert(B % 16 == 0, "B must be a multiple of 16")
 

@@ -214,11 +214,17 @@ def static_print(sem, *values, sep=" ", end="\n"):
 
 
 @builtin(name="range")
-def range_(sem, arg1, arg2=None, step=None, num_stages=None, prefetch=False):
+def range_(sem, arg1, arg2=None, step=None, num_stages=None, prefetch=False,
+           warp_specialize=False):
     """range(...) whose loop may carry `num_stages`: the software pipeline's
     depth for this loop's dot operands (overriding the launch's; 1 turns it
     off); prefetch=True: the tiles that the pipelined loops in the body
     copy are ready before the loop starts (nothing in it writes or
     publishes them), so each may copy the next iteration's first stages
-    before the code after it. For loops only."""
+    before the code after it; warp_specialize=True: a warpgroup of producer
+    warps, launched beside the program's, makes the bulk copies of the
+    loop's pipeline (or of the K loop directly in its body) and runs ahead
+    of the products (docs/tile-ir.md, "Warp specialisation"; sm_90, where
+    the loop's kernel qualifies, else the hint is ignored). For loops
+    only."""
     raise sem.error("wl.range is only meaningful as a for loop's iterable")

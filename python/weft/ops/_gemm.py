@@ -176,7 +176,8 @@ def _block_into(a, b, c, m0, n0, M, N, K, k_lo, k_chunk, BM: wl.constexpr, BN: w
 def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
                   DESC: wl.constexpr = False, CLUSTER_N: wl.constexpr = 1,
-                  PERSISTENT: wl.constexpr = False, DESC_OUT: wl.constexpr = False):
+                  PERSISTENT: wl.constexpr = False, DESC_OUT: wl.constexpr = False,
+                  WARP_SPECIALIZE: wl.constexpr = False):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
@@ -199,13 +200,16 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     (by clusters); each block's K loop copies the next block's first
     stages before this block's store (wl.range's prefetch), so the store
     overlaps them, where a program per block fills its rings only after
-    the store of the block before."""
+    the store of the block before. WARP_SPECIALIZE (PERSISTENT): a
+    warpgroup of producer warps makes the copies, running ahead of the
+    products (wl.range's warp_specialize)."""
     blocks_m = (M + BM - 1) // BM
     blocks_n = (N + BN - 1) // BN // CLUSTER_N  # of clusters
     if PERSISTENT:
         column = wl.program_id(0) % CLUSTER_N
         for block in wl.range(wl.program_id(0) // CLUSTER_N, blocks_m * blocks_n,
-                              wl.num_programs(0) // CLUSTER_N, prefetch=True):
+                              wl.num_programs(0) // CLUSTER_N, prefetch=True,
+                              warp_specialize=WARP_SPECIALIZE):
             block_m, cluster_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
             _block_into(a, b, c, block_m * BM, (cluster_n * CLUSTER_N + column) * BN, M, N, K,
                         0, K, BM, BN, BK, EVEN, DESC, DESC_OUT)
@@ -381,10 +385,11 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
                 dtype=wl.bfloat16, warp_mma=False):
     """How matmul launches an m x n x k product of `dtype` operands on
     `backend`: (grid, k_steps, constexprs, launch options); config = (BM,
-    BN, BK, num_warps[, num_stages[, cluster]]) overrides what the shape
-    picks (the blocks may be PerBackend; cluster: programs of
-    neighbouring column blocks launched together, which share a's
-    copies); descriptors: a and b go as tensor descriptors (None: where
+    BN, BK, num_warps[, num_stages[, cluster[, warp_specialize]]])
+    overrides what the shape picks (the blocks may be PerBackend; cluster:
+    programs of neighbouring column blocks launched together, which share
+    a's copies; warp_specialize: producer warps copy the persistent
+    programs' stages, matmul_kernel's WARP_SPECIALIZE); descriptors: a and b go as tensor descriptors (None: where
     the blocks tile the product, so that every block is one bulk copy on
     sm_90; the operands must meet tensor_maps_fit); warp_mma: the
     launch's option (warp-level MMA even where warpgroup MMA applies)."""
@@ -399,6 +404,8 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
         warps, *rest = (int(v) for v in config[3:])
         stages, wave = rest[0] if rest else 3, _wave(bm)
         cluster = rest[1] if len(rest) > 1 else 1
+        if len(rest) > 2 and rest[2]:
+            constexprs["WARP_SPECIALIZE"] = True
     even = even_blocks(m, n, k, constexprs)
     constexprs = dict(constexprs, EVEN=even, DESC=even[backend] if descriptors is None
                       else descriptors)

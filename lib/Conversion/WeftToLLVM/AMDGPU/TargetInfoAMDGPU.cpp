@@ -81,7 +81,7 @@ public:
     return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
   }
 
-  void programBarrier(OpBuilder &b, Location loc) const override {
+  void programBarrier(OpBuilder &b, Location loc, int64_t, unsigned) const override {
     ROCDL::BarrierOp::create(b, loc);
   }
 

@@ -87,7 +87,7 @@ public:
     return i32Const(b, loc, 0);
   }
 
-  void programBarrier(OpBuilder &, Location) const override {}
+  void programBarrier(OpBuilder &, Location, int64_t, unsigned) const override {}
 
   bool masksAccessesAsVectors() const override { return true; }
 

@@ -91,7 +91,7 @@ void barrierWait(OpBuilder &b, Location loc, Value barrier, Value phase) {
           "@!done bra WEFT_WAIT; }",
           "r,r,~{memory}");
 }
-void barrierArrive(OpBuilder &b, Location loc, Value barrier) {
+void barrierArrive(OpBuilder &b, Location loc, Value barrier, bool asyncReads) {
   // The warp meets first (bar.warp.sync orders its threads' accesses),
   // then its first lane arrives for all of them, releasing those
   // accesses: one arrival per warp instead of 32 on the barrier's word.
@@ -100,12 +100,13 @@ void barrierArrive(OpBuilder &b, Location loc, Value barrier) {
   // (ldmatrix, generic proxy) before them. Without it ptxas let the
   // arrival overtake the warp's last ldmatrix loads, and mma.sync GEMMs
   // read operands the next copy had overwritten (docs/tile-ir.md).
-  emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
-          "{ .reg .pred first; .reg .b32 lane; fence.proxy.async.shared::cta; "
-          "bar.warp.sync -1; mov.u32 lane, %laneid; "
-          "setp.eq.u32 first, lane, 0; "
-          "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }",
-          "r,~{memory}");
+  // wgmma's reads are the async proxy's own, retired by its wait.
+  std::string text = "{ .reg .pred first; .reg .b32 lane; ";
+  if (!asyncReads)
+    text += "fence.proxy.async.shared::cta; ";
+  text += "bar.warp.sync -1; mov.u32 lane, %laneid; setp.eq.u32 first, lane, 0; "
+          "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }";
+  emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)}, text, "r,~{memory}");
 }
 void barrierInval(OpBuilder &b, Location loc, Value barrier) {
   emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)},
@@ -363,7 +364,7 @@ struct MBarrierArriveLowering : TilePattern<MBarrierArriveOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    barrierArrive(rewriter, op.getLoc(), adaptor.getBarrier());
+    barrierArrive(rewriter, op.getLoc(), adaptor.getBarrier(), op.getAsyncReads());
     rewriter.eraseOp(op);
     return success();
   }

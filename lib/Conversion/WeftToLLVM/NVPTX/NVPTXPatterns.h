@@ -21,6 +21,13 @@ void populateBulkCopyPatterns(const mlir::LLVMTypeConverter &converter,
 void populateWarpgroupDotPatterns(const mlir::LLVMTypeConverter &converter,
                                   const TileLowering &tiles, mlir::RewritePatternSet &patterns);
 
+/// Each weft.warp_specialize (left in place by the patterns, which lowered
+/// what its regions hold) becomes a branch on the thread's warps: the
+/// producer warps give registers up and run their region, the program's
+/// warps take them and run theirs. Its kernel is marked with the threads
+/// a launch starts (kThreadsAttrName).
+void lowerWarpSpecialize(mlir::ModuleOp module, const TargetInfo &target);
+
 } // namespace weft
 
 #endif // WEFT_CONVERSION_WEFTTOLLVM_NVPTX_NVPTXPATTERNS_H

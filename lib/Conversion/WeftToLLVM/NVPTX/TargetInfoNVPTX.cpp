@@ -109,9 +109,12 @@ public:
     // .reqnctapercluster: a plain launch then runs the grid in clusters.
     if (auto cluster = kernel->getAttrOfType<DenseI32ArrayAttr>(kClusterAttrName))
       kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(), cluster);
+    auto threads = kernel->getAttrOfType<IntegerAttr>(kThreadsAttrName);
     kernel->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                    b.getDenseI32ArrayAttr(
-                        {static_cast<int32_t>(target.threadsPerProgram()), 1, 1}));
+                    b.getDenseI32ArrayAttr({static_cast<int32_t>(
+                                                threads ? threads.getInt()
+                                                        : target.threadsPerProgram()),
+                                            1, 1}));
     // The context and the tensor descriptors arrive by value in the
     // parameter space; grid_constant lets the kernel address them there
     // instead of copying them to the stack (and bulk tensor copies read
@@ -142,8 +145,12 @@ public:
     return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   }
 
-  void programBarrier(OpBuilder &b, Location loc) const override {
-    NVVM::Barrier0Op::create(b, loc);
+  void programBarrier(OpBuilder &b, Location loc, int64_t threads, unsigned id) const override {
+    if (!threads)
+      NVVM::Barrier0Op::create(b, loc);
+    else
+      emitAsm(b, loc, Type(), {},
+              llvm::formatv("bar.sync {0}, {1};", id, threads).str(), "~{memory}");
   }
 
   StringRef syncScope(MemScope scope) const override {

@@ -15,7 +15,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,42 +32,6 @@ using namespace mlir;
 
 namespace weft {
 namespace {
-
-/// Whether `iv` is below `upper`.
-Value below(OpBuilder &b, Location loc, Value iv, Value upper, bool unsignedCmp) {
-  return arith::CmpIOp::create(
-      b, loc, unsignedCmp ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv, upper);
-}
-
-/// Starts copying `operand`'s tile of iteration `iv` into `buffer`: its
-/// address slice cloned with `iv` for `inductionVar` (and `map`'s values
-/// for the others it maps), masked off unless `iv` is below `upper` and
-/// `guard` (if any) holds. A descriptor's block is one bulk copy that
-/// arrives at `barrier`; a tile of pointers joins the open copy group.
-void copyAt(OpBuilder &b, const Operand &operand, IRMapping map, Value inductionVar, Value iv,
-            Value upper, bool unsignedCmp, Value guard, Value buffer, Value barrier) {
-  Location loc = operand.load->getLoc();
-  map.map(inductionVar, iv);
-  for (Operation *op : operand.slice)
-    b.clone(*op, map);
-  Value inRange = below(b, loc, iv, upper, unsignedCmp);
-  if (guard)
-    inRange = arith::AndIOp::create(b, loc, inRange, guard);
-  if (auto desc = dyn_cast<DescLoadOp>(operand.load)) {
-    SmallVector<Value> offsets;
-    for (Value offset : desc.getOffsets())
-      offsets.push_back(map.lookupOrDefault(offset));
-    DescAsyncCopyOp::create(b, loc, desc.getDesc(), offsets, buffer, barrier, inRange,
-                            operand.multicast);
-    return;
-  }
-  auto load = cast<LoadOp>(operand.load);
-  auto maskType = RankedTensorType::get(operand.buffer.getShape(), b.getI1Type());
-  Value mask = SplatOp::create(b, loc, maskType, inRange);
-  if (Value original = load.getMask())
-    mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(original), mask);
-  AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
-}
 
 /// The buffer `operand`'s tile (a weak load before its loop) is staged
 /// in: copied once, where it is loaded, in a copy group of its own (a
@@ -132,13 +95,7 @@ std::optional<Prefetch> prefetchFor(scf::ForOp loop, const PipelinePlan &plan) {
     if (!accessesWeakly(&op))
       return std::nullopt;
   }
-  SmallVector<Value> reads{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
-  for (const Operand &operand : plan.operands)
-    for (Operation *op : llvm::concat<Operation *const>(operand.slice, ArrayRef(operand.load)))
-      for (Value value : op->getOperands())
-        if (loop.isDefinedOutsideOfLoop(value))
-          reads.push_back(value);
-  auto slice = pureSlice(outer, reads);
+  auto slice = runSlice(outer, loop, plan.operands);
   if (!slice)
     return std::nullopt;
   return Prefetch{outer, std::move(*slice)};
@@ -171,13 +128,9 @@ scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRi
   SmallVector<Value> rings, barriers, emptyBarriers, phases, emptyPhases;
   for (const Operand &operand : plan.staged)
     operand.dot->setOperand(operand.index, stageTile(operand, copied));
-  for (const Operand &operand : operands)
-    for (int64_t s = 0; s < ringSize; ++s)
-      rings.push_back(AllocSharedOp::create(b, loc, operand.buffer, /*bulk=*/bulk));
+  rings = allocRings(b, loc, operands, ringSize, bulk);
   auto allocBarriers = [&](SmallVector<Value> &ring, int64_t arrivals) {
-    auto alloc = AllocMBarriersOp::create(
-        b, loc, SmallVector<Type>(ringSize, MBarrierType::get(loop.getContext())),
-        b.getI32IntegerAttr(arrivals));
+    auto alloc = allocBarrierRing(b, loc, ringSize, arrivals);
     ring.assign(alloc.getResults().begin(), alloc.getResults().end());
     return alloc;
   };
@@ -250,30 +203,12 @@ scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRi
   // The enclosing loop passes the rings from one run to the next.
   scf::ForOp outer;
   if (prefetch) {
-    auto passed = cast<LoopLikeOpInterface>(prefetch->outer.getOperation())
-                      .replaceWithAdditionalYields(
-                          rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
-                          [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-                            return SmallVector<Value>(args.begin(), args.end());
-                          });
-    if (failed(passed))
+    outer = prefetch->outer = carryThrough(rewriter, prefetch->outer, carried);
+    if (!outer)
       return {};
-    outer = prefetch->outer = cast<scf::ForOp>(passed->getOperation());
-    carried.assign(outer.getRegionIterArgs().take_back(carried.size()).begin(),
-                   outer.getRegionIterArgs().end());
   }
   auto rotate = [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
-    SmallVector<Value> next;
-    int64_t groups = carried.size() / ringSize;
-    for (int64_t i = 0; i < groups; ++i)
-      for (int64_t s = 0; s < ringSize; ++s)
-        next.push_back(args[i * ringSize + (s + 1) % ringSize]);
-    if (parityRings) {
-      Value one = arith::ConstantOp::create(yb, loc, yb.getI32IntegerAttr(1));
-      for (int64_t i = groups - parityRings; i < groups; ++i)
-        next[i * ringSize + ringSize - 1] = arith::XOrIOp::create(yb, loc, args[i * ringSize], one);
-    }
-    return next;
+    return rotateRings(yb, loc, args, ringSize, parityRings);
   };
   auto replaced = cast<LoopLikeOpInterface>(loop.getOperation())
                       .replaceWithAdditionalYields(rewriter, carried,
@@ -366,19 +301,9 @@ scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRi
     fill(rewriter, pipelined.getInductionVar(), map, runs,
          ArrayRef(after).take_front(rings.size()),
          ArrayRef(after).slice(rings.size(), barriers.size()));
-    Operation *outerYield = outer.getBody()->getTerminator();
-    unsigned first = outerYield->getNumOperands() - carried.size();
-    for (auto [i, value] : llvm::enumerate(after))
-      outerYield->setOperand(first + i, value);
+    yieldLast(outer, after);
   }
-  // The loads and the address arithmetic only they used go: layout
-  // assignment would otherwise distribute (and maybe exchange) dead tiles.
-  for (const Operand &operand : operands) {
-    rewriter.eraseOp(operand.load);
-    for (Operation *op : llvm::reverse(operand.slice))
-      if (op->use_empty())
-        rewriter.eraseOp(op);
-  }
+  eraseLoads(rewriter, operands);
   // A staged tile may still feed a later loop (or one left alone).
   for (const Operand &operand : plan.staged)
     if (operand.load->use_empty()) {
@@ -407,13 +332,7 @@ scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRi
   // blocks 1.8 KB a thread spilled instead of 0.2; 7 % slower at 8K).
   if (unrollRings && target.spec.hasAsyncCopy() &&
       llvm::hasSingleElement(pipelined.getBody()->getOps<DotOp>())) {
-    // The unrolled bounds assume lb <= ub (a loop that runs no steps could
-    // otherwise get a remainder that does); max(lb, ub) keeps the steps.
-    rewriter.setInsertionPoint(pipelined);
-    Value lb = pipelined.getLowerBound(), ub = pipelined.getUpperBound();
-    pipelined.setUpperBound(unsignedCmp ? Value(arith::MaxUIOp::create(rewriter, loc, lb, ub))
-                                        : Value(arith::MaxSIOp::create(rewriter, loc, lb, ub)));
-    (void)loopUnrollByFactor(pipelined, ringSize);
+    unrollByRing(pipelined, ringSize);
   }
   return prefetch ? prefetch->outer : scf::ForOp();
 }
@@ -489,7 +408,10 @@ struct WeftPipelineDotOperands
                              *target, /*withScratch=*/!inDynamic, copied)) {
           // A prefetching pipeline replaces the enclosing loop, still to come.
           Operation *parent = loop->getParentOp();
-          if (scf::ForOp outer = emitPipeline(loop, *plan, unrollRings, *target, copied))
+          scf::ForOp outer = plan->specializedHome
+                                 ? emitSpecializedPipeline(loop, *plan, unrollRings, *target)
+                                 : emitPipeline(loop, *plan, unrollRings, *target, copied);
+          if (outer)
             std::replace_if(
                 loops.begin() + i + 1, loops.end(),
                 [&](scf::ForOp other) { return other.getOperation() == parent; }, outer);

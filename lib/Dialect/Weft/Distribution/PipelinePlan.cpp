@@ -7,6 +7,7 @@
 #include "weft/Dialect/Weft/Distribution/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -393,10 +394,15 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   if (target.spec.hasTensorCopies()) {
     AxisInfoAnalysis axis(func);
     tensorMaps = tensorMapsFor(operands, func, axis);
+    // Producer warps make the copies where the loop asks for them; they
+    // copy for their own program alone.
+    if (tensorMaps && !threadReads && plan.staged.empty())
+      planSpecialized(loop, plan);
     // In a kernel run in clusters, the programs share the copies of the
     // blocks they all read (unless another loop reads the argument whole).
     llvm::DenseMap<Value, bool> known;
-    if (tensorMaps && target.spec.hasClusters() && clusterSize(func) > 1 &&
+    if (tensorMaps && !plan.specializedHome && target.spec.hasClusters() &&
+        clusterSize(func) > 1 &&
         reachedTogether(loop, clusterShape(func), known)) {
       for (Operand &operand : operands)
         operand.multicast = shareable(operand, func, axis, known);
@@ -434,13 +440,13 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   // the other warps go on until data they need has not landed. (Products
   // still in flight retire warpgroup by warpgroup after their step, and
   // keep the join: empty barriers measured slower for them, docs/tile-ir.md.)
-  plan.empties = bulk && !clustered && overlapped.empty();
+  plan.empties = bulk && !clustered && overlapped.empty() && !plan.specializedHome;
   // A dot still in flight reads the buffers of the step before: one more
   // buffer per ring keeps the copies off them. (Each warpgroup waits for
   // its own products; the next step's join orders the copies after every
-  // warpgroup's.)
-  plan.spare = overlapped.empty() ? 0 : 1;
-  plan.barrierBytes = bulk ? (plan.empties ? 16 : 8) : 0;
+  // warpgroup's.) Producer warps wait for each buffer to be free instead.
+  plan.spare = overlapped.empty() || plan.specializedHome ? 0 : 1;
+  plan.barrierBytes = bulk ? (plan.empties || plan.specializedHome ? 16 : 8) : 0;
   // Staged operands are tiles of pointers: their copies complete in
   // groups, which bulk copies' barriers do not wait for.
   if (bulk && !plan.staged.empty())
@@ -457,6 +463,121 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   if (plan.stages < 2)
     return std::nullopt;
   return plan;
+}
+
+Value below(OpBuilder &b, Location loc, Value iv, Value upper, bool unsignedCmp) {
+  return arith::CmpIOp::create(
+      b, loc, unsignedCmp ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv, upper);
+}
+
+void copyAt(OpBuilder &b, const Operand &operand, IRMapping map, Value inductionVar, Value iv,
+            Value upper, bool unsignedCmp, Value guard, Value buffer, Value barrier) {
+  Location loc = operand.load->getLoc();
+  map.map(inductionVar, iv);
+  for (Operation *op : operand.slice)
+    b.clone(*op, map);
+  Value inRange = below(b, loc, iv, upper, unsignedCmp);
+  if (guard)
+    inRange = arith::AndIOp::create(b, loc, inRange, guard);
+  if (auto desc = dyn_cast<DescLoadOp>(operand.load)) {
+    SmallVector<Value> offsets;
+    for (Value offset : desc.getOffsets())
+      offsets.push_back(map.lookupOrDefault(offset));
+    DescAsyncCopyOp::create(b, loc, desc.getDesc(), offsets, buffer, barrier, inRange,
+                            operand.multicast);
+    return;
+  }
+  auto load = cast<LoadOp>(operand.load);
+  auto maskType = RankedTensorType::get(operand.buffer.getShape(), b.getI1Type());
+  Value mask = SplatOp::create(b, loc, maskType, inRange);
+  if (Value original = load.getMask())
+    mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(original), mask);
+  AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
+}
+
+
+SmallVector<Value> rotateRings(OpBuilder &b, Location loc, ArrayRef<BlockArgument> args,
+                               int64_t ringSize, int64_t parityRings) {
+  SmallVector<Value> next;
+  int64_t groups = args.size() / ringSize;
+  for (int64_t i = 0; i < groups; ++i)
+    for (int64_t s = 0; s < ringSize; ++s)
+      next.push_back(args[i * ringSize + (s + 1) % ringSize]);
+  if (parityRings) {
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    for (int64_t i = groups - parityRings; i < groups; ++i)
+      next[i * ringSize + ringSize - 1] = arith::XOrIOp::create(b, loc, args[i * ringSize], one);
+  }
+  return next;
+}
+
+SmallVector<Value> allocRings(OpBuilder &b, Location loc, ArrayRef<Operand> operands,
+                              int64_t ringSize, bool bulk) {
+  SmallVector<Value> rings;
+  for (const Operand &operand : operands)
+    for (int64_t s = 0; s < ringSize; ++s)
+      rings.push_back(AllocSharedOp::create(b, loc, operand.buffer, bulk));
+  return rings;
+}
+
+AllocMBarriersOp allocBarrierRing(OpBuilder &b, Location loc, int64_t ringSize,
+                                  int64_t arrivals) {
+  return AllocMBarriersOp::create(
+      b, loc, SmallVector<Type>(ringSize, MBarrierType::get(b.getContext())),
+      b.getI32IntegerAttr(arrivals));
+}
+
+void eraseLoads(RewriterBase &rewriter, ArrayRef<Operand> operands) {
+  for (const Operand &operand : operands) {
+    rewriter.eraseOp(operand.load);
+    for (Operation *op : llvm::reverse(operand.slice))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+  }
+}
+
+scf::ForOp carryThrough(RewriterBase &rewriter, scf::ForOp loop, SmallVector<Value> &carried) {
+  auto passed = cast<LoopLikeOpInterface>(loop.getOperation())
+                    .replaceWithAdditionalYields(
+                        rewriter, carried, /*replaceInitOperandUsesInLoop=*/false,
+                        [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+                          return SmallVector<Value>(args.begin(), args.end());
+                        });
+  if (failed(passed))
+    return {};
+  auto replaced = cast<scf::ForOp>(passed->getOperation());
+  carried.assign(replaced.getRegionIterArgs().take_back(carried.size()).begin(),
+                 replaced.getRegionIterArgs().end());
+  return replaced;
+}
+
+void yieldLast(scf::ForOp loop, ValueRange values) {
+  Operation *yield = loop.getBody()->getTerminator();
+  unsigned first = yield->getNumOperands() - values.size();
+  for (auto [i, value] : llvm::enumerate(values))
+    yield->setOperand(first + i, value);
+}
+
+void unrollByRing(scf::ForOp loop, int64_t ringSize) {
+  // The unrolled bounds assume lb <= ub (a loop that runs no steps could
+  // otherwise get a remainder that does); max(lb, ub) keeps the steps.
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  loop.setUpperBound(loop.getUnsignedCmp() ? Value(arith::MaxUIOp::create(b, loc, lb, ub))
+                                           : Value(arith::MaxSIOp::create(b, loc, lb, ub)));
+  (void)loopUnrollByFactor(loop, ringSize);
+}
+
+std::optional<SmallVector<Operation *>> runSlice(scf::ForOp outer, scf::ForOp loop,
+                                                 ArrayRef<Operand> operands) {
+  SmallVector<Value> reads{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  for (const Operand &operand : operands)
+    for (Operation *op : llvm::concat<Operation *const>(operand.slice, ArrayRef(operand.load)))
+      for (Value value : op->getOperands())
+        if (loop.isDefinedOutsideOfLoop(value))
+          reads.push_back(value);
+  return pureSlice(outer, reads);
 }
 
 } // namespace weft

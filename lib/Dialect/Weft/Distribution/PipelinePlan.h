@@ -13,6 +13,8 @@
 #include "weft/Target/Target.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <optional>
@@ -59,6 +61,15 @@ struct PipelinePlan {
   /// Some copies are shared across the cluster; the copier waits at
   /// "empty" barriers instead of the program joining each step.
   bool clustered = false, empties = false;
+  /// Producer warps make the copies (SpecializedPipeline.cpp): the loop
+  /// whose runs they copy for, the K loop or the loop around it (marked
+  /// kWarpSpecializeAttrName), and with the latter the ops of its body
+  /// that compute the K loop's bounds and addresses.
+  mlir::scf::ForOp specializedHome;
+  llvm::SmallVector<mlir::Operation *> homeSlice;
+  /// The ops before the home loop that move after the split, to the
+  /// program's warps (those holding tiles and their users), in order.
+  llvm::SmallVector<mlir::Operation *> programOnly;
   /// Stages, spare buffers per ring, and bytes of barriers per buffer.
   int64_t stages = 0, spare = 0, barrierBytes = 0;
 
@@ -117,6 +128,70 @@ bool accessesWeakly(mlir::Operation *op,
 /// load's tile ahead of its iteration recomputes).
 std::optional<llvm::SmallVector<mlir::Operation *>> pureSlice(mlir::scf::ForOp loop,
                                                               mlir::ValueRange values);
+
+/// The ops of `outer`'s body that compute the bounds of `loop` (in that
+/// body) and what its operands' copies read from outside it: what copying
+/// for another run of `loop` recomputes (pureSlice's rule).
+std::optional<llvm::SmallVector<mlir::Operation *>>
+runSlice(mlir::scf::ForOp outer, mlir::scf::ForOp loop, llvm::ArrayRef<Operand> operands);
+
+/// Whether `iv` is below `upper`.
+mlir::Value below(mlir::OpBuilder &b, mlir::Location loc, mlir::Value iv, mlir::Value upper,
+                  bool unsignedCmp);
+
+/// Starts copying `operand`'s tile of iteration `iv` into `buffer`: its
+/// address slice cloned with `iv` for `inductionVar` (and `map`'s values
+/// for the others it maps), masked off unless `iv` is below `upper` and
+/// `guard` (if any) holds. A descriptor's block is one bulk copy that
+/// arrives at `barrier`; a tile of pointers joins the open copy group.
+void copyAt(mlir::OpBuilder &b, const Operand &operand, mlir::IRMapping map,
+            mlir::Value inductionVar, mlir::Value iv, mlir::Value upper, bool unsignedCmp,
+            mlir::Value guard, mlir::Value buffer, mlir::Value barrier);
+
+/// A loop's carried rings (`args`: groups of ringSize values, each group
+/// one ring), each rotated by one for the next iteration; the last
+/// `parityRings` groups hold phase parities, and the one that moves to the
+/// back flips (a barrier's phase parity changes each time it comes round).
+llvm::SmallVector<mlir::Value> rotateRings(mlir::OpBuilder &b, mlir::Location loc,
+                                           llvm::ArrayRef<mlir::BlockArgument> args,
+                                           int64_t ringSize, int64_t parityRings);
+
+/// `operands`' rings, ringSize buffers each, one operand after another,
+/// filled by bulk copies where `bulk`.
+llvm::SmallVector<mlir::Value> allocRings(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::ArrayRef<Operand> operands, int64_t ringSize,
+                                          bool bulk);
+/// A ring of ringSize barriers, each expecting `arrivals` per phase.
+AllocMBarriersOp allocBarrierRing(mlir::OpBuilder &b, mlir::Location loc, int64_t ringSize,
+                                  int64_t arrivals);
+
+/// Erases the operands' loads (their rings replace them) and the address
+/// arithmetic only they used: layout assignment would otherwise
+/// distribute (and maybe exchange) dead tiles.
+void eraseLoads(mlir::RewriterBase &rewriter, llvm::ArrayRef<Operand> operands);
+/// Replaces `loop` (null on failure) with one that also carries `carried`,
+/// which then holds its iteration arguments; it yields them unchanged
+/// until yieldLast says otherwise.
+mlir::scf::ForOp carryThrough(mlir::RewriterBase &rewriter, mlir::scf::ForOp loop,
+                              llvm::SmallVector<mlir::Value> &carried);
+/// Makes `loop` yield `values` as its last results (an enclosing loop
+/// passing rings from one run of a pipeline to the next).
+void yieldLast(mlir::scf::ForOp loop, mlir::ValueRange values);
+
+/// Unrolls `loop`, which carries rings of `ringSize`, by that size: the
+/// rotations of the unrolled steps compose to the identity, so that every
+/// step addresses fixed buffers and barriers.
+void unrollByRing(mlir::scf::ForOp loop, int64_t ringSize);
+
+/// Where producer warps may make `loop`'s copies: its plan's home loop
+/// (set here with its slice, or left null: the loop is pipelined as
+/// usual). `plan` has bulk copies only.
+void planSpecialized(mlir::scf::ForOp loop, PipelinePlan &plan);
+
+/// Rewrites `loop` as `plan` says, with producer warps (plan.specializedHome).
+/// Returns the loop that replaces the home loop where that encloses `loop`.
+mlir::scf::ForOp emitSpecializedPipeline(mlir::scf::ForOp loop, const PipelinePlan &plan,
+                                         bool unrollRings, const CompileTarget &target);
 
 /// The most scratch a dot of `func` outside `loop` needs.
 int64_t dotScratchOutside(mlir::FunctionOpInterface func, mlir::scf::ForOp loop,

@@ -90,7 +90,7 @@ FailureOr<CompileTarget> weft::getCompileTarget(Operation *op) {
 
 LogicalResult weft::verifyCompileTargetAttr(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().strref();
-  if (name == kPrefetchAttrName) {
+  if (name == kPrefetchAttrName || name == kWarpSpecializeAttrName) {
     if (!isa<LoopLikeOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << name << " is a unit attribute of a loop";
     return success();

@@ -8,6 +8,7 @@
 #include "weft/Dialect/Weft/IR/Dialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace weft;
@@ -287,6 +288,26 @@ LogicalResult ReduceOp::verifyRegions() {
         tensor.getEncoding() != SliceEncodingAttr::get(getContext(), axis, srcType.getEncoding()))
       return emitOpError("result layout must be the source layout sliced at the axis");
   }
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verifyRegions() {
+  // The producer warps have no part in the program's tiles (layouts
+  // distribute them over its own warps).
+  WalkResult tiles = getProducerRegion().walk([](Operation *op) {
+    auto isTile = [](Type type) { return isa<RankedTensorType>(type); };
+    return llvm::any_of(op->getOperandTypes(), isTile) ||
+                   llvm::any_of(op->getResultTypes(), isTile)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (tiles.wasInterrupted())
+    return emitOpError("producer region holds tiles");
+  // Nothing follows it but the return: the producer warps leave there.
+  Operation *next = (*this)->getNextNode();
+  if (!next || !next->hasTrait<OpTrait::IsTerminator>() ||
+      !isa<FunctionOpInterface>((*this)->getParentOp()))
+    return emitOpError("must be the last op of its function");
   return success();
 }
 

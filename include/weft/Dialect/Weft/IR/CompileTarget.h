@@ -31,6 +31,9 @@ constexpr llvm::StringLiteral kNumStagesAttrName = "weft.num_stages";
 /// or publishes them), so a pipelined loop may copy the next iteration's
 /// first stages before this iteration's code after it.
 constexpr llvm::StringLiteral kPrefetchAttrName = "weft.prefetch";
+/// On a loop: producer warps make its pipeline's copies (wl.range's
+/// warp_specialize; docs/tile-ir.md, "Warp specialisation").
+constexpr llvm::StringLiteral kWarpSpecializeAttrName = "weft.warp_specialize";
 constexpr llvm::StringLiteral kWarpMmaAttrName = "weft.warp_mma";
 constexpr llvm::StringLiteral kDebugAttrName = "weft.debug";
 constexpr llvm::StringLiteral kMultinodeAttrName = "weft.multinode";

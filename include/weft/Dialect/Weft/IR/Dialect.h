@@ -98,6 +98,10 @@ int64_t clusterSize(mlir::Operation *kernel);
 /// On a lowered kernel: the bytes of dynamic shared memory its launches
 /// need (its `!weft.shared` buffers); the "kernels" artifact reports it.
 constexpr llvm::StringLiteral kDynamicSharedBytesAttrName = "weft.dynamic_shared_bytes";
+/// On a lowered kernel whose program has producer warps beside its own
+/// (weft.warp_specialize): the threads its launches start, all of them;
+/// the "kernels" artifact reports it.
+constexpr llvm::StringLiteral kThreadsAttrName = "weft.threads";
 /// On a kernel (set by weft-early-start): it waits for the grids its
 /// launch depends on before it touches memory, so it may be launched
 /// before they finish (weft_launch_config.flags, WEFT_LAUNCH_EARLY_START);

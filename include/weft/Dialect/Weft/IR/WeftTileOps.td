@@ -584,12 +584,16 @@ def Weft_MBarrierArriveOp : Weft_Op<"mbarrier_arrive", [MemoryEffects<[MemRead, 
     which on sm_90 write through another proxy). The barrier counts one
     arrival per warp, once all the warp's threads have arrived: a barrier
     the whole program arrives at expects `num_warps` arrivals per phase.
+    With `async_reads`, the threads read the buffers they are done with
+    only through the async proxy (warpgroup MMA, retired by its wait), as
+    the copies that refill them write: no proxy fence orders them.
 
     ```mlir
     weft.mbarrier_arrive %empty
+    weft.mbarrier_arrive %empty {async_reads}
     ```
   }];
-  let arguments = (ins Weft_MBarrierType:$barrier);
+  let arguments = (ins Weft_MBarrierType:$barrier, UnitAttr:$async_reads);
   let assemblyFormat = "$barrier attr-dict";
 }
 
@@ -620,6 +624,45 @@ def Weft_ClusterWaitOp : Weft_Op<"cluster_wait", [MemoryEffects<[MemRead, MemWri
     in its cluster has made its latest `weft.cluster_arrive`, acquiring
     what they released.
   }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Weft_WarpSpecializeOp : Weft_Op<"warp_specialize", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"WarpYieldOp">]> {
+  let summary = "the program's warps run one region, producer warps another";
+  let description = [{
+    The program's own `num_warps` warps run `default`, which may hold any
+    ops; `producer_warps` more warps, which the kernel launches beside them
+    (a warpgroup on sm_90), run `producer`, which holds no tiles: its bulk
+    copies (`weft.desc_async_copy`) and the waits of its copier
+    (`weft.mbarrier_wait` with `copier`) are the first producer thread's.
+    The regions meet only through shared buffers and barriers allocated
+    before the op; joins in `default` join the program's own warps. The op
+    is the last of its kernel, after the ops that both kinds of warps run.
+    weft-pipeline-dot-operands makes it for a loop marked
+    `weft.warp_specialize` (docs/tile-ir.md, "Warp specialisation");
+    only targets with bulk tensor copies (sm_90) have it.
+
+    ```mlir
+    weft.warp_specialize producer_warps = 4 default {
+      ... the products, waiting for their stages ...
+    } producer {
+      ... the copies, waiting for free buffers ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producer_warps);
+  let regions = (region SizedRegion<1>:$defaultRegion, SizedRegion<1>:$producerRegion);
+  let assemblyFormat = [{
+    `producer_warps` `=` $producer_warps attr-dict `default` $defaultRegion
+    `producer` $producerRegion
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Weft_WarpYieldOp : Weft_Op<"warp_yield", [Pure, Terminator,
+    HasParent<"WarpSpecializeOp">]> {
+  let summary = "the end of a weft.warp_specialize region";
   let assemblyFormat = "attr-dict";
 }
 
