@@ -94,7 +94,8 @@ func.func @persistent(%a: !weft.tensordesc<128x64xbf16>, %b: !weft.tensordesc<64
 // The K loop marked itself: the producers run it alone. The bf16 block
 // leaves by a bulk store, whose joins are the program's warps' alone
 // (hardware barrier 1, 256 threads); only the barriers' initialisation,
-// before the split, joins every thread.
+// before the split, joins every thread. A launch without the producer
+// warps traps rather than waiting for their copies.
 // CHECK-LABEL: func.func @one_block
 // CHECK:       weft.warp_specialize producer_warps = 4 default {
 // CHECK:         scf.for
@@ -107,6 +108,7 @@ func.func @persistent(%a: !weft.tensordesc<128x64xbf16>, %b: !weft.tensordesc<64
 // CHECK-COUNT-2:   weft.desc_async_copy
 // PTX-LABEL:   .entry one_block
 // PTX:         .maxntid 384, 1, 1
+// PTX:         setp.ne.u32 other, n, 384; @other trap;
 // PTX:         setmaxnreg.dec.sync.aligned.u32 40;
 // PTX:         cp.async.bulk.tensor
 // PTX:         setmaxnreg.inc.sync.aligned.u32 232;

@@ -41,6 +41,12 @@ void lower(WarpSpecializeOp split, const TargetInfo &target) {
   Block *before = split->getBlock();
   Block *after = before->splitBlock(split->getNextNode());
   OpBuilder b(split);
+  // A launch of the program's warps alone would leave them waiting for
+  // copies no one makes: it traps instead (the launch fails).
+  emitAsm(b, loc, Type(), {},
+          "{ .reg .pred other; .reg .b32 n; mov.u32 n, %ntid.x; setp.ne.u32 other, n, " +
+              std::to_string(own + producers) + "; @other trap; }",
+          "~{memory}");
   Value tid = target.threadId(b, loc);
   Value isProducer =
       LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, tid, i32Const(b, loc, own));
