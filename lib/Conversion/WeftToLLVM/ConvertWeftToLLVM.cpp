@@ -61,12 +61,6 @@ LogicalResult checkDistributed(ModuleOp module, const TargetInfo &target) {
   return failure(result.wasInterrupted());
 }
 
-bool hasNoTiles(Operation *op) {
-  auto isTile = [](Type t) { return isa<RankedTensorType>(t); };
-  return llvm::none_of(op->getOperandTypes(), isTile) &&
-         llvm::none_of(op->getResultTypes(), isTile);
-}
-
 /// math.exp2 and math.exp marked `afn` (wl.math.fast_exp2 and fast_exp) on
 /// f32, and on f16 and bf16 through f32: the GPU's exponential unit alone
 /// (`intrinsic`), without the range scaling the precise forms wrap around
@@ -213,7 +207,8 @@ struct ConvertWeftToLLVM : impl::ConvertWeftToLLVMBase<ConvertWeftToLLVM> {
       legality.addLegalOp<WarpSpecializeOp, WarpYieldOp>();
       legality.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
       legality.addDynamicallyLegalDialect<arith::ArithDialect,
-                                          math::MathDialect>(hasNoTiles);
+                                          math::MathDialect>(
+          [](Operation *op) { return !holdsTiles(op); });
       RewritePatternSet patterns(ctx);
       populateMemoryPatterns(converter, lowering, patterns);
       populateSynchronizationPatterns(converter, lowering, patterns);

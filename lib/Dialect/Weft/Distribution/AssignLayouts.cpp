@@ -56,11 +56,6 @@ int64_t elementBytes(Type elem) {
 
 bool isTile(Type type) { return isa<RankedTensorType>(type); }
 
-bool hasTiles(Operation *op) {
-  return llvm::any_of(op->getOperandTypes(), isTile) ||
-         llvm::any_of(op->getResultTypes(), isTile);
-}
-
 /// Ops whose tensor operands and results all share one layout.
 bool isSameLayout(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() ||
@@ -731,7 +726,7 @@ private:
                                 : op->getParentOp()->getResult(i)));
       return success();
     }
-    if (!hasTiles(op) || isa<ReduceReturnOp>(op))
+    if (!holdsTiles(op) || isa<ReduceReturnOp>(op))
       return success();
 
     if (isSameLayout(op)) {

@@ -31,13 +31,6 @@ constexpr int32_t kProducerWarps = 4;
 
 namespace {
 
-bool isTile(Type type) { return isa<RankedTensorType>(type); }
-
-bool holdsTiles(Operation *op) {
-  return llvm::any_of(op->getOperandTypes(), isTile) ||
-         llvm::any_of(op->getResultTypes(), isTile);
-}
-
 /// The ops before `home` in its block that the program's warps alone must
 /// run, after the split: those that hold tiles (whose layouts only the
 /// program's warps have) and what uses their results. The producer warps

@@ -39,6 +39,12 @@ bool weft::acquires(Operation *op) {
   return order && hasAcquire(order.getValue());
 }
 
+bool weft::holdsTiles(Operation *op) {
+  auto isTile = [](Type type) { return isa<RankedTensorType>(type); };
+  return llvm::any_of(op->getOperandTypes(), isTile) ||
+         llvm::any_of(op->getResultTypes(), isTile);
+}
+
 std::array<int64_t, 3> weft::clusterShape(Operation *kernel) {
   std::array<int64_t, 3> shape = {1, 1, 1};
   if (auto dims = kernel->getAttrOfType<DenseI32ArrayAttr>(kClusterAttrName))

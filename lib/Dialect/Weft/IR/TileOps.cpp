@@ -295,11 +295,7 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
   // The producer warps have no part in the program's tiles (layouts
   // distribute them over its own warps).
   WalkResult tiles = getProducerRegion().walk([](Operation *op) {
-    auto isTile = [](Type type) { return isa<RankedTensorType>(type); };
-    return llvm::any_of(op->getOperandTypes(), isTile) ||
-                   llvm::any_of(op->getResultTypes(), isTile)
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
+    return holdsTiles(op) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (tiles.wasInterrupted())
     return emitOpError("producer region holds tiles");

@@ -74,6 +74,10 @@ BlockedEncodingAttr joinedLayout(BlockedEncodingAttr src);
 /// last dimension is held within each thread (as joinedLayout makes it).
 BlockedEncodingAttr splitLayout(BlockedEncodingAttr src);
 
+/// Whether `op` takes or makes a tile (a ranked tensor), whose elements
+/// layouts distribute over the program's threads.
+bool holdsTiles(mlir::Operation *op);
+
 /// acquire, acq_rel, seq_cst.
 bool hasAcquire(MemOrder order);
 /// release, acq_rel, seq_cst.
