@@ -8,8 +8,8 @@ loop) against torch.matmul (cuBLAS), bf16 in, f32 accumulate, bf16 out
 Each shape and system: warm-up, then --iters calls each between CUDA
 events (host launch overhead included), or, for the _graph systems,
 --iters calls captured in a CUDA graph and replayed --reps times (the
-kernels alone), one system after the other (--turns: the systems'
-replays take turns); median and min per call; TFLOP/s from the median;
+kernels alone), one system after the other (--turns: the systems take
+turns, graphs' replays and eager calls); median and min per call; TFLOP/s from the median;
 results checked against torch in the same run. On the host backend (cache warming) it runs small shapes with the same
 specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
@@ -18,11 +18,14 @@ configuration matmul picks and the --configs variants.
 --configs BMxBNxBKxWARPS[xSTAGES[xSPLIT[xCLUSTER[xWS]]]],... adds a graph
 system per kernel configuration (weft.ops.matmul's config= and split_k=),
 to compare block sizes, warp counts, pipeline depths, split-K counts,
-clusters (programs of neighbouring column blocks sharing a's copies) and
+clusters (programs of neighbouring column blocks sharing a's copies;
+"2m": of neighbouring row blocks sharing b's) and
 producer warps (WS 1: the persistent programs' copies warp-specialised)
 by the kernels' own time. --warp-mma adds weft_mma_graph, the configuration
 matmul picks for warp-level MMA (mma.sync on sm_90) instead of warpgroup
 MMA, and the --configs kernels take it too (names ending _mma_graph).
+--eager-configs adds each --configs kernel as an eager system too (the
+name without _graph): the fused ops' regime, where the clock stays high.
 --per-block adds weft_per_block_graph where matmul's programs are
 persistent (more blocks than a wave): the same kernel and blocks launched
 a program per block, as before they were (what the persistence and its
@@ -66,18 +69,24 @@ def parse_list(text):
 
 
 def parse_configs(text):
-    return [tuple(map(int, c.split("x"))) for c in text.split(",")] if text else []
+    """--configs' entries as tuples; a cluster of "Nm" is N programs of
+    neighbouring row blocks (sharing b's copies), kept as the string."""
+    return [tuple(v if v.endswith("m") else int(v) for v in c.split("x"))
+            for c in text.split(",")] if text else []
 
 
-def config_name(config, warp_mma=False):
+def config_name(config, warp_mma=False, graph=True):
     return ("weft_{}x{}x{}w{}".format(*config) + "".join(
         f"{tag}{value}" for tag, value in zip(("s", "k", "c", "ws"), config[4:])) +
-        ("_mma" if warp_mma else "") + "_graph")
+        ("_mma" if warp_mma else "") + ("_graph" if graph else ""))
 
 
 def config_args(config):
     """(config=, split_k=) of matmul for a --configs entry."""
-    return config[:5] + config[6:], config[5] if len(config) > 5 else None
+    kernel = config[:5] + config[6:]
+    if len(kernel) > 5 and isinstance(kernel[5], str):  # "2m": (rows, columns)
+        kernel = kernel[:5] + ((int(kernel[5][:-1]), 1),) + kernel[6:]
+    return kernel, config[5] if len(config) > 5 else None
 
 
 def per_block(m, n, k, backend):
@@ -200,20 +209,24 @@ def sample_ms(torch, runs, samples, warmup):
 def time_systems(torch, systems, args, scrub=None):
     """Sorted ms per call of each of `systems` (name -> fn). Eager ones:
     --iters calls, each between two events (the host's launch overhead
-    included, as a caller sees it), one system after the other. Graph ones
-    (names ending _graph): --iters calls captured in a CUDA graph per
-    system, replayed --reps times, one system after the other or, with
-    --turns, taking turns; a sample is a replay's time per call (the
-    kernels alone). With `scrub` (--cold), every system as a graph of
-    --iters calls each after reading scrub, less the median replay of
-    --iters reads alone, per call."""
+    included, as a caller sees it), one system after the other or, with
+    --turns, taking turns. Graph ones (names ending _graph): --iters calls
+    captured in a CUDA graph per system, replayed --reps times, likewise;
+    a sample is a replay's time per call (the kernels alone). With `scrub`
+    (--cold), every system as a graph of --iters calls each after reading
+    scrub, less the median replay of --iters reads alone, per call."""
     times, graphs, evict = {}, {}, None
     if scrub is None:
+        eager = {}
         for name, fn in systems.items():
             if name.endswith("_graph"):
                 graphs[name] = capture(torch, fn, args.iters).replay
             else:
-                times[name] = sample_ms(torch, {name: fn}, args.iters, args.warmup)[name]
+                eager[name] = fn
+        if args.turns:
+            times.update(sample_ms(torch, eager, args.iters, args.warmup))
+        for name, fn in eager.items():
+            times.setdefault(name, sample_ms(torch, {name: fn}, args.iters, args.warmup)[name])
     else:
         def evict():
             torch.amax(scrub)
@@ -291,8 +304,10 @@ def measure_shape(torch, device, args, scrub, log, m, n, k):
         systems["weft_mma_graph"] = weft_system(warp_mma=True)
     for config in parse_configs(args.configs):
         kernel, pieces = config_args(config)
-        systems[config_name(config, args.warp_mma)] = weft_system(
-            pieces, kernel, warp_mma=args.warp_mma)
+        system = weft_system(pieces, kernel, warp_mma=args.warp_mma)
+        systems[config_name(config, args.warp_mma)] = system
+        if args.eager_configs:
+            systems[config_name(config, args.warp_mma, graph=False)] = system
     for pieces in parse_list(args.split_k):
         systems[f"weft_split{pieces}_graph"] = weft_system(pieces)
     if args.pointers:
@@ -365,9 +380,11 @@ def main():
     p.add_argument("--cold", action="store_true",
                    help="time each call with its operands out of L2 (a 4x-L2 buffer "
                         "read before it)")
+    p.add_argument("--eager-configs", action="store_true",
+                   help="each --configs kernel also as an eager system")
     p.add_argument("--turns", action="store_true",
-                   help="the graph systems' replays take turns (round robin) instead of "
-                        "running one system after the other")
+                   help="the systems take turns (round robin: the graphs' replays, the "
+                        "eager systems' calls) instead of running one after the other")
     p.add_argument("--data", choices=("random", "pattern"), default="random",
                    help="operands: random integers in -2..2, or bench/fused.py's "
                    "periodic ones (which draw less power: the GPU keeps a higher clock)")

@@ -166,3 +166,72 @@ func.func @waits_for_rows(%a: !weft.tensordesc<128x64xbf16>, %b: !weft.tensordes
   } {weft.warp_specialize}
   return
 }
+
+// In clusters the producers share the block every program of the cluster
+// reads (a's rows: the blocks' loop starts at program_id / 2), each
+// copying its slice into both programs. A buffer is then free once both
+// programs' warps are done with it: every warp arrives at the empty
+// barrier of each program (lane r at program r's, through mapa), which
+// expects 16 arrivals. The barriers exist in both programs before
+// anything reaches them (the cluster's barrier before the split), and a
+// program returns only after the other's last arrivals (the cluster's
+// barrier at the end of the default region; the producers exit).
+// CHECK-LABEL: func.func @clustered
+// CHECK:       weft.alloc_mbarriers {arrivals = 2 : i32}
+// CHECK-NEXT:  weft.alloc_mbarriers {arrivals = 16 : i32}
+// CHECK:       weft.cluster_arrive{{$}}
+// CHECK-NEXT:  weft.cluster_wait
+// CHECK:       weft.warp_specialize producer_warps = 4 default {
+// CHECK:           weft.mbarrier_wait %{{.*}}, %{{.*}} {join = false}
+// CHECK:           weft.mbarrier_arrive %{{.*}} {async_reads, cluster}
+// CHECK:         weft.mbarrier_arrive %{{.*}} {async_reads, cluster}
+// CHECK:         weft.desc_store
+// CHECK:       } {weft.warp_specialize}
+// CHECK-NEXT:  weft.cluster_arrive release
+// CHECK-NEXT:  weft.cluster_wait
+// CHECK-NEXT:  } producer {
+// CHECK:           weft.mbarrier_wait %{{.*}}, %{{.*}} {copier, join = false}
+// CHECK:           weft.desc_async_copy %arg0[{{.*}} {multicast}
+// CHECK:           weft.desc_async_copy %arg1[{{[^{]*}}: !weft.tensordesc<64x128xbf16>
+// PTX-LABEL:   .entry clustered
+// PTX:         .maxntid 384, 1, 1
+// PTX:         .reqnctapercluster 2, 1, 1
+// PTX:         barrier.cluster.arrive.relaxed.aligned;
+// PTX:         barrier.cluster.wait.acquire.aligned;
+// PTX:         setmaxnreg.dec.sync.aligned.u32 40;
+// PTX:         mbarrier.try_wait.parity.shared::cta.b64
+// PTX:         multicast::cluster
+// PTX:         setmaxnreg.inc.sync.aligned.u32 232;
+// PTX:         wgmma.mma_async
+// PTX:         setp.lt.u32 first, lane, 2; mapa.shared::cluster.u32 at, %r{{[0-9]+}}, lane; @first mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [at];
+// PTX:         barrier.cluster.arrive.release.aligned;
+// PTX:         barrier.cluster.wait.acquire.aligned;
+// PTX:         ret;
+func.func @clustered(%a: !weft.tensordesc<128x64xbf16> {weft.shape_divisibility = array<i64: 256, 256>},
+                     %b: !weft.tensordesc<64x128xbf16> {weft.shape_divisibility = array<i64: 256, 256>},
+                     %c: !weft.tensordesc<128x128xbf16>, %K: i32, %blocks: i32)
+    attributes {weft.kernel, weft.cluster = array<i32: 2, 1, 1>} {
+  %c0 = arith.constant 0 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %pid = weft.program_id x : i32
+  %np = weft.num_programs x : i32
+  %first = arith.divsi %pid, %c2 : i32
+  %stride = arith.divsi %np, %c2 : i32
+  %column = arith.remsi %pid, %c2 : i32
+  %n0 = arith.muli %column, %c128 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  scf.for %i = %first to %blocks step %stride : i32 {
+    %m0 = arith.muli %i, %c128 : i32
+    %sum = scf.for %k0 = %c0 to %K step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %x = weft.desc_load %a[%m0, %k0] : !weft.tensordesc<128x64xbf16> -> tensor<128x64xbf16>
+      %y = weft.desc_load %b[%k0, %n0] : !weft.tensordesc<64x128xbf16> -> tensor<64x128xbf16>
+      %d = weft.dot %x, %y, %acc : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %h = arith.truncf %sum : tensor<128x128xf32> to tensor<128x128xbf16>
+    weft.desc_store %c[%m0, %n0], %h : !weft.tensordesc<128x128xbf16>, tensor<128x128xbf16>
+  } {weft.warp_specialize}
+  return
+}

@@ -58,6 +58,11 @@ public:
   /// One thread per program (the host): no leader election, broadcast or
   /// intra-program barriers are needed.
   bool singleThreadPrograms() const { return target.threadsPerProgram() == 1; }
+  /// The threads of `split`'s producer warps, which follow the program's
+  /// own (their ids start at threadsPerProgram).
+  int64_t producerThreads(WarpSpecializeOp split) const {
+    return split.getProducerWarps() * getSpec().warpSize();
+  }
 
   mlir::LLVM::LLVMPointerType globalPtrType(mlir::MLIRContext *ctx) const;
   /// What a function holds of a parameter the runtime passes by value (the

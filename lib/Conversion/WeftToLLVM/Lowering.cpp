@@ -47,7 +47,7 @@ Warps warpsAt(OpBuilder &b, const TargetInfo &target) {
   int64_t own = target.getCompileTarget().threadsPerProgram();
   if (split.getDefaultRegion().isAncestor(region))
     return {0, own, 1};
-  return {own, split.getProducerWarps() * target.getSpec().warpSize(), 2};
+  return {own, target.producerThreads(split), 2};
 }
 
 } // namespace

@@ -124,9 +124,19 @@ def test_dot_of_descriptor_blocks(m, n, k, dtype, warps):
         buf.free()
 
 
-@pytest.mark.parametrize("cluster", [1, 2])
-@pytest.mark.parametrize("m,n,k,programs", [(200, 96, 328, 6), (128, 256, 64, 4),
-                                            (96, 128, 712, 8), (40, 96, 104, 16)])
+# Persistent matmuls: shapes of an even number of row and column blocks on
+# every backend (16x16 blocks on the host, 128x64 elsewhere), with edges,
+# so that clusters may pair either; programs with several blocks, one step
+# per block (k = 64), and idle programs (16 for 4 blocks).
+PERSISTENT_SHAPES = [(216, 96, 328, 6), (256, 256, 64, 4), (224, 128, 712, 8),
+                     (216, 96, 104, 16)]
+# Clusters (rows, columns): none, column blocks in pairs (sharing a's
+# copies), row blocks in pairs (sharing b's).
+CLUSTERS = [(1, 1), (1, 2), (2, 1)]
+
+
+@pytest.mark.parametrize("cluster", CLUSTERS, ids=lambda c: "cluster{}x{}".format(*c))
+@pytest.mark.parametrize("m,n,k,programs", PERSISTENT_SHAPES)
 def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
     """weft.ops' matmul_kernel with PERSISTENT: each program takes several
     blocks in turn (or none: 16 programs for 6 blocks or fewer), and on
@@ -135,9 +145,9 @@ def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
     block land in the rings its last steps read, past the edges of M, N
     and K as zeros, where the next block has fewer steps than the ring has
     stages (64: one step) and after the last block (none). Clusters take
-    column blocks in pairs (n: an even number of them on every backend)."""
+    column or row blocks in pairs."""
     from weft.ops._gemm import matmul_kernel
-    rng = np.random.default_rng(m + n + k + programs + cluster)
+    rng = np.random.default_rng(m + n + k + programs + sum(cluster))
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)
     b = rng.integers(-4, 5, (k, n)).astype(np.float32)
     bufs = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
@@ -146,26 +156,30 @@ def test_persistent_matmul_prefetches(m, n, k, programs, cluster):
     bk = PerBackend(host=16, default=64)
     matmul_kernel[(programs,)](
         TensorDescriptor(bufs[0], (bm, bk)), TensorDescriptor(bufs[1], (bk, bn)), c, m, n, k, 0,
-        BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, CLUSTER_N=cluster, PERSISTENT=True,
-        num_warps=8, num_stages=3, cluster=(cluster,))
+        BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, CLUSTER_M=cluster[0], CLUSTER_N=cluster[1],
+        PERSISTENT=True, num_warps=8, num_stages=3, cluster=(cluster[0] * cluster[1],))
     np.testing.assert_array_equal(host(c), a @ b)
     for buf in bufs:
         buf.free()
 
 
+@pytest.mark.parametrize("cluster", CLUSTERS, ids=lambda c: "cluster{}x{}".format(*c))
 @pytest.mark.parametrize("out_dtype", [wl.float32, wl.bfloat16])
-@pytest.mark.parametrize("m,n,k,programs,stages", [(200, 96, 328, 6, 3), (128, 256, 64, 4, 2),
-                                                   (96, 128, 712, 8, 4), (40, 96, 104, 16, 3)])
-def test_warp_specialized_matmul(m, n, k, programs, stages, out_dtype):
+@pytest.mark.parametrize("m,n,k,programs,stages",
+                         [shape + (stages,) for shape, stages in zip(PERSISTENT_SHAPES,
+                                                                    (3, 2, 4, 3))])
+def test_warp_specialized_matmul(m, n, k, programs, stages, out_dtype, cluster):
     """matmul_kernel with PERSISTENT and WARP_SPECIALIZE (wl.range's
     warp_specialize): on sm_90 a warpgroup of producer warps copies every
     block's stages, running ahead into the program's next block while its
     warps multiply and store (a bf16 out by bulk stores), past the edges of
     M, N and K as zeros; programs with no block (16 for 6 blocks or fewer)
-    and blocks with fewer steps than stages (64: one step). Elsewhere the
-    hint is ignored."""
+    and blocks with fewer steps than stages (64: one step). In clusters of
+    two the producers share a's copies (column blocks in pairs) or b's (row
+    blocks), and a buffer is refilled once both programs' warps are done
+    with it. Elsewhere the hint is ignored."""
     from weft.ops._gemm import matmul_kernel, out_blocks
-    rng = np.random.default_rng(m + n + k + programs + stages)
+    rng = np.random.default_rng(m + n + k + programs + stages + sum(cluster))
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)
     b = rng.integers(-4, 5, (k, n)).astype(np.float32)
     bufs = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
@@ -179,9 +193,9 @@ def test_warp_specialized_matmul(m, n, k, programs, stages, out_dtype):
         c = out_blocks(out, dict(BM=bm, BN=bn))
     matmul_kernel[(programs,)](
         TensorDescriptor(bufs[0], (bm, bk)), TensorDescriptor(bufs[1], (bk, bn)), c, m, n, k, 0,
-        BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, PERSISTENT=True,
-        DESC_OUT=out_dtype is wl.bfloat16, WARP_SPECIALIZE=True, num_warps=8,
-        num_stages=stages)
+        BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, PERSISTENT=True, CLUSTER_M=cluster[0],
+        CLUSTER_N=cluster[1], DESC_OUT=out_dtype is wl.bfloat16, WARP_SPECIALIZE=True,
+        num_warps=8, num_stages=stages, cluster=(cluster[0] * cluster[1],))
     np.testing.assert_array_equal(host(out), rounded(a @ b, out_dtype))
     for buf in bufs + ([] if out_dtype is wl.float32 else [out]):
         buf.free()
@@ -189,10 +203,12 @@ def test_warp_specialized_matmul(m, n, k, programs, stages, out_dtype):
     if compiler_available():
         from weft.ops._gemm import matmul_signature
         constexprs = dict(BM=bm, BN=bn, BK=bk, GROUP_M=2, DESC=True, PERSISTENT=True,
+                          CLUSTER_M=cluster[0], CLUSTER_N=cluster[1],
                           DESC_OUT=out_dtype is wl.bfloat16, WARP_SPECIALIZE=True)
         kernel = weft.compile(matmul_kernel, matmul_signature(m, n, k, constexprs, "cuda",
                                                               "*" + out_dtype.name),
-                              constexprs, target="cuda:90", num_warps=8, num_stages=stages)
+                              constexprs, target="cuda:90", num_warps=8, num_stages=stages,
+                              cluster=(cluster[0] * cluster[1],))
         assert json.loads(kernel.asm["kernels"])["matmul_kernel"]["threads"] == 384
 
 

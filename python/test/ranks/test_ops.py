@@ -407,37 +407,47 @@ def test_matmul_clusters(cluster):
     c = weft.empty((m, n), wl.float32)
     weft.ops.matmul(*ab, c, config=(bm, bm, bm, 4, 3, cluster))
     np.testing.assert_array_equal(c.to_numpy(), a @ b)
-    with pytest.raises(ValueError, match="clusters of 3 programs do not divide"):
+    with pytest.raises(ValueError, match="clusters of 3 programs do not divide the [0-9]+ column"):
         weft.ops.matmul(*ab, c, config=(bm, bm, bm, 4, 3, 3))
+    # Row blocks pair only in persistent programs (these 32 blocks are not).
+    with pytest.raises(ValueError, match="clusters of row blocks need persistent programs"):
+        weft.ops.matmul(*ab, c, config=(bm, bm, bm, 4, 3, (2, 1)))
     with pytest.raises(weft.WeftError, match="grid 3x1x1 is not a whole number of clusters "
                                              "of 2x1x1"):
         _jit_fill[(3,)](c, 1.0, cluster=(2,))
 
 
-@pytest.mark.parametrize("cluster", [1, 2])
-@pytest.mark.parametrize("m,n,k,descriptors", [(1088, 1024, 192, None), (1080, 992, 200, True),
-                                               (2112, 512, 64, None)])
+@pytest.mark.parametrize("cluster", [1, 2, (2, 1)], ids=["alone", "columns", "rows"])
+@pytest.mark.parametrize("m,n,k,descriptors", [(1152, 1024, 192, None), (1144, 992, 200, True),
+                                               (2176, 512, 64, None)])
 def test_matmul_persistent(m, n, k, descriptors, cluster):
     """More blocks than a wave of programs (on GPUs 64x64 blocks, 256 a
-    wave: 272, 272 and 264 here), as bulk copies: matmul's programs each take
+    wave: 288, 288 and 272 here), as bulk copies: matmul's programs each take
     several blocks in turn (PERSISTENT), on sm_90 copying the next block's
     first stages before storing this one's. Edges past M, N and K (the
     second shape, descriptors forced) read zeros and are not written;
-    K = 64 is one step a block, fewer than the ring's stages."""
+    K = 64 is one step a block, fewer than the ring's stages. Clusters pair
+    column blocks (sharing a's copies) or row blocks (sharing b's)."""
     bm = _jit.PerBackend(host=16, default=64)  # the host run warms the GPU's kernel
     config = (bm, bm, bm, 4, 3, cluster)
+    programs = cluster[0] if isinstance(cluster, tuple) else cluster
     plan = weft.ops._gemm.matmul_plan(m, n, k, BACKEND, None, config, descriptors)
-    assert plan[2]["PERSISTENT"] and plan[3]["cluster"] == (cluster,)
-    rng = np.random.default_rng(m + n + cluster)
+    assert plan[2]["PERSISTENT"] and plan[3]["cluster"] == (programs,)
+    rng = np.random.default_rng(m + n + programs)
     a = rng.integers(-2, 3, (m, k)).astype(np.float32)
     b = rng.integers(-2, 3, (k, n)).astype(np.float32)
     ab = [buffer_of(a, wl.bfloat16), buffer_of(b, wl.bfloat16)]
     c = local(np.full((m, n), -1.0, np.float32))
     weft.ops.matmul(*ab, c, config=config, descriptors=descriptors)
     np.testing.assert_array_equal(host(c), a @ b)
-    # Split K: a program per block and piece, as before.
-    assert "PERSISTENT" not in weft.ops._gemm.matmul_plan(m, n, k, BACKEND, 2, config,
-                                                          descriptors)[2]
+    # Split K: a program per block and piece, as before (where row blocks
+    # pair, an error).
+    if isinstance(cluster, tuple):
+        with pytest.raises(ValueError, match="clusters of row blocks need persistent"):
+            weft.ops._gemm.matmul_plan(m, n, k, BACKEND, 2, config, descriptors)
+    else:
+        assert "PERSISTENT" not in weft.ops._gemm.matmul_plan(m, n, k, BACKEND, 2, config,
+                                                              descriptors)[2]
     for buf in ab:
         buf.free()
 

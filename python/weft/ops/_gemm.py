@@ -177,7 +177,7 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
                   BK: wl.constexpr, EVEN: wl.constexpr = False, GROUP_M: wl.constexpr = 8,
                   DESC: wl.constexpr = False, CLUSTER_N: wl.constexpr = 1,
                   PERSISTENT: wl.constexpr = False, DESC_OUT: wl.constexpr = False,
-                  WARP_SPECIALIZE: wl.constexpr = False):
+                  WARP_SPECIALIZE: wl.constexpr = False, CLUSTER_M: wl.constexpr = 1):
     """c = a @ b: a program per BMxBN block of c and piece of K of k_steps
     BK steps (grid axis 2); with several pieces (split-K) each adds its
     partial product into c, which starts at zero. Pieces counted in steps
@@ -187,15 +187,17 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     they read stay in L2 while they last. CLUSTER_N programs along grid
     axis 1 (a cluster=(1, CLUSTER_N) launch) take neighbouring columns of
     one block row, so a's blocks are the same in each: the compiler shares
-    their copies. EVEN: BM, BN and BK divide M, N and K (pieces are whole BK
-    steps, so none ends inside a step). DESC: a and b are tensor
+    their copies. CLUSTER_M (PERSISTENT only) programs of a cluster take
+    neighbouring rows of one block column instead, sharing b's. EVEN: BM,
+    BN and BK divide M, N and K (pieces are whole BK steps, so none ends
+    inside a step). DESC: a and b are tensor
     descriptors (blocks_of), else pointers. DESC_OUT (one piece of K): c
     is a tensor descriptor of BMxBN blocks too (out_blocks), which sm_90
     stores with bulk copies: the threads write each block into shared
     memory and go on while the copy engine writes it out.
 
     PERSISTENT (one piece of K, c not a or b): a resident 1-D launch
-    (clusters=(CLUSTER_N,)) whose programs each take several blocks in
+    (clusters of CLUSTER_M * CLUSTER_N) whose programs each take several blocks in
     turn, blocks p, p + programs, ... of _grouped's order for program p
     (by clusters); each block's K loop copies the next block's first
     stages before this block's store (wl.range's prefetch), so the store
@@ -203,15 +205,18 @@ def matmul_kernel(a, b, c, M, N, K, k_steps, BM: wl.constexpr, BN: wl.constexpr,
     the store of the block before. WARP_SPECIALIZE (PERSISTENT): a
     warpgroup of producer warps makes the copies, running ahead of the
     products (wl.range's warp_specialize)."""
-    blocks_m = (M + BM - 1) // BM
-    blocks_n = (N + BN - 1) // BN // CLUSTER_N  # of clusters
+    blocks_m = (M + BM - 1) // BM // CLUSTER_M  # of clusters
+    blocks_n = (N + BN - 1) // BN // CLUSTER_N
     if PERSISTENT:
-        column = wl.program_id(0) % CLUSTER_N
-        for block in wl.range(wl.program_id(0) // CLUSTER_N, blocks_m * blocks_n,
-                              wl.num_programs(0) // CLUSTER_N, prefetch=True,
+        # The program's place in its cluster: rows first (x % 1 and x // 1
+        # fold away, so what the cluster shares stays provably the same).
+        rank = wl.program_id(0) % (CLUSTER_M * CLUSTER_N)
+        for block in wl.range(wl.program_id(0) // (CLUSTER_M * CLUSTER_N), blocks_m * blocks_n,
+                              wl.num_programs(0) // (CLUSTER_M * CLUSTER_N), prefetch=True,
                               warp_specialize=WARP_SPECIALIZE):
-            block_m, cluster_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
-            _block_into(a, b, c, block_m * BM, (cluster_n * CLUSTER_N + column) * BN, M, N, K,
+            cluster_m, cluster_n = _grouped(block, blocks_m, blocks_n, GROUP_M)
+            _block_into(a, b, c, (cluster_m * CLUSTER_M + rank % CLUSTER_M) * BM,
+                        (cluster_n * CLUSTER_N + rank // CLUSTER_M % CLUSTER_N) * BN, M, N, K,
                         0, K, BM, BN, BK, EVEN, DESC, DESC_OUT)
     else:
         block_m, cluster_n = _grouped(
@@ -388,8 +393,10 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
     BN, BK, num_warps[, num_stages[, cluster[, warp_specialize]]])
     overrides what the shape picks (the blocks may be PerBackend; cluster:
     programs of neighbouring column blocks launched together, which share
-    a's copies; warp_specialize: producer warps copy the persistent
-    programs' stages, matmul_kernel's WARP_SPECIALIZE); descriptors: a and b go as tensor descriptors (None: where
+    a's copies, or (rows, columns): of row blocks, which share b's, where
+    the programs are persistent; warp_specialize: producer warps copy the
+    persistent programs' stages, matmul_kernel's WARP_SPECIALIZE);
+    descriptors: a and b go as tensor descriptors (None: where
     the blocks tile the product, so that every block is one bulk copy on
     sm_90; the operands must meet tensor_maps_fit); warp_mma: the
     launch's option (warp-level MMA even where warpgroup MMA applies)."""
@@ -401,25 +408,34 @@ def matmul_plan(m, n, k, backend, split_k=None, config=None, descriptors=None,
         # then compiles the GPU's kernel from a host run).
         constexprs = dict(zip(("BM", "BN", "BK"), config[:3]))
         bm, bn, bk = (int(_for_backend(v, backend)) for v in config[:3])
-        warps, *rest = (int(v) for v in config[3:])
-        stages, wave = rest[0] if rest else 3, _wave(bm)
+        warps, rest = int(config[3]), config[4:]
+        stages, wave = int(rest[0]) if rest else 3, _wave(bm)
         cluster = rest[1] if len(rest) > 1 else 1
         if len(rest) > 2 and rest[2]:
             constexprs["WARP_SPECIALIZE"] = True
+    rows, columns = (int(v) for v in cluster) if isinstance(cluster, tuple) else (1, int(cluster))
     even = even_blocks(m, n, k, constexprs)
     constexprs = dict(constexprs, EVEN=even, DESC=even[backend] if descriptors is None
                       else descriptors)
     blocks_m, blocks_n = -(-m // bm), -(-n // bn)
-    if blocks_n % cluster:
-        raise ValueError(f"matmul: clusters of {cluster} programs do not divide the "
+    if blocks_n % columns:
+        raise ValueError(f"matmul: clusters of {columns} programs do not divide the "
                          f"{blocks_n} column blocks of {n} columns")
-    if cluster > 1:
-        constexprs["CLUSTER_N"] = cluster
+    if blocks_m % rows:
+        raise ValueError(f"matmul: clusters of {rows} programs do not divide the "
+                         f"{blocks_m} row blocks of {m} rows")
+    if columns > 1:
+        constexprs["CLUSTER_N"] = columns
+    if rows > 1:
+        constexprs["CLUSTER_M"] = rows
     pieces, steps = _pieces(blocks_m * blocks_n, k, bk, wave, split_k)
-    options = dict(num_warps=warps, num_stages=stages, cluster=(1, cluster), warp_mma=warp_mma)
+    options = dict(num_warps=warps, num_stages=stages, cluster=(1, columns), warp_mma=warp_mma)
     if dtype.bits == 16 and not warp_mma and _persists(m, n, constexprs, descriptors, split_k):
         constexprs["PERSISTENT"] = True
-        options["cluster"] = (cluster,)
+        options["cluster"] = (rows * columns,)
+    elif rows > 1:
+        raise ValueError("matmul: clusters of row blocks need persistent programs (16-bit "
+                         "operands as descriptors, more blocks than a wave, K whole)")
     return (blocks_m, blocks_n, pieces), steps, constexprs, options
 
 
@@ -498,10 +514,10 @@ def matmul(a, b, out=None, split_k=None, config=None, descriptors=None, warp_mma
     fp32 weft.Buffer when None). Local: no communication. split_k: pieces
     of K computed by separate programs and added into an fp32 out (None: chosen
     by the shape and the block size; a 16-bit out takes one piece). config:
-    (BM, BN, BK, num_warps[, num_stages[, cluster]]) of the kernel (None:
-    chosen by the shape; bench/gemm.py --configs compares them; cluster:
-    programs of neighbouring column blocks that share a's copies, which
-    must divide the column blocks). descriptors: a and
+    (BM, BN, BK, num_warps[, num_stages[, cluster[, warp_specialize]]]) of
+    the kernel (None: chosen by the shape; bench/gemm.py --configs compares
+    them; matmul_plan says what each means; a cluster must divide the
+    blocks). descriptors: a and
     b go to the kernel as tensor descriptors (on sm_90 its K loop then
     loads them with bulk tensor copies), else as pointers; None: where
     they meet tensor_maps_fit and the blocks tile the product. warp_mma:

@@ -15,6 +15,7 @@
 #include "../LoweringUtils.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -91,7 +92,8 @@ void barrierWait(OpBuilder &b, Location loc, Value barrier, Value phase) {
           "@!done bra WEFT_WAIT; }",
           "r,r,~{memory}");
 }
-void barrierArrive(OpBuilder &b, Location loc, Value barrier, bool asyncReads) {
+void barrierArrive(OpBuilder &b, Location loc, Value barrier, bool asyncReads,
+                   int64_t programs) {
   // The warp meets first (bar.warp.sync orders its threads' accesses),
   // then its first lane arrives for all of them, releasing those
   // accesses: one arrival per warp instead of 32 on the barrier's word.
@@ -100,12 +102,24 @@ void barrierArrive(OpBuilder &b, Location loc, Value barrier, bool asyncReads) {
   // (ldmatrix, generic proxy) before them. Without it ptxas let the
   // arrival overtake the warp's last ldmatrix loads, and mma.sync GEMMs
   // read operands the next copy had overwritten (docs/tile-ir.md).
-  // wgmma's reads are the async proxy's own, retired by its wait.
-  std::string text = "{ .reg .pred first; .reg .b32 lane; ";
+  // wgmma's reads are the async proxy's own, retired by its wait. Across
+  // a cluster of `programs`, lane r arrives at program r's barrier (mapa
+  // maps the address into its shared window), all at once; after such
+  // reads relaxed, as clusterArrive's, since a release at the cluster's
+  // scope is a fence each warp waits at every step: it made a clustered
+  // GEMM 1.7-2.6x slower (bench/README.md, "Warp specialisation").
+  std::string text = "{ .reg .pred first; .reg .b32 lane, at; ";
   if (!asyncReads)
     text += "fence.proxy.async.shared::cta; ";
-  text += "bar.warp.sync -1; mov.u32 lane, %laneid; setp.eq.u32 first, lane, 0; "
-          "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }";
+  text += "bar.warp.sync -1; mov.u32 lane, %laneid; ";
+  if (programs == 1)
+    text += "setp.eq.u32 first, lane, 0; "
+            "@first mbarrier.arrive.release.cta.shared::cta.b64 _, [$0]; }";
+  else
+    text += llvm::formatv("setp.lt.u32 first, lane, {0}; mapa.shared::cluster.u32 at, $0, lane; "
+                          "@first mbarrier.arrive.{1}.cluster.shared::cluster.b64 _, [at]; }",
+                          programs, asyncReads ? "relaxed" : "release")
+                .str();
   emitAsm(b, loc, Type(), {sharedAddress(b, loc, barrier)}, text, "r,~{memory}");
 }
 void barrierInval(OpBuilder &b, Location loc, Value barrier) {
@@ -364,7 +378,9 @@ struct MBarrierArriveLowering : TilePattern<MBarrierArriveOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    barrierArrive(rewriter, op.getLoc(), adaptor.getBarrier(), op.getAsyncReads());
+    int64_t programs =
+        op.getCluster() ? clusterSize(op->getParentOfType<FunctionOpInterface>()) : 1;
+    barrierArrive(rewriter, op.getLoc(), adaptor.getBarrier(), op.getAsyncReads(), programs);
     rewriter.eraseOp(op);
     return success();
   }

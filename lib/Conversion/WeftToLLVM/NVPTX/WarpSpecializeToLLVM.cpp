@@ -30,7 +30,7 @@ void lower(WarpSpecializeOp split, const TargetInfo &target) {
   Location loc = split.getLoc();
   auto kernel = split->getParentOfType<FunctionOpInterface>();
   int64_t own = target.getCompileTarget().threadsPerProgram();
-  int64_t producers = split.getProducerWarps() * target.getSpec().warpSize();
+  int64_t producers = target.producerThreads(split);
   kernel->setAttr(kThreadsAttrName,
                   IntegerAttr::get(IntegerType::get(split.getContext(), 32), own + producers));
   // The producers keep few registers (they hold addresses and phases); the

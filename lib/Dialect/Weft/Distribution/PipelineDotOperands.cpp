@@ -249,16 +249,7 @@ scf::ForOp emitPipeline(scf::ForOp loop, const PipelinePlan &plan, bool unrollRi
   Operation *yield = pipelined.getBody()->getTerminator();
   // After the loop: the products still reading the rings complete, then
   // the pipeline's tail (below) ends the rings' life.
-  Operation *tail = pipelined;
-  for (auto [dot, position] : plan.overlapped) {
-    rewriter.setInsertionPointAfter(dot);
-    yield->setOperand(position, DotWaitOp::create(rewriter, loc, dot.getResult(), 1));
-    rewriter.setInsertionPointAfter(tail);
-    Value sums = pipelined.getResult(position);
-    auto done = DotWaitOp::create(rewriter, loc, sums, 0);
-    rewriter.replaceAllUsesExcept(sums, done, done);
-    tail = done;
-  }
+  Operation *tail = retireOverlapped(rewriter, pipelined, plan.overlapped).first;
   // The copies lead stages ahead. Bulk copies into the rings of products
   // that run asynchronously go after those are started: issuing a block's
   // boxes then overlaps this step's products instead of holding up their

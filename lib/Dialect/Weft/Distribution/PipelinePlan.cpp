@@ -394,14 +394,13 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
   if (target.spec.hasTensorCopies()) {
     AxisInfoAnalysis axis(func);
     tensorMaps = tensorMapsFor(operands, func, axis);
-    // Producer warps make the copies where the loop asks for them; they
-    // copy for their own program alone.
+    // Producer warps make the copies where the loop asks for them.
     if (tensorMaps && !threadReads && plan.staged.empty())
       planSpecialized(loop, plan);
     // In a kernel run in clusters, the programs share the copies of the
     // blocks they all read (unless another loop reads the argument whole).
     llvm::DenseMap<Value, bool> known;
-    if (tensorMaps && !plan.specializedHome && target.spec.hasClusters() &&
+    if (tensorMaps && target.spec.hasClusters() &&
         clusterSize(func) > 1 &&
         reachedTogether(loop, clusterShape(func), known)) {
       for (Operand &operand : operands)
@@ -495,6 +494,25 @@ void copyAt(OpBuilder &b, const Operand &operand, IRMapping map, Value induction
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
 
+
+std::pair<Operation *, Operation *>
+retireOverlapped(RewriterBase &rewriter, scf::ForOp loop,
+                 ArrayRef<std::pair<DotOp, unsigned>> overlapped) {
+  Location loc = loop.getLoc();
+  Operation *yield = loop.getBody()->getTerminator(), *tail = loop, *lastWait = nullptr;
+  for (auto [dot, position] : overlapped) {
+    rewriter.setInsertionPointAfter(dot);
+    auto wait = DotWaitOp::create(rewriter, loc, dot.getResult(), 1);
+    yield->setOperand(position, wait);
+    lastWait = wait;
+    rewriter.setInsertionPointAfter(tail);
+    Value sums = loop.getResult(position);
+    auto done = DotWaitOp::create(rewriter, loc, sums, 0);
+    rewriter.replaceAllUsesExcept(sums, done, done);
+    tail = done;
+  }
+  return {tail, lastWait};
+}
 
 SmallVector<Value> rotateRings(OpBuilder &b, Location loc, ArrayRef<BlockArgument> args,
                                int64_t ringSize, int64_t parityRings) {

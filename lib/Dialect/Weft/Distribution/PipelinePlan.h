@@ -58,8 +58,10 @@ struct PipelinePlan {
   bool threadReads = false;
   /// The kernel's tensor maps where every operand is a bulk copy.
   std::optional<mlir::DictionaryAttr> tensorMaps;
-  /// Some copies are shared across the cluster; the copier waits at
-  /// "empty" barriers instead of the program joining each step.
+  /// Some copies are shared across the cluster (ordered by the cluster's
+  /// barrier, or by producer warps' empty barriers that every program's
+  /// warps arrive at); the copier waits at "empty" barriers instead of the
+  /// program joining each step.
   bool clustered = false, empties = false;
   /// Producer warps make the copies (SpecializedPipeline.cpp): the loop
   /// whose runs they copy for, the K loop or the loop around it (marked
@@ -164,6 +166,15 @@ llvm::SmallVector<mlir::Value> allocRings(mlir::OpBuilder &b, mlir::Location loc
 /// A ring of ringSize barriers, each expecting `arrivals` per phase.
 AllocMBarriersOp allocBarrierRing(mlir::OpBuilder &b, mlir::Location loc, int64_t ringSize,
                                   int64_t arrivals);
+
+/// Each of `loop`'s overlapped products (PipelinePlan::overlapped) waits,
+/// right after it, until only its own step's are in flight, and its sums
+/// go on from that wait; after the loop the last products retire (a wait
+/// for none, which the loop's result's users then read). Returns the last
+/// of those waits after the loop (or the loop) and the last in it.
+std::pair<mlir::Operation *, mlir::Operation *>
+retireOverlapped(mlir::RewriterBase &rewriter, mlir::scf::ForOp loop,
+                 llvm::ArrayRef<std::pair<DotOp, unsigned>> overlapped);
 
 /// Erases the operands' loads (their rings replace them) and the address
 /// arithmetic only they used: layout assignment would otherwise

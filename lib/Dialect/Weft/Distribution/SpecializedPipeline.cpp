@@ -118,11 +118,21 @@ scf::ForOp emitSpecializedPipeline(scf::ForOp loop, const PipelinePlan &plan, bo
 
   // Rings, a barrier per buffer that its copies arrive at (full), one that
   // the program's warps arrive at once done with it (empty), before the
-  // split: both kinds of warps use them.
+  // split: both kinds of warps use them. Where the cluster's programs
+  // share copies, a buffer is free once every program's warps are done
+  // with it: they arrive at the empty barriers of all of them, which exist
+  // before any arrival or copy reaches them (the cluster's barrier).
   OpBuilder b(home);
+  bool clustered = plan.clustered;
+  int64_t programs = clustered ? clusterSize(func) : 1;
   SmallVector<Value> rings = allocRings(b, loc, operands, ringSize, /*bulk=*/true);
   ValueRange full = allocBarrierRing(b, loc, ringSize, operands.size()).getResults();
-  ValueRange empty = allocBarrierRing(b, loc, ringSize, target.options.numWarps).getResults();
+  ValueRange empty =
+      allocBarrierRing(b, loc, ringSize, target.options.numWarps * programs).getResults();
+  if (clustered) {
+    ClusterArriveOp::create(b, loc);
+    ClusterWaitOp::create(b, loc);
+  }
   // What both kinds of loops carry, ring by ring: the operands' buffers,
   // the full and the empty barriers, and the parities of the phases each
   // kind waits for next (its barriers' positions in the list).
@@ -150,6 +160,14 @@ scf::ForOp emitSpecializedPipeline(scf::ForOp loop, const PipelinePlan &plan, bo
   for (Block *region : {defaultBlock, producerBlock}) {
     OpBuilder end = OpBuilder::atBlockEnd(region);
     WarpYieldOp::create(end, loc);
+  }
+  // A program returns only once the others' warps have made their last
+  // arrivals at its barriers (its own copies have landed: its warps waited
+  // for them). The producers need not: exited threads release the barrier.
+  if (clustered) {
+    OpBuilder end(defaultBlock->getTerminator());
+    ClusterArriveOp::create(end, loc, /*release=*/true);
+    ClusterWaitOp::create(end, loc);
   }
 
   // The producers' loops: every step waits until its buffers are free (a
@@ -222,29 +240,19 @@ scf::ForOp emitSpecializedPipeline(scf::ForOp loop, const PipelinePlan &plan, bo
   Operation *yield = steps.getBody()->getTerminator();
   if (plan.overlapped.empty()) {
     sb.setInsertionPoint(yield);
-    MBarrierArriveOp::create(sb, loc, ring(args, emptyAt)[0], /*async_reads=*/true);
+    MBarrierArriveOp::create(sb, loc, ring(args, emptyAt)[0], /*async_reads=*/true, clustered);
   } else {
     // Each product waits until only this step's are in flight; the step
     // before's buffers (the ring's last) are then free, where there was
     // a step before. After the loop the last products retire and free the
     // last step's buffers, where the loop ran.
-    Operation *tail = steps, *lastWait = nullptr;
-    for (auto [dot, position] : plan.overlapped) {
-      rewriter.setInsertionPointAfter(dot);
-      auto wait = DotWaitOp::create(rewriter, loc, dot.getResult(), 1);
-      yield->setOperand(position, wait);
-      lastWait = wait;
-      rewriter.setInsertionPointAfter(tail);
-      Value sums = steps.getResult(position);
-      auto done = DotWaitOp::create(rewriter, loc, sums, 0);
-      rewriter.replaceAllUsesExcept(sums, done, done);
-      tail = done;
-    }
+    auto [tail, lastWait] = retireOverlapped(rewriter, steps, plan.overlapped);
     rewriter.setInsertionPointAfter(lastWait);
     Value later = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                         steps.getInductionVar(), lower);
     scf::IfOp::create(rewriter, loc, later, [&](OpBuilder &ib, Location) {
-      MBarrierArriveOp::create(ib, loc, ring(args, emptyAt).back(), /*async_reads=*/true);
+      MBarrierArriveOp::create(ib, loc, ring(args, emptyAt).back(), /*async_reads=*/true,
+                               clustered);
       scf::YieldOp::create(ib, loc);
     });
     rewriter.setInsertionPointAfter(tail);
@@ -252,7 +260,7 @@ scf::ForOp emitSpecializedPipeline(scf::ForOp loop, const PipelinePlan &plan, bo
     SmallVector<Value> after(steps.getResults().take_back(carried.size()));
     Value lastEmpty = after[(emptyAt + 1) * ringSize - 1];
     scf::IfOp::create(rewriter, loc, ran, [&](OpBuilder &ib, Location) {
-      MBarrierArriveOp::create(ib, loc, lastEmpty, /*async_reads=*/true);
+      MBarrierArriveOp::create(ib, loc, lastEmpty, /*async_reads=*/true, clustered);
       scf::YieldOp::create(ib, loc);
     });
   }

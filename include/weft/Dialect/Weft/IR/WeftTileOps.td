@@ -510,8 +510,9 @@ def Weft_DescAsyncCopyOp : Weft_Op<"desc_async_copy", [MemoryEffects<[MemRead, M
     dimension, which the map's box already is) into every program's
     `dst`, and each program's `barrier` still counts the whole block's
     bytes. A program may then start a shared copy only once every program
-    of the cluster is done with the buffers it refills (`weft.cluster_arrive`,
-    `weft.cluster_wait`).
+    of the cluster is done with the buffers it refills (`weft.cluster_arrive`
+    and `weft.cluster_wait`, or an empty barrier that every program's
+    warps arrive at: `weft.mbarrier_arrive` with `cluster`).
 
     ```mlir
     weft.desc_async_copy %a[%m, %k], %buf, %bar, %in_range
@@ -587,13 +588,21 @@ def Weft_MBarrierArriveOp : Weft_Op<"mbarrier_arrive", [MemoryEffects<[MemRead, 
     With `async_reads`, the threads read the buffers they are done with
     only through the async proxy (warpgroup MMA, retired by its wait), as
     the copies that refill them write: no proxy fence orders them.
+    With `cluster`, each warp arrives at the barrier in the same place of
+    every program of the kernel's cluster (`weft.cluster`), its own
+    included, so that a copy shared across the cluster may refill the
+    buffer everywhere once all of them are done with it: such a barrier
+    expects `num_warps` arrivals per program of the cluster. No program
+    may then return while another may still arrive at its barriers (a
+    cluster barrier at the end orders that).
 
     ```mlir
     weft.mbarrier_arrive %empty
     weft.mbarrier_arrive %empty {async_reads}
+    weft.mbarrier_arrive %empty {async_reads, cluster}
     ```
   }];
-  let arguments = (ins Weft_MBarrierType:$barrier, UnitAttr:$async_reads);
+  let arguments = (ins Weft_MBarrierType:$barrier, UnitAttr:$async_reads, UnitAttr:$cluster);
   let assemblyFormat = "$barrier attr-dict";
 }
 
