@@ -30,6 +30,9 @@ name without _graph): the fused ops' regime, where the clock stays high.
 persistent (more blocks than a wave): the same kernel and blocks launched
 a program per block, as before they were (what the persistence and its
 prefetch gain; bench/README.md, "GEMM").
+--group-m N,... adds eager systems weft_groupN where matmul's programs are
+persistent: its plan with GROUP_M = N (the block rows they take together;
+bench/README.md, "Block order").
 --data pattern takes bench/fused.py's operands (periodic small integers)
 instead of random ones (bench/README.md, "Bulk stores": the operands do
 not change the times; the eager calls' higher clock does).
@@ -51,8 +54,8 @@ import weft  # noqa: E402
 import collectives as CB  # noqa: E402  (bench/collectives.py: the CSV, the watchdog)
 from fused import pattern  # noqa: E402
 import weft.language as wl  # noqa: E402
-from weft.ops._gemm import (blocks_of, compile_matmul, matmul_kernel, matmul_plan,  # noqa: E402
-                            matmul_signature)
+from weft.ops._gemm import (_desc_out, blocks_of, compile_matmul, matmul_kernel,  # noqa: E402
+                            matmul_plan, matmul_signature, out_blocks)
 from weft._jit import compile as compile_kernel  # noqa: E402
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192),
@@ -100,7 +103,20 @@ def per_block(m, n, k, backend):
     return grid, steps, constexprs, dict(options, cluster=(1,) + options["cluster"])
 
 
-def warm(shapes, configs, split_ks, pointers, warp_mma, per_blocks=False):
+def with_group_rows(m, n, k, backend, rows):
+    """matmul's plan for an m x n x k product into a bf16 out with GROUP_M
+    = rows (the block rows its persistent programs take together):
+    (grid, k_steps, constexprs, options), or None where the programs are
+    not persistent."""
+    grid, steps, constexprs, options = matmul_plan(m, n, k, backend)
+    if not constexprs.get("PERSISTENT"):
+        return None
+    desc_out = _desc_out(constexprs, grid, wl.bfloat16)
+    return (grid[0] * grid[1],), steps, dict(constexprs, GROUP_M=rows, DESC_OUT=desc_out), \
+        options
+
+
+def warm(shapes, configs, split_ks, pointers, warp_mma, per_blocks=False, group_rows=()):
     """Compiles the matmul kernels run_gpu launches for the warm target."""
     target = os.environ.get("WEFT_WARM_TARGET")
     if not target:
@@ -118,8 +134,9 @@ def warm(shapes, configs, split_ks, pointers, warp_mma, per_blocks=False):
                                warp_mma=mma)[0]
             compile_matmul(m, n, k, target, "*bf16" if grid[2] == 1 else "*fp32", split_k,
                            config, descriptors, mma)
-        plan = per_blocks and per_block(m, n, k, backend)
-        if plan:
+        plans = [per_blocks and per_block(m, n, k, backend)] + \
+            [with_group_rows(m, n, k, backend, rows) for rows in group_rows]
+        for plan in filter(None, plans):
             compile_kernel(matmul_kernel, matmul_signature(m, n, k, plan[2], backend, "*bf16"),
                            plan[2], target=target, **plan[3])
 
@@ -318,6 +335,15 @@ def measure_shape(torch, device, args, scrub, log, m, n, k):
         da, db = blocks_of(a, b, constexprs)
         systems["weft_per_block_graph"] = (outs[1], lambda: matmul_kernel[grid](
             da, db, outs[1], m, n, k, steps, **options, **constexprs))
+    for rows in parse_list(args.group_m):
+        plan = with_group_rows(m, n, k, "cuda", rows)
+        if plan:
+            grid, steps, constexprs, options = plan
+            da, db = blocks_of(a, b, constexprs)
+            c = out_blocks(outs[1], constexprs) if constexprs["DESC_OUT"] else outs[1]
+            systems[f"weft_group{rows}"] = (outs[1], lambda grid=grid, steps=steps, da=da, db=db,
+                                            c=c, cx=constexprs, opt=options: matmul_kernel[grid](
+                da, db, c, m, n, k, steps, resident=True, **opt, **cx))
     if args.graphs:
         systems["weft_graph"], systems["torch_graph"] = systems["weft"], systems["torch"]
     expect = ta.float() @ tb.float()  # exact: small integers
@@ -374,6 +400,9 @@ def main():
     p.add_argument("--per-block", action="store_true",
                    help="add weft_per_block_graph where matmul's programs are persistent: "
                         "the same kernel launched a program per block")
+    p.add_argument("--group-m", default=None,
+                   help="N,... eager systems weft_groupN: matmul's persistent plan with "
+                        "GROUP_M = N (the block rows its programs take together)")
     p.add_argument("--trace", action="store_true",
                    help="print the kernels of each graph system (torch's profiler): "
                         "launch shape, duration, gaps between kernels")
@@ -395,7 +424,8 @@ def main():
     if weft.backend() == "host":
         run_host([(32, 32, 32), (16, 48, 256)])  # the second one splits K
         warm(parse_shapes(args.shapes), parse_configs(args.configs),
-             parse_list(args.split_k), args.pointers, args.warp_mma, args.per_block)
+             parse_list(args.split_k), args.pointers, args.warp_mma, args.per_block,
+             parse_list(args.group_m))
     else:
         run_gpu(args)
     weft.finalize()

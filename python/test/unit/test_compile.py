@@ -397,6 +397,21 @@ def test_matmul_persists_by_shape(shape, options, persistent):
         assert constexprs.get("PERSISTENT", False) == persistent, backend
 
 
+@pytest.mark.parametrize("shape, group_m", [
+    ((4096, 8192, 4096), 16),  # 32 columns of 256-wide blocks
+    ((8192, 4096, 8192), 8),   # 16 columns
+    ((4096, 4096, 2048), 8),
+])
+def test_matmul_block_rows_by_columns(shape, group_m):
+    """Persistent programs take 16 block rows together where the large
+    blocks make 32 columns or more, else 8; the same on the host (the GPU's
+    blocks decide)."""
+    from weft.ops._gemm import matmul_plan
+    for backend in ("cuda", "host"):
+        constexprs = matmul_plan(*shape, backend)[2]
+        assert constexprs["PERSISTENT"] and constexprs["GROUP_M"] == group_m, backend
+
+
 @pytest.mark.parametrize("rows, n, k, whole, blocks", [
     (1024, 4096, 2048, False, (128, 128)),  # one wave of large blocks: the resident kernel's
     (2048, 4096, 2048, False, (128, 256)),  # two waves

@@ -107,7 +107,7 @@ void barrierArrive(OpBuilder &b, Location loc, Value barrier, bool asyncReads,
   // maps the address into its shared window), all at once; after such
   // reads relaxed, as clusterArrive's, since a release at the cluster's
   // scope is a fence each warp waits at every step: it made a clustered
-  // GEMM 1.7-2.6x slower (bench/README.md, "Warp specialisation").
+  // GEMM 1.7-2.6x slower (bench/README.md, "Producer warps in clusters").
   std::string text = "{ .reg .pred first; .reg .b32 lane, at; ";
   if (!asyncReads)
     text += "fence.proxy.async.shared::cta; ";
