@@ -9,8 +9,8 @@ Each shape and system: warm-up, then --iters calls each between CUDA
 events (host launch overhead included), or, for the _graph systems,
 --iters calls captured in a CUDA graph and replayed --reps times (the
 kernels alone), one system after the other (--turns: the systems take
-turns, graphs' replays and eager calls); median and min per call; TFLOP/s from the median;
-results checked against torch in the same run. On the host backend (cache warming) it runs small shapes with the same
+turns, graphs' replays and eager calls); median and min per call;
+TFLOP/s from the median; results checked against torch in the same run. On the host backend (cache warming) it runs small shapes with the same
 specialisations and checks them against numpy, and compiles what a GPU
 run launches for WEFT_WARM_TARGET without running it: per shape, the
 configuration matmul picks and the --configs variants.

@@ -400,8 +400,7 @@ std::optional<PipelinePlan> planPipeline(scf::ForOp loop, unsigned numStages,
     // In a kernel run in clusters, the programs share the copies of the
     // blocks they all read (unless another loop reads the argument whole).
     llvm::DenseMap<Value, bool> known;
-    if (tensorMaps && target.spec.hasClusters() &&
-        clusterSize(func) > 1 &&
+    if (tensorMaps && target.spec.hasClusters() && clusterSize(func) > 1 &&
         reachedTogether(loop, clusterShape(func), known)) {
       for (Operand &operand : operands)
         operand.multicast = shareable(operand, func, axis, known);
@@ -493,7 +492,6 @@ void copyAt(OpBuilder &b, const Operand &operand, IRMapping map, Value induction
     mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(original), mask);
   AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()), buffer, mask);
 }
-
 
 std::pair<Operation *, Operation *>
 retireOverlapped(RewriterBase &rewriter, scf::ForOp loop,
