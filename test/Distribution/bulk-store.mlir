@@ -13,7 +13,9 @@
 // first waits until the one before has read the buffer; the writes are
 // fenced into the async proxy before the join after which the copy
 // starts. The layouts leave the rounded sums in the threads' own layout:
-// nothing crosses shared memory but the store's own writes.
+// nothing crosses shared memory but the store's own writes. The sums are
+// rounded in pairs (cvt.rn.bf16x2.f32), each pair one 4-byte write,
+// though the wait's branch lies between the roundings and the writes.
 //
 // @released: a block stored, then a signal that releases it (a kernel
 // counting its blocks for the copy engine's puts, weft_put_wait): before the
@@ -74,9 +76,10 @@
 // HOST-NOT:    bulk
 
 // PTX-LABEL: .entry persistent(
+// PTX-COUNT-64: cvt.rn.bf16x2.f32
 // PTX:       cp.async.bulk.wait_group.read 0;
 // PTX:       bar.sync 0;
-// PTX-COUNT-64: st.shared.v2.b16
+// PTX-COUNT-64: st.shared.b32
 // PTX:       fence.proxy.async.shared::cta;
 // PTX:       bar.sync 0;
 // PTX:       cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [%r{{[0-9]+}}];

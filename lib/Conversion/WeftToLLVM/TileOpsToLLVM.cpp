@@ -160,6 +160,48 @@ struct RedistributeLowering : TileResultPattern<Op> {
   }
 };
 
+/// f32 tiles rounded to f16 or bf16 two elements at a time: one
+/// `fptrunc <2 x float>` a pair, which NVPTX selects as a packed
+/// cvt.rn.{b}f16x2.f32 (half the conversions: 64 instead of 128 a thread
+/// in a 128x256 GEMM epilogue). The backend pairs scalar roundings itself
+/// only where both sit in the block of the store that packs them, which a
+/// bulk store's wait between the two breaks. Elsewhere LLVM splits the pair
+/// again (AMDGPU has no rounding pair instruction; the host's is scalar).
+struct PackedTruncFLowering : TilePattern<arith::TruncFOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !isDistributed(type) ||
+        !getElementTypeOrSelf(op.getIn().getType()).isF32() ||
+        !isa<Float16Type, BFloat16Type>(type.getElementType()) ||
+        op.getRoundingmodeAttr())
+      return failure();
+    Location loc = op.getLoc();
+    Type half = getTypeConverter()->convertType(type.getElementType());
+    auto wide = VectorType::get(2, rewriter.getF32Type());
+    auto narrow = VectorType::get(2, half);
+    SmallVector<Value> in = unpackTile(rewriter, loc, adaptor.getIn());
+    SmallVector<Value> out;
+    for (size_t i = 0; i + 1 < in.size(); i += 2) {
+      Value pair = LLVM::PoisonOp::create(rewriter, loc, wide);
+      for (int64_t j = 0; j < 2; ++j)
+        pair = LLVM::InsertElementOp::create(rewriter, loc, pair, in[i + j],
+                                             i32Const(rewriter, loc, j));
+      Value rounded = LLVM::FPTruncOp::create(rewriter, loc, narrow, pair);
+      for (int64_t j = 0; j < 2; ++j)
+        out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, rounded,
+                                                     i32Const(rewriter, loc, j)));
+    }
+    if (in.size() % 2)
+      out.push_back(LLVM::FPTruncOp::create(rewriter, loc, half, in.back()));
+    replaceWithTile(rewriter, op, *getTypeConverter(), out);
+    return success();
+  }
+};
+
 /// Any element-wise arith/math op on tiles: the scalar op once per element
 /// the thread holds (left for the arith/math lowering that follows).
 struct ElementwiseTileLowering : ConversionPattern {
@@ -208,7 +250,8 @@ void populateTileOpPatterns(const LLVMTypeConverter &converter,
   patterns.add<MakeRangeOpLowering, SplatOpLowering, ConstantOpLowering,
                BroadcastOpLowering, ExpandDimsOpLowering,
                RedistributeLowering<ConvertLayoutOp>,
-               RedistributeLowering<ReshapeOp>>(converter, tiles);
+               RedistributeLowering<ReshapeOp>, PackedTruncFLowering>(converter,
+                                                                            tiles);
   patterns.add<ElementwiseTileLowering>(converter, patterns.getContext());
 }
 
