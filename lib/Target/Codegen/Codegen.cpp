@@ -214,6 +214,8 @@ llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
       runBackend(module, machine, llvm::CodeGenFileType::AssemblyFile);
   if (!ptx)
     return ptx.takeError();
+  // Before ptxas, or the driver's compiler where ptxas is not found.
+  *ptx = avoidNegationFusion(*ptx);
   auto ptxas = unlinked.empty() ? locate("ptxas", options)
                                 : llvm::Expected<std::string>(
                                       llvm::createStringError(unlinked));

@@ -3,8 +3,32 @@
 #include "Tools.h"
 
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
 
 using namespace weft;
+
+std::string weft::avoidNegationFusion(llvm::StringRef ptx) {
+  // LLVM prints one instruction a line: indent, an optional guard, the
+  // opcode, destination and source registers.
+  static const llvm::Regex negation(
+      "^([ \t]*(@!?%[a-z0-9]+[ \t]+)?)neg\\.s(16|32|64)[ \t]+(%[a-z0-9]+),[ \t]*(%[a-z0-9]+);$");
+  llvm::SmallVector<llvm::StringRef> lines;
+  ptx.split(lines, '\n');
+  std::string out;
+  out.reserve(ptx.size());
+  for (auto [i, line] : llvm::enumerate(lines)) {
+    if (i)
+      out += '\n';
+    llvm::SmallVector<llvm::StringRef, 6> m;
+    if (!negation.match(line, &m)) {
+      out += line;
+      continue;
+    }
+    out += (m[1] + "not.b" + m[3] + " \t" + m[4] + ", " + m[5] + ";\n").str();
+    out += (m[1] + "add.s" + m[3] + " \t" + m[4] + ", " + m[4] + ", 1;").str();
+  }
+  return out;
+}
 
 llvm::Expected<std::string> weft::assemblePtx(llvm::StringRef ptxas,
                                               llvm::StringRef ptx,
