@@ -27,10 +27,10 @@ llvm::Expected<std::string> assemblePtx(llvm::StringRef ptxas,
                                         unsigned optLevel);
 
 /// `ptx` with every integer negation (`neg.s16/s32/s64 d, s`) written as
-/// `not.bN d, s; add.sN d, d, 1`. ptxas (CUDA 12.8 to 13.3, sm_90 and
-/// later, -O1 and up) fuses two signed min/max into a three-input one
-/// (VIMNMX3) and drops a negation folded into its operand:
-/// min(min(x, -t), y) comes out as min(min(x, t), y). The complement and
+/// `not.bN d, s; add.sN d, d, 1`. ptxas (13.0 for sm_90 here, -O1 and up)
+/// fuses two signed min/max into a three-input one (VIMNMX3) and drops a
+/// negation folded into its operand: min(min(x, -t), y) comes out as
+/// min(min(x, t), y) (docs/design.md, "Targets"). The complement and
 /// increment reach it as a computed value instead.
 std::string avoidNegationFusion(llvm::StringRef ptx);
 
