@@ -181,19 +181,13 @@ struct PackedTruncFLowering : TilePattern<arith::TruncFOp> {
       return failure();
     Location loc = op.getLoc();
     Type half = getTypeConverter()->convertType(type.getElementType());
-    auto wide = VectorType::get(2, rewriter.getF32Type());
     auto narrow = VectorType::get(2, half);
     SmallVector<Value> in = unpackTile(rewriter, loc, adaptor.getIn());
     SmallVector<Value> out;
     for (size_t i = 0; i + 1 < in.size(); i += 2) {
-      Value pair = LLVM::PoisonOp::create(rewriter, loc, wide);
-      for (int64_t j = 0; j < 2; ++j)
-        pair = LLVM::InsertElementOp::create(rewriter, loc, pair, in[i + j],
-                                             i32Const(rewriter, loc, j));
-      Value rounded = LLVM::FPTruncOp::create(rewriter, loc, narrow, pair);
-      for (int64_t j = 0; j < 2; ++j)
-        out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, rounded,
-                                                     i32Const(rewriter, loc, j)));
+      Value pair = packVector(rewriter, loc, ArrayRef(in).slice(i, 2));
+      llvm::append_range(out, unpackVector(rewriter, loc,
+                                           LLVM::FPTruncOp::create(rewriter, loc, narrow, pair)));
     }
     if (in.size() % 2)
       out.push_back(LLVM::FPTruncOp::create(rewriter, loc, half, in.back()));
