@@ -4,8 +4,9 @@
 # on one GPU of this machine (WEFT_TEST_BACKEND=cuda), with Weft from the
 # carried wheel (dist/: kernels compile here), then more random programs
 # than CI's: WEFT_RANDOM_PROGRAMS (2000, about 3 minutes on an H200) of a
-# new seed each day, WEFT_RANDOM_SEED to repeat one (2500 of seed 7202
-# found a ptxas miscompile: docs/design.md, "Targets"). The log is
+# new seed each day, WEFT_RANDOM_SEED to repeat one (2500 programs found a
+# ptxas miscompile, docs/design.md, "Targets"; 2000 found a scan layout
+# that made ptxas run for minutes, docs/tile-ir.md). The log is
 # $OUT/test_language.log; arguments go to the first pytest.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
