@@ -21,9 +21,7 @@
 using namespace mlir;
 
 namespace weft {
-namespace {
 
-/// Exchanges a scalar of any width up to 64 bits through 32-bit shuffles.
 Value shuffleXor(OpBuilder &b, Location loc, const TargetInfo &target,
                  Value value, unsigned laneMask) {
   Type type = value.getType();
@@ -53,7 +51,15 @@ Value shuffleXor(OpBuilder &b, Location loc, const TargetInfo &target,
                                   : LLVM::BitcastOp::create(b, loc, type, result);
 }
 
-} // namespace
+unsigned strideOf(ArrayRef<unsigned> counts, ArrayRef<unsigned> order, unsigned dim) {
+  unsigned stride = 1;
+  for (unsigned d : order) {
+    if (d == dim)
+      break;
+    stride *= counts[d];
+  }
+  return stride;
+}
 
 Combiner::Combiner(OpBuilder &b, Block &body) : b(b), body(body) {}
 
@@ -73,19 +79,6 @@ SmallVector<Value> Combiner::operator()(ValueRange lhs, ValueRange rhs) {
 }
 
 namespace {
-
-/// Product of `counts` over the dimensions before `dim` in `order`: the
-/// stride between neighbours along `dim` in the linear lane/warp index.
-unsigned strideOf(ArrayRef<unsigned> counts, ArrayRef<unsigned> order,
-                  unsigned dim) {
-  unsigned stride = 1;
-  for (unsigned d : order) {
-    if (d == dim)
-      break;
-    stride *= counts[d];
-  }
-  return stride;
-}
 
 struct ReduceOpLowering : TilePattern<ReduceOp> {
   using TilePattern::TilePattern;
@@ -177,12 +170,12 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
     unsigned laneStride = strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
     Value along = LLVM::AndOp::create(b, loc, divConst(b, loc, warp, warpStride),
                                       i32Const(b, loc, warps - 1));
-    // Each operand's partials in a region of its own (reducePartialOffsets).
+    // Each operand's partials in a region of its own.
     SmallVector<Type> elemTypes;
     for (Value src : op.getSrcs())
       elemTypes.push_back(getTypeConverter()->convertType(
           cast<RankedTensorType>(src.getType()).getElementType()));
-    SmallVector<int64_t> offsets = reducePartialOffsets(op, warps);
+    SmallVector<int64_t> offsets = partialOffsets(op.getSrcs(), axis, warps);
 
     SmallVector<Value> rows;
     auto slot = [&](Value buffer, unsigned k, Value row, Value w) {

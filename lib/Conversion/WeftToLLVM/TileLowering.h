@@ -79,6 +79,15 @@ private:
   mlir::Block &body;
 };
 
+/// A scalar of any width up to 64 bits from the lane whose index differs
+/// from this one's by xor `laneMask` (through 32-bit shuffles).
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, const TargetInfo &target,
+                       mlir::Value value, unsigned laneMask);
+/// Product of `counts` over the dimensions before `dim` in `order`: the
+/// stride between neighbours along `dim` in the linear lane/warp index.
+unsigned strideOf(llvm::ArrayRef<unsigned> counts, llvm::ArrayRef<unsigned> order,
+                  unsigned dim);
+
 /// Replaces `op` by the tile of `elements` (the struct its result becomes).
 void replaceWithTile(mlir::ConversionPatternRewriter &rewriter,
                      mlir::Operation *op, const mlir::TypeConverter &converter,

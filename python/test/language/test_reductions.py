@@ -6,7 +6,7 @@ import pytest
 
 import weft
 import weft.language as wl
-from devices import host, local
+from devices import BACKEND, host, local
 from matrix import (FLOATS, INTS, NUMERIC, check, dtype_id, extents, rounded, run_tiles, sample,
                     shape_id, tile_offsets, wrap)
 
@@ -208,3 +208,69 @@ def test_masked(case):
     check("masked sum", wl.float32, case, got[0], x.sum(), rtol=1e-5)
     check("masked max", wl.float32, case, got[1], x.max())
     check("masked argmax", wl.float32, case, got[2], r * case[1][-1] + c)
+
+
+@weft.jit
+def compose(a1, b1, a2, b2):
+    """x -> a1 x + b1, then x -> a2 x + b2: associative, not commutative."""
+    return a1 * a2, a2 * b1 + b2
+
+
+@weft.jit
+def affine_scan_kernel(a_ptr, b_ptr, out, M, N, BM: wl.constexpr, BN: wl.constexpr,
+                       AXIS: wl.constexpr, REVERSE: wl.constexpr):
+    offs, mask = tile_offsets(M, N, BM, BN)
+    a = wl.load(a_ptr + offs, mask=mask, other=1)
+    b = wl.load(b_ptr + offs, mask=mask, other=0)
+    pa, pb = wl.associative_scan((a, b), AXIS, compose, reverse=REVERSE)
+    wl.store(out + offs, pa, mask=mask)
+    wl.store(out + M * N + offs, pb, mask=mask)
+
+
+# Scans whose lines spread over lanes, warps and repetitions of the layout
+# (4096 elements: eight per thread and program-wide block), lines shorter
+# than the program (replicas), and lines within threads. A host program is
+# one thread scanning whole lines, and compiles tiles of thousands of
+# elements slowly: it takes the small ones.
+SCAN_SHAPES = [((1,), (1,)), ((37,), (64,)), ((1000,), (1024,)), ((4096,), (4096,)),
+               ((3, 5), (4, 8)), ((64, 32), (64, 32)), ((100, 6), (128, 8)), ((2, 512), (2, 512))]
+if BACKEND == "host":
+    SCAN_SHAPES = [case for case in SCAN_SHAPES if np.prod(case[1]) <= 256]
+
+
+@pytest.mark.parametrize("warps", [4] if BACKEND == "host" else [1, 4, 8])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("case", SCAN_SHAPES, ids=shape_id)
+def test_scan_order(case, reverse, warps):
+    """A scan combines in order along every line, whatever holds its parts:
+    the prefix composition of affine maps (int32, wrapping) against
+    Python's, forward and from the end, both axes."""
+    data, tile = case
+    rng = np.random.default_rng(len(data) * 100 + data[-1])
+    a = rng.integers(-3, 4, data).astype(np.int32)
+    b = rng.integers(-50, 51, data).astype(np.int32)
+    m, n, bm, bn = extents(case)
+    for axis in range(len(data)):
+        # numpy on the padded tile (masked lanes are the identity map)
+        pa, pb = np.ones(tile, object), np.zeros(tile, object)
+        pa[tuple(slice(0, d) for d in data)] = a.astype(object)
+        pb[tuple(slice(0, d) for d in data)] = b.astype(object)
+        if reverse:
+            pa, pb = np.flip(pa, axis), np.flip(pb, axis)
+        ea, eb = pa.copy(), pb.copy()
+        for k in range(1, tile[axis]):
+            at, before = [slice(None)] * len(tile), [slice(None)] * len(tile)
+            at[axis], before[axis] = k, k - 1
+            at, before = tuple(at), tuple(before)
+            ea[at], eb[at] = ea[before] * pa[at], pa[at] * eb[before] + pb[at]
+        if reverse:
+            ea, eb = np.flip(ea, axis), np.flip(eb, axis)
+        inside = tuple(slice(0, d) for d in data)
+        out = local(np.zeros(2 * m * n, np.int32))
+        affine_scan_kernel[(1,)](local(a), local(b), out, m, n, BM=bm, BN=bn, AXIS=axis,
+                                 REVERSE=reverse, num_warps=warps)
+        weft.synchronize()
+        got = host(out)
+        name = f"affine scan along {axis}{' reversed' if reverse else ''}, {warps} warps"
+        check(name, wl.int32, case, got[:m * n].reshape(data), wrap(ea[inside], wl.int32))
+        check(name, wl.int32, case, got[m * n:].reshape(data), wrap(eb[inside], wl.int32))

@@ -112,17 +112,6 @@ public:
     return BlockedEncodingAttr::get(ctx, spt, tpw, wpp, order);
   }
 
-  /// A scan's: every element along `axis` in each thread (the lowering
-  /// scans each thread's line; lanes and warps spread the other
-  /// dimensions, or hold replicas).
-  BlockedEncodingAttr scan(RankedTensorType type, unsigned axis) const {
-    SmallVector<unsigned> order{axis};
-    for (unsigned d = type.getRank(); d-- > 0;)
-      if (d != axis)
-        order.push_back(d);
-    return blocked(type.getShape(), order, type.getDimSize(axis));
-  }
-
   /// Row-major, one element at a time: for values no access cares about.
   BlockedEncodingAttr fallback(RankedTensorType type) const {
     SmallVector<unsigned> order;
@@ -797,31 +786,26 @@ private:
       setLayout(e.getResult(), layout);
       return success();
     }
-    if (auto r = dyn_cast<ReduceOp>(op)) {
-      // The reduce lowering combines along a blocked layout's threads,
-      // lanes and warps; a reduction of a reduction's result (a slice) gets
+    if (isa<ReduceOp, ScanOp>(op)) {
+      // Reductions and scans combine along any blocked layout's threads,
+      // lanes and warps; an operand in a slice (a reduction's result) gets
       // the blocked layout it wishes for, else the default. The operands
-      // share the first's.
-      Value first = r.getSrcs().front();
+      // share the first's; a scan's results keep it.
+      Value first = op->getOperand(0);
       Attribute layout = layoutOf(first);
       if (isa<SliceEncodingAttr>(layout)) {
         layout = wished(first);
         if (!isa_and_nonnull<BlockedEncodingAttr>(layout))
-          layout = chooser.fallback(r.getSrcType());
+          layout = chooser.fallback(cast<RankedTensorType>(first.getType()));
       }
-      for (unsigned i = 0; i < r.getSrcs().size(); ++i)
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
         require(op, i, layout);
-      for (Value result : r.getResults())
-        if (isTile(result.getType()))
-          setLayout(result, SliceEncodingAttr::get(op->getContext(), r.getAxis(), layout));
-      return success();
-    }
-    if (auto scan = dyn_cast<ScanOp>(op)) {
-      Attribute layout = chooser.scan(scan.getSrcType(), scan.getAxis());
-      for (unsigned i = 0; i < scan.getSrcs().size(); ++i)
-        require(op, i, layout);
-      for (Value result : scan.getResults())
-        setLayout(result, layout);
+      auto reduce = dyn_cast<ReduceOp>(op);
+      for (Value result : op->getResults())
+        if (!reduce)
+          setLayout(result, layout);
+        else if (isTile(result.getType()))
+          setLayout(result, SliceEncodingAttr::get(op->getContext(), reduce.getAxis(), layout));
       return success();
     }
     if (auto t = dyn_cast<TransOp>(op)) {

@@ -151,10 +151,11 @@ mlir::InFlightDiagnostic emitSharedOverflow(mlir::Operation *op, mlir::Type type
 int64_t conversionRowPitch(mlir::RankedTensorType type);
 /// The bytes of that exchange.
 int64_t conversionBytes(mlir::RankedTensorType type);
-/// Where each operand's partials start in the scratch of a weft.reduce
-/// across `warps` warps (bytes; every region 16-byte aligned), the total
-/// last.
-llvm::SmallVector<int64_t> reducePartialOffsets(ReduceOp op, int64_t warps);
+/// Where each operand's partials start in the scratch of a weft.reduce or
+/// weft.scan of `srcs` along `axis`, `perLine` of them for every line along
+/// it (bytes; every region 16-byte aligned), the total last.
+llvm::SmallVector<int64_t> partialOffsets(mlir::ValueRange srcs, unsigned axis,
+                                          int64_t perLine);
 /// The tile whose elements the lowering of `op` exchanges through shared
 /// memory, and the bytes it needs there (0: none). The limit check and the
 /// buffer's size both come from here.

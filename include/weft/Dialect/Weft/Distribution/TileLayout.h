@@ -46,6 +46,10 @@ public:
   /// Per-parent-dimension index of struct element `i`, and back.
   llvm::SmallVector<unsigned> multiIndex(unsigned i) const;
   unsigned linearIndex(llvm::ArrayRef<unsigned> multi) const;
+  /// Consecutive elements a thread holds along parent dimension `dim` (a
+  /// chunk), and how many chunks: the layout's repetitions over the tile.
+  int64_t chunkSize(unsigned dim) const;
+  int64_t repetitions(unsigned dim) const { return elems[dim] / chunkSize(dim); }
   /// Where element `index` of a thread along parent dimension `dim` is,
   /// from the thread's first coordinate there (before wrapping).
   int64_t offsetInThread(unsigned dim, unsigned index) const;

@@ -380,12 +380,11 @@ int64_t conversionBytes(RankedTensorType type) {
   return elements * elementBytes(type);
 }
 
-SmallVector<int64_t> reducePartialOffsets(ReduceOp op, int64_t warps) {
-  // One partial per warp for every element of the result, of each operand.
-  RankedTensorType src = op.getSrcType();
-  int64_t partials = src.getNumElements() / src.getDimSize(op.getAxis()) * warps;
+SmallVector<int64_t> partialOffsets(ValueRange srcs, unsigned axis, int64_t perLine) {
+  auto src = cast<RankedTensorType>(srcs.front().getType());
+  int64_t partials = src.getNumElements() / src.getDimSize(axis) * perLine;
   SmallVector<int64_t> offsets{0};
-  for (Value operand : op.getSrcs())
+  for (Value operand : srcs)
     offsets.push_back(offsets.back() +
                       llvm::alignTo(partials * elementBytes(cast<RankedTensorType>(
                                                    operand.getType())),
@@ -420,7 +419,18 @@ ScratchUse scratchUse(Operation *op, const CompileTarget &target) {
     int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
     if (target.threadsPerProgram() == 1 || warps == 1)
       return {};
-    return ScratchUse{src, reducePartialOffsets(reduce, warps).back()};
+    // One partial per warp for every line.
+    return ScratchUse{src, partialOffsets(reduce.getSrcs(), reduce.getAxis(), warps).back()};
+  }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    RankedTensorType src = scan.getSrcType();
+    TileLayout layout(src);
+    int64_t warps = layout.distinctWarps(scan.getAxis());
+    if (target.threadsPerProgram() == 1 || warps == 1)
+      return {};
+    // One total per warp for every line and repetition.
+    int64_t perLine = warps * layout.repetitions(scan.getAxis());
+    return ScratchUse{src, partialOffsets(scan.getSrcs(), scan.getAxis(), perLine).back()};
   }
   return {};
 }

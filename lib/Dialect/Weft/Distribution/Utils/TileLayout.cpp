@@ -21,13 +21,16 @@ TileLayout::TileLayout(RankedTensorType type)
   }
   blocked = cast<BlockedEncodingAttr>(encoding);
   for (unsigned d = 0; d < shape.size(); ++d) {
-    int64_t perThread = std::min<int64_t>(blocked.getSizePerThread()[d], shape[d]);
     int64_t block = int64_t(blocked.getSizePerThread()[d]) *
                     blocked.getThreadsPerWarp()[d] *
                     blocked.getWarpsPerProgram()[d];
-    elems.push_back(perThread * std::max<int64_t>(1, shape[d] / block));
+    elems.push_back(chunkSize(d) * std::max<int64_t>(1, shape[d] / block));
     count *= elems.back();
   }
+}
+
+int64_t TileLayout::chunkSize(unsigned dim) const {
+  return std::min<int64_t>(blocked.getSizePerThread()[dim], shape[dim]);
 }
 
 unsigned TileLayout::parentDim(unsigned dim) const {
@@ -51,11 +54,10 @@ unsigned TileLayout::linearIndex(ArrayRef<unsigned> multi) const {
 }
 
 int64_t TileLayout::offsetInThread(unsigned dim, unsigned index) const {
-  int64_t perThread = std::min<int64_t>(blocked.getSizePerThread()[dim], shape[dim]);
   int64_t block = int64_t(blocked.getSizePerThread()[dim]) *
                   blocked.getThreadsPerWarp()[dim] *
                   blocked.getWarpsPerProgram()[dim];
-  return (index / perThread) * block + index % perThread;
+  return (index / chunkSize(dim)) * block + index % chunkSize(dim);
 }
 
 bool TileLayout::isThreadLocal() const {
