@@ -78,6 +78,91 @@ SmallVector<Value> Combiner::operator()(ValueRange lhs, ValueRange rhs) {
   return out;
 }
 
+SmallVector<SmallVector<Value>> TileLowering::acrossWarps(
+    OpBuilder &b, Location loc, Operation *op, ValueRange srcs, unsigned axis,
+    const TileLayout &layout, ArrayRef<unsigned> firsts, ArrayRef<SmallVector<Value>> partials,
+    function_ref<SmallVector<Value>(ArrayRef<SmallVector<Value>>)> gather) const {
+  int64_t warps = layout.distinctWarps(axis);
+  int64_t slots = partials.size() / firsts.size();
+  BlockedEncodingAttr blocked = layout.getBlocked();
+  SmallVector<int64_t> otherShape(cast<RankedTensorType>(srcs.front().getType()).getShape());
+  otherShape.erase(otherShape.begin() + axis);
+  SmallVector<Type> types;
+  for (Value v : partials.front())
+    types.push_back(v.getType());
+  // Slot (line, slot, warp) of each operand's region.
+  SmallVector<int64_t> offsets = partialOffsets(srcs, axis, slots * warps);
+  auto address = [&](Value buffer, unsigned k, Value line, int64_t s, Value warp) {
+    Value base = elementPtr(b, loc, buffer, b.getI8Type(), i32Const(b, loc, offsets[k]));
+    Value at = LLVM::AddOp::create(b, loc, mulConst(b, loc, line, slots * warps),
+                                   i32Const(b, loc, s * warps));
+    return elementPtr(b, loc, base, types[k], LLVM::AddOp::create(b, loc, at, warp));
+  };
+  auto alongAxis = [&](Value index, ArrayRef<unsigned> counts, int64_t distinct) {
+    return remConst(b, loc, divConst(b, loc, index, strideOf(counts, blocked.getOrder(), axis)),
+                    distinct);
+  };
+  Value tid = target.threadId(b, loc);
+  Value warpSize = i32Const(b, loc, target.getSpec().warpSize());
+  Value warp = alongAxis(LLVM::UDivOp::create(b, loc, tid, warpSize),
+                         blocked.getWarpsPerProgram(), warps);
+
+  SmallVector<Value> lines;
+  auto write = [&](Value buffer) {
+    auto coords = emitCoordinates(b, loc, layout, target);
+    // Every lane of the warp along the axis holds the partials, and a
+    // replicated layout more threads still: one writes each slot (the
+    // others would race to write the same value).
+    Value lane = alongAxis(LLVM::URemOp::create(b, loc, tid, warpSize),
+                           blocked.getThreadsPerWarp(), layout.distinctLanes(axis));
+    Value firstLane =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, lane, i32Const(b, loc, 0));
+    SmallVector<Value> owned;
+    if (layout.isReplicated())
+      owned = emitOwnership(b, loc, layout, target);
+    for (auto [l, first] : llvm::enumerate(firsts)) {
+      SmallVector<Value> other(coords[first]);
+      other.erase(other.begin() + axis);
+      lines.push_back(otherShape.empty() ? i32Const(b, loc, 0)
+                                         : linearize(b, loc, other, otherShape));
+      Value once =
+          owned.empty() ? firstLane : LLVM::AndOp::create(b, loc, firstLane, owned[first]);
+      emitIf(b, loc, once, {}, [&, l = l] {
+        for (int64_t s = 0; s < slots; ++s)
+          for (auto [k, v] : llvm::enumerate(partials[l * slots + s]))
+            LLVM::StoreOp::create(b, loc, v, address(buffer, k, lines.back(), s, warp));
+        return SmallVector<Value>{};
+      }, {});
+    }
+  };
+  SmallVector<unsigned> kept;
+  auto read = [&](Value buffer) {
+    SmallVector<Value> flat;
+    for (Value line : lines)
+      for (int64_t s = 0; s < slots; ++s) {
+        SmallVector<SmallVector<Value>> perWarp;
+        for (int64_t w = 0; w < warps; ++w) {
+          SmallVector<Value> &tuple = perWarp.emplace_back();
+          for (auto [k, type] : llvm::enumerate(types))
+            tuple.push_back(LLVM::LoadOp::create(b, loc, type,
+                                                 address(buffer, k, line, s, i32Const(b, loc, w))));
+        }
+        SmallVector<Value> keep = gather(perWarp);
+        kept.push_back(keep.size());
+        llvm::append_range(flat, keep);
+      }
+    return flat;
+  };
+  SmallVector<Value> flat = exchange(b, loc, op, write, read);
+  SmallVector<SmallVector<Value>> out;
+  auto it = flat.begin();
+  for (unsigned n : kept) {
+    out.emplace_back(it, it + n);
+    it += n;
+  }
+  return out;
+}
+
 namespace {
 
 struct ReduceOpLowering : TilePattern<ReduceOp> {
@@ -133,9 +218,14 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
           value = combine(value, other);
         }
       // 3. Across the warps that do.
-      int64_t warps = layout.distinctWarps(axis);
-      if (warps > 1)
-        combineWarps(rewriter, loc, op, layout, warps, firsts, acc, combine);
+      if (layout.distinctWarps(axis) > 1)
+        acc = tiles.acrossWarps(rewriter, loc, op, op.getSrcs(), axis, layout, firsts, acc,
+                                [&](ArrayRef<SmallVector<Value>> perWarp) {
+                                  SmallVector<Value> value = perWarp.front();
+                                  for (const SmallVector<Value> &other : perWarp.drop_front())
+                                    value = combine(value, other);
+                                  return value;
+                                });
     }
 
     SmallVector<Value> results;
@@ -151,94 +241,6 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
     }
     rewriter.replaceOp(op, results);
     return success();
-  }
-
-  void combineWarps(OpBuilder &b, Location loc, ReduceOp op, const TileLayout &layout,
-                    int64_t warps, ArrayRef<unsigned> firsts,
-                    MutableArrayRef<SmallVector<Value>> acc, Combiner &combine) const {
-    const TargetInfo &target = tiles.target;
-    unsigned axis = op.getAxis();
-    RankedTensorType srcType = op.getSrcType();
-    BlockedEncodingAttr blocked = layout.getBlocked();
-    SmallVector<int64_t> outShape(srcType.getShape());
-    outShape.erase(outShape.begin() + axis);
-
-    Value warp = LLVM::UDivOp::create(b, loc, target.threadId(b, loc),
-                                      i32Const(b, loc, target.getSpec().warpSize()));
-    unsigned warpStride =
-        strideOf(blocked.getWarpsPerProgram(), blocked.getOrder(), axis);
-    unsigned laneStride = strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
-    Value along = LLVM::AndOp::create(b, loc, divConst(b, loc, warp, warpStride),
-                                      i32Const(b, loc, warps - 1));
-    // Each operand's partials in a region of its own.
-    SmallVector<Type> elemTypes;
-    for (Value src : op.getSrcs())
-      elemTypes.push_back(getTypeConverter()->convertType(
-          cast<RankedTensorType>(src.getType()).getElementType()));
-    SmallVector<int64_t> offsets = partialOffsets(op.getSrcs(), axis, warps);
-
-    SmallVector<Value> rows;
-    auto slot = [&](Value buffer, unsigned k, Value row, Value w) {
-      Value base = elementPtr(b, loc, buffer, b.getI8Type(), i32Const(b, loc, offsets[k]));
-      return elementPtr(b, loc, base, elemTypes[k], LLVM::AddOp::create(b, loc, row, w));
-    };
-    auto write = [&](Value buffer) {
-      auto coords = emitCoordinates(b, loc, layout, target);
-      for (unsigned first : firsts) {
-        SmallVector<Value> outCoords(coords[first]);
-        outCoords.erase(outCoords.begin() + axis);
-        Value position = outShape.empty()
-                             ? i32Const(b, loc, 0)
-                             : linearize(b, loc, outCoords, outShape);
-        rows.push_back(mulConst(b, loc, position, warps));
-      }
-      // Every lane of a butterfly holds its result, and a replicated layout
-      // holds it in more threads still: one of them writes the slot (the
-      // others would race to write the same value).
-      Value laneAlong = remConst(
-          b, loc,
-          divConst(b, loc,
-                   LLVM::URemOp::create(b, loc, target.threadId(b, loc),
-                                        i32Const(b, loc, target.getSpec().warpSize())),
-                   laneStride),
-          layout.distinctLanes(axis));
-      Value firstLane = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, laneAlong,
-                                             i32Const(b, loc, 0));
-      SmallVector<Value> owned;
-      if (layout.isReplicated())
-        owned = emitOwnership(b, loc, layout, target);
-      for (auto [value, row, first] : llvm::zip(acc, rows, firsts)) {
-        Value writes = owned.empty()
-                           ? firstLane
-                           : LLVM::AndOp::create(b, loc, firstLane, owned[first]).getResult();
-        emitIf(b, loc, writes, {}, [&, &value = value, row = row] {
-          for (auto [k, v] : llvm::enumerate(value))
-            LLVM::StoreOp::create(b, loc, v, slot(buffer, k, row, along));
-          return SmallVector<Value>{};
-        }, {});
-      }
-    };
-    auto read = [&](Value buffer) {
-      SmallVector<Value> flat;
-      for (Value row : rows) {
-        auto at = [&](int64_t w) {
-          SmallVector<Value> tuple;
-          for (auto [k, type] : llvm::enumerate(elemTypes))
-            tuple.push_back(LLVM::LoadOp::create(b, loc, type,
-                                                 slot(buffer, k, row, i32Const(b, loc, w))));
-          return tuple;
-        };
-        SmallVector<Value> value = at(0);
-        for (int64_t w = 1; w < warps; ++w)
-          value = combine(value, at(w));
-        llvm::append_range(flat, value);
-      }
-      return flat;
-    };
-    SmallVector<Value> flat = tiles.exchange(b, loc, op, write, read);
-    unsigned n = elemTypes.size();
-    for (auto [i, value] : llvm::enumerate(acc))
-      value.assign(flat.begin() + i * n, flat.begin() + (i + 1) * n);
   }
 };
 

@@ -138,7 +138,7 @@ struct ScanOpLowering : TilePattern<ScanOp> {
       return tuple;
     };
     // The thread's place along the axis, mirrored for a reverse scan.
-    Value laneAlong, warpAlong, warpPhysical;
+    Value laneAlong, warpAlong;
     unsigned laneStride = 1;
     if (threaded) {
       Value tid = target.threadId(rewriter, loc);
@@ -148,8 +148,7 @@ struct ScanOpLowering : TilePattern<ScanOp> {
       laneStride = strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
       unsigned warpStride = strideOf(blocked.getWarpsPerProgram(), blocked.getOrder(), axis);
       laneAlong = remConst(rewriter, loc, divConst(rewriter, loc, lane, laneStride), lanes);
-      warpPhysical = remConst(rewriter, loc, divConst(rewriter, loc, warp, warpStride), warps);
-      warpAlong = warpPhysical;
+      warpAlong = remConst(rewriter, loc, divConst(rewriter, loc, warp, warpStride), warps);
       if (reverse) {
         laneAlong = LLVM::SubOp::create(rewriter, loc, i32Const(rewriter, loc, lanes - 1),
                                         laneAlong);
@@ -193,9 +192,41 @@ struct ScanOpLowering : TilePattern<ScanOp> {
 
     // 3. The warps: the warps' prefix before the lanes'; the totals become
     // the program's.
-    if (warps > 1)
-      acrossWarps(rewriter, loc, op, layout, warps, reps, warpAlong, warpPhysical, laneAlong,
-                  lines, scan);
+    if (warps > 1) {
+      SmallVector<unsigned> firsts;
+      SmallVector<SmallVector<Value>> totals;
+      for (Line &line : lines) {
+        firsts.push_back(line.first);
+        llvm::append_range(totals, line.totals);
+      }
+      // Per slot, what comes before this warp, then the program's total.
+      auto gather = [&](ArrayRef<SmallVector<Value>> perWarp) {
+        SmallVector<SmallVector<Value>> running;
+        for (int64_t w = 0; w < warps; ++w) {
+          const SmallVector<Value> &total = perWarp[reverse ? warps - 1 - w : w];
+          running.push_back(running.empty() ? total : scan.combine(running.back(), total));
+        }
+        SmallVector<Value> kept = running.front();
+        for (int64_t w = 2; w < warps; ++w)
+          kept = scan.select(LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                                  warpAlong, i32Const(rewriter, loc, w)),
+                             running[w - 1], kept);
+        llvm::append_range(kept, running.back());
+        return kept;
+      };
+      SmallVector<SmallVector<Value>> kept =
+          tiles.acrossWarps(rewriter, loc, op, op.getSrcs(), axis, layout, firsts, totals, gather);
+      Value later = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, warpAlong,
+                                         i32Const(rewriter, loc, 0));
+      unsigned n = elements.size();
+      auto slot = kept.begin();
+      for (Line &line : lines)
+        for (unsigned r = 0; r < reps; ++r, ++slot) {
+          Maybe before{SmallVector<Value>(slot->begin(), slot->begin() + n), later};
+          line.totals[r].assign(slot->begin() + n, slot->end());
+          line.prefixes[r] = scan.then(before, line.prefixes[r]);
+        }
+    }
 
     // 4. The repetitions, and each element after its prefix.
     for (Line &line : lines) {
@@ -220,91 +251,6 @@ struct ScanOpLowering : TilePattern<ScanOp> {
                                  operand));
     rewriter.replaceOp(op, results);
     return success();
-  }
-
-  /// Step 3: each warp's totals through shared memory, one slot per line,
-  /// repetition and warp; each thread combines the slots of the warps
-  /// before it into the prefixes, and all of them into the totals.
-  void acrossWarps(OpBuilder &b, Location loc, ScanOp op, const TileLayout &layout,
-                   int64_t warps, unsigned reps, Value warpAlong, Value warpPhysical,
-                   Value laneAlong, MutableArrayRef<Line> lines, Scan &scan) const {
-    const TargetInfo &target = tiles.target;
-    unsigned axis = op.getAxis();
-    SmallVector<int64_t> otherShape(op.getSrcType().getShape());
-    otherShape.erase(otherShape.begin() + axis);
-    SmallVector<Type> types;
-    for (Value src : op.getSrcs())
-      types.push_back(getTypeConverter()->convertType(
-          cast<RankedTensorType>(src.getType()).getElementType()));
-    SmallVector<int64_t> offsets = partialOffsets(op.getSrcs(), axis, reps * warps);
-    // Slot (line, repetition, warp) of each operand's region.
-    auto slot = [&](Value buffer, unsigned k, Value row, int64_t r, Value warp) {
-      Value base = elementPtr(b, loc, buffer, b.getI8Type(), i32Const(b, loc, offsets[k]));
-      Value at = LLVM::AddOp::create(b, loc, mulConst(b, loc, row, reps * warps),
-                                     i32Const(b, loc, r * warps));
-      return elementPtr(b, loc, base, types[k], LLVM::AddOp::create(b, loc, at, warp));
-    };
-    SmallVector<Value> rows;
-    auto write = [&](Value buffer) {
-      auto coords = emitCoordinates(b, loc, layout, target);
-      // Every lane holds its warp's totals, replicas too: one writes.
-      Value writes = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, laneAlong,
-                                          i32Const(b, loc, 0));
-      SmallVector<Value> owned;
-      if (layout.isReplicated())
-        owned = emitOwnership(b, loc, layout, target);
-      for (Line &line : lines) {
-        SmallVector<Value> other(coords[line.first]);
-        other.erase(other.begin() + axis);
-        rows.push_back(otherShape.empty() ? i32Const(b, loc, 0)
-                                          : linearize(b, loc, other, otherShape));
-        Value once = owned.empty() ? writes
-                                   : LLVM::AndOp::create(b, loc, writes, owned[line.first]);
-        emitIf(b, loc, once, {}, [&] {
-          for (auto [r, total] : llvm::enumerate(line.totals))
-            for (auto [k, v] : llvm::enumerate(total))
-              LLVM::StoreOp::create(b, loc, v, slot(buffer, k, rows.back(), r, warpPhysical));
-          return SmallVector<Value>{};
-        }, {});
-      }
-    };
-    auto read = [&](Value buffer) {
-      SmallVector<Value> flat;
-      for (auto [line, row] : llvm::zip(lines, rows))
-        for (unsigned r = 0; r < reps; ++r) {
-          // The warps' totals in scan order, combined as they come.
-          SmallVector<SmallVector<Value>> running;
-          for (int64_t w = 0; w < warps; ++w) {
-            SmallVector<Value> total;
-            Value physical = i32Const(b, loc, op.getReverse() ? warps - 1 - w : w);
-            for (auto [k, type] : llvm::enumerate(types))
-              total.push_back(LLVM::LoadOp::create(b, loc, type,
-                                                   slot(buffer, k, row, r, physical)));
-            running.push_back(running.empty() ? total : scan.combine(running.back(), total));
-          }
-          // Before warp w come warps 0..w-1.
-          SmallVector<Value> before = running.front();
-          for (int64_t w = 2; w < warps; ++w)
-            before = scan.select(LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, warpAlong,
-                                                      i32Const(b, loc, w)),
-                                 running[w - 1], before);
-          llvm::append_range(flat, before);
-          llvm::append_range(flat, running.back());
-        }
-      return flat;
-    };
-    SmallVector<Value> flat = tiles.exchange(b, loc, op, write, read);
-    unsigned n = types.size();
-    Value later = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, warpAlong,
-                                       i32Const(b, loc, 0));
-    auto it = flat.begin();
-    for (Line &line : lines)
-      for (unsigned r = 0; r < reps; ++r) {
-        Maybe before{SmallVector<Value>(it, it + n), later};
-        line.totals[r].assign(it + n, it + 2 * n);
-        it += 2 * n;
-        line.prefixes[r] = scan.then(before, line.prefixes[r]);
-      }
   }
 };
 

@@ -38,6 +38,24 @@ public:
            llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value)> read)
       const;
 
+  /// The warps holding distinct parts of `axis` of `layout` share their
+  /// partials (a reduction's or a scan's) through the scratch.
+  /// `partials[l * slots + s]` is a tuple (an element per operand of
+  /// `srcs`) of the line whose first element is `firsts[l]`, in slot s (a
+  /// scan's repetitions; a reduction has one slot); every lane of a warp
+  /// along the axis holds it, and one thread of the warp writes it. After
+  /// the barrier, `gather` receives a slot's tuples of all the warps, in
+  /// their order along the axis, and returns what the thread keeps of
+  /// them: the results, in the order of `partials`.
+  llvm::SmallVector<llvm::SmallVector<mlir::Value>>
+  acrossWarps(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+              mlir::ValueRange srcs, unsigned axis, const TileLayout &layout,
+              llvm::ArrayRef<unsigned> firsts,
+              llvm::ArrayRef<llvm::SmallVector<mlir::Value>> partials,
+              llvm::function_ref<llvm::SmallVector<mlir::Value>(
+                  llvm::ArrayRef<llvm::SmallVector<mlir::Value>>)>
+                  gather) const;
+
   /// Stores this thread's `elements` of a tile of `type` at their
   /// row-major positions from `base` (16-byte aligned; elements of
   /// `elemType`; rows `pitch` elements apart, 0: packed), and loads this
