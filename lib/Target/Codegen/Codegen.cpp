@@ -215,7 +215,7 @@ llvm::Error emitNvptx(llvm::Module &module, llvm::TargetMachine &machine,
   if (!ptx)
     return ptx.takeError();
   // Before ptxas, or the driver's compiler where ptxas is not found.
-  *ptx = avoidNegationFusion(*ptx);
+  *ptx = avoidPtxasSignErrors(*ptx);
   auto ptxas = unlinked.empty() ? locate("ptxas", options)
                                 : llvm::Expected<std::string>(
                                       llvm::createStringError(unlinked));

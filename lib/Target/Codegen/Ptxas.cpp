@@ -7,11 +7,11 @@
 
 using namespace weft;
 
-std::string weft::avoidNegationFusion(llvm::StringRef ptx) {
+std::string weft::avoidPtxasSignErrors(llvm::StringRef ptx) {
   // LLVM prints one instruction a line: indent, an optional guard, the
   // opcode, destination and source registers.
-  static const llvm::Regex negation(
-      "^([ \t]*(@!?%[a-z0-9]+[ \t]+)?)neg\\.s(16|32|64)[ \t]+(%[a-z0-9]+),[ \t]*(%[a-z0-9]+);$");
+  static const llvm::Regex signOp("^([ \t]*)(@!?%[a-z0-9]+[ \t]+)?(neg|abs)\\.s(16|32|64)"
+                                  "[ \t]+(%[a-z0-9]+),[ \t]*(%[a-z0-9]+);$");
   llvm::SmallVector<llvm::StringRef> lines;
   ptx.split(lines, '\n');
   std::string out;
@@ -19,13 +19,27 @@ std::string weft::avoidNegationFusion(llvm::StringRef ptx) {
   for (auto [i, line] : llvm::enumerate(lines)) {
     if (i)
       out += '\n';
-    llvm::SmallVector<llvm::StringRef, 6> m;
-    if (!negation.match(line, &m)) {
+    llvm::SmallVector<llvm::StringRef, 7> m;
+    if (!signOp.match(line, &m)) {
       out += line;
       continue;
     }
-    out += (m[1] + "not.b" + m[3] + " \t" + m[4] + ", " + m[5] + ";\n").str();
-    out += (m[1] + "add.s" + m[3] + " \t" + m[4] + ", " + m[4] + ", 1;").str();
+    llvm::StringRef indent = m[1], guard = m[2], bits = m[4], d = m[5], s = m[6];
+    std::string at = (indent + guard).str();
+    if (m[3] == "neg") {
+      out += (at + "not.b" + bits + " \t" + d + ", " + s + ";\n").str();
+      out += (at + "add.s" + bits + " \t" + d + ", " + d + ", 1;").str();
+      continue;
+    }
+    // |s| = (s ^ m) - m with m = s >> (N - 1), in a scope of its own for m;
+    // d may be s (m is taken first).
+    unsigned width = 0;
+    bits.getAsInteger(10, width);
+    out += (indent + "{\n" + indent + ".reg .b" + bits + " %weft_sign;\n").str();
+    out += (at + "shr.s" + bits + " \t%weft_sign, " + s + ", " + std::to_string(width - 1) +
+            ";\n").str();
+    out += (at + "xor.b" + bits + " \t" + d + ", " + s + ", %weft_sign;\n").str();
+    out += (at + "sub.s" + bits + " \t" + d + ", " + d + ", %weft_sign;\n" + indent + "}").str();
   }
   return out;
 }

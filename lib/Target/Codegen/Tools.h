@@ -26,13 +26,18 @@ llvm::Expected<std::string> assemblePtx(llvm::StringRef ptxas,
                                         llvm::StringRef arch,
                                         unsigned optLevel);
 
-/// `ptx` with every integer negation (`neg.s16/s32/s64 d, s`) written as
-/// `not.bN d, s; add.sN d, d, 1`. ptxas (13.0 for sm_90 here, -O1 and up)
-/// fuses two signed min/max into a three-input one (VIMNMX3) and drops a
-/// negation folded into its operand: min(min(x, -t), y) comes out as
-/// min(min(x, t), y) (docs/design.md, "Targets"). The complement and
-/// increment reach it as a computed value instead.
-std::string avoidNegationFusion(llvm::StringRef ptx);
+/// `ptx` with its signed integer negations and absolute values spelled so
+/// that ptxas (13.0 for sm_90 here, -O1 and up) computes them as written
+/// (docs/design.md, "Targets"):
+///  - `neg.sN d, s` as `not.bN d, s; add.sN d, d, 1`: ptxas fuses two
+///    signed min/max into a three-input one (VIMNMX3) and drops a negation
+///    folded into its operand: min(min(x, -t), y) came out as
+///    min(min(x, t), y);
+///  - `abs.sN d, s` as `(s ^ m) - m` with m = s >> (N - 1): ptxas takes
+///    abs's result to be non-negative, which the most negative value's is
+///    not (it is its own absolute value), so `abs(x) < 0` became false and
+///    a 16-bit one was widened without its sign.
+std::string avoidPtxasSignErrors(llvm::StringRef ptx);
 
 /// A temporary file that is removed when this goes out of scope.
 class TempFile {

@@ -238,7 +238,7 @@ def abs_max(a, b):
 def test_negated_min_max(dtype, case):
     """Two min/max with a negated operand, which ptxas fuses into one
     three-input instruction that lost the negation (random programs found
-    it on an H200: test/Target/NVPTX/negation.mlir)."""
+    it on an H200: test/Target/NVPTX/sign-errors.mlir)."""
     rng = np.random.default_rng(3)
     info = np.iinfo(dtype.numpy)
     x, y = (rng.integers(max(info.min, -100), min(info.max, 100) + 1, case[0])
@@ -250,6 +250,57 @@ def test_negated_min_max(dtype, case):
               FNS=tuple(f for f, _ in table))
     for (fn, ref), g in zip(table, got):
         check(fn.__name__, dtype, case, g, wrap(ref(x.astype(object), y.astype(object)), dtype))
+
+
+@weft.jit
+def abs_quotient(a, b):
+    return wl.abs(a) // 4 + wl.abs(a) % 3
+
+
+@weft.jit
+def abs_shifted(a, b):
+    return wl.abs(a) >> 1
+
+
+@weft.jit
+def abs_compared(a, b):
+    return wl.where(wl.abs(a) < 0, b, a)
+
+
+@weft.jit
+def abs_widened(a, b):
+    return wl.where(wl.abs(a).to(wl.int64) < 0, b, a)
+
+
+@weft.jit
+def abs_maximum(a, b):
+    return wl.maximum(wl.abs(a), b)
+
+
+# References of (a, b, |a| wrapped to the dtype).
+ABS_USES = [(abs_quotient, lambda a, b, m: c_floordiv(m, 4) + m - c_floordiv(m, 3) * 3),
+            (abs_shifted, lambda a, b, m: m >> 1),
+            (abs_compared, lambda a, b, m: np.where(m < 0, b, a)),
+            (abs_widened, lambda a, b, m: np.where(m < 0, b, a)),
+            (abs_maximum, lambda a, b, m: np.maximum(m, b))]
+
+
+@pytest.mark.parametrize("case", SHAPES, ids=shape_id)
+@pytest.mark.parametrize("dtype", [d for d in INTS if d.kind == "i"], ids=dtype_id)
+def test_abs_of_most_negative(dtype, case):
+    """abs wraps as numpy's does: the most negative value is its own
+    absolute value, and what computes with it must see it negative (ptxas
+    took abs to be non-negative: test/Target/NVPTX/sign-errors.mlir)."""
+    info = np.iinfo(dtype.numpy)
+    x = np.resize(np.array([info.min, info.min + 1, -7, -1, 0, 1, info.max], dtype.numpy),
+                  case[0])
+    y = np.resize(np.array([3, -2, 5], dtype.numpy), case[0])
+    got = run(binary_kernel, case, [(x, dtype), (y, dtype)], dtype, len(ABS_USES),
+              FNS=tuple(f for f, _ in ABS_USES))
+    a, b = x.astype(object), y.astype(object)
+    magnitude = wrap(np.abs(a), dtype).astype(object)
+    for (fn, ref), g in zip(ABS_USES, got):
+        check(fn.__name__, dtype, case, g, wrap(ref(a, b, magnitude), dtype))
 
 
 FLOAT_BINARY = [(add, np.add), (sub, np.subtract), (mul, np.multiply),
