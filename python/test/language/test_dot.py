@@ -34,24 +34,27 @@ def shape_id(shape):
 
 
 @weft.jit
+def load_tile(ptr, rows, cols, R, C, TRANS: wl.constexpr):
+    """The tile at (rows, cols) of an R x C matrix stored row-major, or
+    (TRANS) stored as its C x R transpose, loaded as such and transposed in
+    registers; 0 outside."""
+    if TRANS:
+        t = wl.trans(wl.load(ptr + cols[:, None] * R + rows[None, :],
+                             mask=(cols[:, None] < C) & (rows[None, :] < R), other=0.0))
+    else:
+        t = wl.load(ptr + rows[:, None] * C + cols[None, :],
+                    mask=(rows[:, None] < R) & (cols[None, :] < C), other=0.0)
+    return t
+
+
+@weft.jit
 def dot_kernel(a, b, c, out, M, N, K, BM: wl.constexpr, BN: wl.constexpr, BK: wl.constexpr,
                TRANS_A: wl.constexpr, TRANS_B: wl.constexpr, ACC: wl.constexpr,
                OUT: wl.constexpr):
-    """out = (c +) a @ b of one tile each; a transposed operand is stored
-    K-major and loaded as such, then transposed in registers."""
+    """out = (c +) a @ b of one tile each."""
     rm, rn, rk = wl.arange(0, BM), wl.arange(0, BN), wl.arange(0, BK)
-    if TRANS_A:
-        x = wl.trans(wl.load(a + rk[:, None] * M + rm[None, :],
-                             mask=(rk[:, None] < K) & (rm[None, :] < M), other=0.0))
-    else:
-        x = wl.load(a + rm[:, None] * K + rk[None, :],
-                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
-    if TRANS_B:
-        y = wl.trans(wl.load(b + rn[:, None] * K + rk[None, :],
-                             mask=(rn[:, None] < N) & (rk[None, :] < K), other=0.0))
-    else:
-        y = wl.load(b + rk[:, None] * N + rn[None, :],
-                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+    x = load_tile(a, rm, rk, M, K, TRANS_A)
+    y = load_tile(b, rk, rn, K, N, TRANS_B)
     inside = (rm[:, None] < M) & (rn[None, :] < N)
     at = rm[:, None] * N + rn[None, :]
     if ACC:
@@ -69,11 +72,7 @@ def k_loop_kernel(a, b, out, M, N, K, BM: wl.constexpr, BN: wl.constexpr, BK: wl
     acc = wl.zeros((BM, BN), wl.float32)
     for k0 in range(0, K, BK):
         rk = k0 + wl.arange(0, BK)
-        x = wl.load(a + rm[:, None] * K + rk[None, :],
-                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
-        y = wl.load(b + rk[:, None] * N + rn[None, :],
-                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = wl.dot(x, y, acc)
+        acc = wl.dot(load_tile(a, rm, rk, M, K, False), load_tile(b, rk, rn, K, N, False), acc)
     wl.store(out + rm[:, None] * N + rn[None, :], acc.to(OUT),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 

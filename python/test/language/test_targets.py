@@ -10,6 +10,7 @@ import weft.language as wl
 from devices import compiler_available
 from matrix import CASES, FLOAT8, FLOATS, INTS, NUMERIC, dtype_id, extents
 import test_casts
+import test_dot
 import test_elementwise as ew
 import test_program
 import test_reductions
@@ -36,7 +37,7 @@ def compile_for(kernel, target, pointers, constexprs, case=CASES_2D[0]):
     _, _, bm, bn = extents(case)
     constexprs = dict(constexprs, BM=bm, BN=bn) if "BM" in kernel.arg_names else constexprs
     names = [n for n in kernel.arg_names if n not in kernel.constexprs]
-    ptr_names = [n for n in names if n not in ("M", "N", "n", "seed")]
+    ptr_names = [n for n in names if n not in ("M", "N", "K", "n", "seed")]
     signature = {n: "*" + d.name for n, d in zip(ptr_names, pointers)}
     signature.update({n: "i32" for n in names if n not in signature})
     compiled = weft.compile(kernel, signature, constexprs, target=target)
@@ -104,6 +105,21 @@ def test_program_kernels(target):
     compile_for(test_program.printer, target, [wl.float32], {"BLOCK": 4})
     compile_for(test_program.staged_sum, target, [wl.float32, wl.float32],
                 {"BLOCK": 64, "STAGES": 3})
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", test_dot.DTYPES, ids=dtype_id)
+def test_dot_kernels(target, dtype):
+    """The masked shapes and operand variants of test_dot, and a K loop at
+    the instruction multiples (mma.sync, wgmma and MFMA where they apply)."""
+    for (_, (bm, bn, bk)), (trans_a, trans_b, acc, round_out) in zip(test_dot.SHAPES[1:4],
+                                                                      test_dot.VARIANTS[1:]):
+        out = dtype if round_out else wl.float32
+        compile_for(test_dot.dot_kernel, target, [dtype, dtype, wl.float32, out],
+                    {"BK": bk, "TRANS_A": trans_a, "TRANS_B": trans_b, "ACC": acc, "OUT": out},
+                    ((bm, bn), (bm, bn)))
+    compile_for(test_dot.k_loop_kernel, target, [dtype] * 3, {"BK": 32, "OUT": dtype},
+                ((64, 64), (64, 64)))
 
 
 def test_hints_in_ptx():
