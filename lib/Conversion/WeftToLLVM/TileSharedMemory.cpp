@@ -1,8 +1,8 @@
 //===- TileSharedMemory.cpp - the scratch buffer of tile exchanges --------===//
 //
-// Layout conversions, reductions across warps, replicated atomics and tile
-// products move elements between threads through a scratch area of shared
-// memory: in a kernel with dynamic shared memory the place
+// Layout conversions, reductions and scans across warps, replicated atomics
+// and tile products move elements between threads through a scratch area of
+// shared memory: in a kernel with dynamic shared memory the place
 // placeSharedBuffers gave the op, elsewhere one static buffer (on the host,
 // where a program is one thread, its stack). Its size is known when
 // compiling, so an op that would overflow the target's static shared

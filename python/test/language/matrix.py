@@ -230,13 +230,15 @@ def run_tiles(case, dtype, out_dtype, table, values):
     return results
 
 
+_c_quotient = np.vectorize(lambda x, y: abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1),
+                           otypes=[object])
+
+
 def c_floordiv(a, b):
     """Integer division as the language has it (C's, toward zero), for
-    integers of any width without going through floats."""
-    a64, b64 = a.astype(object), b.astype(object)
-    q = np.array([abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
-                  for x, y in zip(a64.ravel(), b64.ravel())], dtype=object).reshape(a.shape)
-    return q
+    integers of any width without going through floats (Python integers,
+    broadcast as numpy does)."""
+    return _c_quotient(np.asarray(a).astype(object), np.asarray(b).astype(object))
 
 
 def wrap(values, dtype):
