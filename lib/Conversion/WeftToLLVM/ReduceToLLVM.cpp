@@ -61,6 +61,21 @@ unsigned strideOf(ArrayRef<unsigned> counts, ArrayRef<unsigned> order, unsigned 
   return stride;
 }
 
+PlaceAlong placeAlong(OpBuilder &b, Location loc, const TileLayout &layout, unsigned dim,
+                      const TargetInfo &target) {
+  BlockedEncodingAttr blocked = layout.getBlocked();
+  Value tid = target.threadId(b, loc);
+  Value warpSize = i32Const(b, loc, target.getSpec().warpSize());
+  auto along = [&](Value index, ArrayRef<unsigned> counts, int64_t distinct) {
+    return remConst(b, loc, divConst(b, loc, index, strideOf(counts, blocked.getOrder(), dim)),
+                    distinct);
+  };
+  return {along(LLVM::URemOp::create(b, loc, tid, warpSize), blocked.getThreadsPerWarp(),
+                layout.distinctLanes(dim)),
+          along(LLVM::UDivOp::create(b, loc, tid, warpSize), blocked.getWarpsPerProgram(),
+                layout.distinctWarps(dim))};
+}
+
 Combiner::Combiner(OpBuilder &b, Block &body) : b(b), body(body) {}
 
 SmallVector<Value> Combiner::operator()(ValueRange lhs, ValueRange rhs) {
@@ -79,33 +94,27 @@ SmallVector<Value> Combiner::operator()(ValueRange lhs, ValueRange rhs) {
 }
 
 SmallVector<SmallVector<Value>> TileLowering::acrossWarps(
-    OpBuilder &b, Location loc, Operation *op, ValueRange srcs, unsigned axis,
-    const TileLayout &layout, ArrayRef<unsigned> firsts, ArrayRef<SmallVector<Value>> partials,
+    OpBuilder &b, Location loc, Operation *op, const TileLayout &layout,
+    ArrayRef<unsigned> firsts, ArrayRef<SmallVector<Value>> partials,
     function_ref<SmallVector<Value>(ArrayRef<SmallVector<Value>>)> gather) const {
-  int64_t warps = layout.distinctWarps(axis);
-  int64_t slots = partials.size() / firsts.size();
-  BlockedEncodingAttr blocked = layout.getBlocked();
-  SmallVector<int64_t> otherShape(cast<RankedTensorType>(srcs.front().getType()).getShape());
+  WarpPartials shared = warpPartials(op);
+  unsigned axis = shared.axis;
+  int64_t warps = shared.warps, slots = shared.slots;
+  assert(partials.size() == firsts.size() * slots && "a tuple per line and slot");
+  SmallVector<int64_t> otherShape(cast<RankedTensorType>(op->getOperand(0).getType()).getShape());
   otherShape.erase(otherShape.begin() + axis);
   SmallVector<Type> types;
   for (Value v : partials.front())
     types.push_back(v.getType());
   // Slot (line, slot, warp) of each operand's region.
-  SmallVector<int64_t> offsets = partialOffsets(srcs, axis, slots * warps);
   auto address = [&](Value buffer, unsigned k, Value line, int64_t s, Value warp) {
-    Value base = elementPtr(b, loc, buffer, b.getI8Type(), i32Const(b, loc, offsets[k]));
+    Value base =
+        elementPtr(b, loc, buffer, b.getI8Type(), i32Const(b, loc, shared.offsets[k]));
     Value at = LLVM::AddOp::create(b, loc, mulConst(b, loc, line, slots * warps),
                                    i32Const(b, loc, s * warps));
     return elementPtr(b, loc, base, types[k], LLVM::AddOp::create(b, loc, at, warp));
   };
-  auto alongAxis = [&](Value index, ArrayRef<unsigned> counts, int64_t distinct) {
-    return remConst(b, loc, divConst(b, loc, index, strideOf(counts, blocked.getOrder(), axis)),
-                    distinct);
-  };
-  Value tid = target.threadId(b, loc);
-  Value warpSize = i32Const(b, loc, target.getSpec().warpSize());
-  Value warp = alongAxis(LLVM::UDivOp::create(b, loc, tid, warpSize),
-                         blocked.getWarpsPerProgram(), warps);
+  PlaceAlong place = placeAlong(b, loc, layout, axis, target);
 
   SmallVector<Value> lines;
   auto write = [&](Value buffer) {
@@ -113,10 +122,8 @@ SmallVector<SmallVector<Value>> TileLowering::acrossWarps(
     // Every lane of the warp along the axis holds the partials, and a
     // replicated layout more threads still: one writes each slot (the
     // others would race to write the same value).
-    Value lane = alongAxis(LLVM::URemOp::create(b, loc, tid, warpSize),
-                           blocked.getThreadsPerWarp(), layout.distinctLanes(axis));
-    Value firstLane =
-        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, lane, i32Const(b, loc, 0));
+    Value firstLane = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, place.lane,
+                                           i32Const(b, loc, 0));
     SmallVector<Value> owned;
     if (layout.isReplicated())
       owned = emitOwnership(b, loc, layout, target);
@@ -130,7 +137,7 @@ SmallVector<SmallVector<Value>> TileLowering::acrossWarps(
       emitIf(b, loc, once, {}, [&, l = l] {
         for (int64_t s = 0; s < slots; ++s)
           for (auto [k, v] : llvm::enumerate(partials[l * slots + s]))
-            LLVM::StoreOp::create(b, loc, v, address(buffer, k, lines.back(), s, warp));
+            LLVM::StoreOp::create(b, loc, v, address(buffer, k, lines.back(), s, place.warp));
         return SmallVector<Value>{};
       }, {});
     }
@@ -219,7 +226,7 @@ struct ReduceOpLowering : TilePattern<ReduceOp> {
         }
       // 3. Across the warps that do.
       if (layout.distinctWarps(axis) > 1)
-        acc = tiles.acrossWarps(rewriter, loc, op, op.getSrcs(), axis, layout, firsts, acc,
+        acc = tiles.acrossWarps(rewriter, loc, op, layout, firsts, acc,
                                 [&](ArrayRef<SmallVector<Value>> perWarp) {
                                   SmallVector<Value> value = perWarp.front();
                                   for (const SmallVector<Value> &other : perWarp.drop_front())

@@ -141,14 +141,10 @@ struct ScanOpLowering : TilePattern<ScanOp> {
     Value laneAlong, warpAlong;
     unsigned laneStride = 1;
     if (threaded) {
-      Value tid = target.threadId(rewriter, loc);
-      Value warpSize = i32Const(rewriter, loc, target.getSpec().warpSize());
-      Value lane = LLVM::URemOp::create(rewriter, loc, tid, warpSize);
-      Value warp = LLVM::UDivOp::create(rewriter, loc, tid, warpSize);
       laneStride = strideOf(blocked.getThreadsPerWarp(), blocked.getOrder(), axis);
-      unsigned warpStride = strideOf(blocked.getWarpsPerProgram(), blocked.getOrder(), axis);
-      laneAlong = remConst(rewriter, loc, divConst(rewriter, loc, lane, laneStride), lanes);
-      warpAlong = remConst(rewriter, loc, divConst(rewriter, loc, warp, warpStride), warps);
+      PlaceAlong place = placeAlong(rewriter, loc, layout, axis, target);
+      laneAlong = place.lane;
+      warpAlong = place.warp;
       if (reverse) {
         laneAlong = LLVM::SubOp::create(rewriter, loc, i32Const(rewriter, loc, lanes - 1),
                                         laneAlong);
@@ -215,7 +211,7 @@ struct ScanOpLowering : TilePattern<ScanOp> {
         return kept;
       };
       SmallVector<SmallVector<Value>> kept =
-          tiles.acrossWarps(rewriter, loc, op, op.getSrcs(), axis, layout, firsts, totals, gather);
+          tiles.acrossWarps(rewriter, loc, op, layout, firsts, totals, gather);
       Value later = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, warpAlong,
                                          i32Const(rewriter, loc, 0));
       unsigned n = elements.size();

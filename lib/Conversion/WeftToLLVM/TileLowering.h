@@ -38,19 +38,18 @@ public:
            llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value)> read)
       const;
 
-  /// The warps holding distinct parts of `axis` of `layout` share their
-  /// partials (a reduction's or a scan's) through the scratch.
-  /// `partials[l * slots + s]` is a tuple (an element per operand of
-  /// `srcs`) of the line whose first element is `firsts[l]`, in slot s (a
-  /// scan's repetitions; a reduction has one slot); every lane of a warp
-  /// along the axis holds it, and one thread of the warp writes it. After
-  /// the barrier, `gather` receives a slot's tuples of all the warps, in
-  /// their order along the axis, and returns what the thread keeps of
-  /// them: the results, in the order of `partials`.
+  /// The warps of a weft.reduce or weft.scan (`op`, of operands in
+  /// `layout`) share their partials along its axis through the scratch
+  /// (warpPartials: how many, where). `partials[l * slots + s]` is a tuple
+  /// (an element per operand) of the line whose first element is
+  /// `firsts[l]`, in slot s; every lane of a warp along the axis holds it,
+  /// and one thread of the warp writes it. After the barrier, `gather`
+  /// receives a slot's tuples of all the warps, in their order along the
+  /// axis, and returns what the thread keeps of them: the results, in the
+  /// order of `partials`.
   llvm::SmallVector<llvm::SmallVector<mlir::Value>>
   acrossWarps(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
-              mlir::ValueRange srcs, unsigned axis, const TileLayout &layout,
-              llvm::ArrayRef<unsigned> firsts,
+              const TileLayout &layout, llvm::ArrayRef<unsigned> firsts,
               llvm::ArrayRef<llvm::SmallVector<mlir::Value>> partials,
               llvm::function_ref<llvm::SmallVector<mlir::Value>(
                   llvm::ArrayRef<llvm::SmallVector<mlir::Value>>)>
@@ -105,6 +104,14 @@ mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, const TargetInfo 
 /// stride between neighbours along `dim` in the linear lane/warp index.
 unsigned strideOf(llvm::ArrayRef<unsigned> counts, llvm::ArrayRef<unsigned> order,
                   unsigned dim);
+/// This thread's place along parent dimension `dim` of `layout`: its lane
+/// among the lanes of its warp, and its warp among the warps of the
+/// program, that hold distinct parts of `dim` (replicas share places).
+struct PlaceAlong {
+  mlir::Value lane, warp;
+};
+PlaceAlong placeAlong(mlir::OpBuilder &b, mlir::Location loc, const TileLayout &layout,
+                      unsigned dim, const TargetInfo &target);
 
 /// Replaces `op` by the tile of `elements` (the struct its result becomes).
 void replaceWithTile(mlir::ConversionPatternRewriter &rewriter,

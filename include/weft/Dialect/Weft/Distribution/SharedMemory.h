@@ -151,11 +151,18 @@ mlir::InFlightDiagnostic emitSharedOverflow(mlir::Operation *op, mlir::Type type
 int64_t conversionRowPitch(mlir::RankedTensorType type);
 /// The bytes of that exchange.
 int64_t conversionBytes(mlir::RankedTensorType type);
-/// Where each operand's partials start in the scratch of a weft.reduce or
-/// weft.scan of `srcs` along `axis`, `perLine` of them for every line along
-/// it (bytes; every region 16-byte aligned), the total last.
-llvm::SmallVector<int64_t> partialOffsets(mlir::ValueRange srcs, unsigned axis,
-                                          int64_t perLine);
+/// What the warps of a weft.reduce or weft.scan (`op`) exchange along its
+/// axis (TileLowering::acrossWarps): for every line along it, `slots`
+/// tuples (a scan's repetitions of its layout; a reduction has one) from
+/// each of the `warps` warps holding distinct parts of it. `offsets`: where
+/// each operand's partials start in the scratch (bytes; every region
+/// 16-byte aligned), the total last.
+struct WarpPartials {
+  unsigned axis;
+  int64_t warps, slots;
+  llvm::SmallVector<int64_t> offsets;
+};
+WarpPartials warpPartials(mlir::Operation *op);
 /// The tile whose elements the lowering of `op` exchanges through shared
 /// memory, and the bytes it needs there (0: none). The limit check and the
 /// buffer's size both come from here.

@@ -380,16 +380,19 @@ int64_t conversionBytes(RankedTensorType type) {
   return elements * elementBytes(type);
 }
 
-SmallVector<int64_t> partialOffsets(ValueRange srcs, unsigned axis, int64_t perLine) {
-  auto src = cast<RankedTensorType>(srcs.front().getType());
-  int64_t partials = src.getNumElements() / src.getDimSize(axis) * perLine;
-  SmallVector<int64_t> offsets{0};
-  for (Value operand : srcs)
-    offsets.push_back(offsets.back() +
-                      llvm::alignTo(partials * elementBytes(cast<RankedTensorType>(
-                                                   operand.getType())),
-                                    16));
-  return offsets;
+WarpPartials warpPartials(Operation *op) {
+  auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto scan = dyn_cast<ScanOp>(op);
+  unsigned axis = scan ? scan.getAxis() : cast<ReduceOp>(op).getAxis();
+  TileLayout layout(src);
+  WarpPartials out{axis, layout.distinctWarps(axis), scan ? layout.repetitions(axis) : 1, {0}};
+  int64_t partials = src.getNumElements() / src.getDimSize(axis) * out.slots * out.warps;
+  for (Value operand : op->getOperands())
+    out.offsets.push_back(out.offsets.back() +
+                          llvm::alignTo(partials * elementBytes(cast<RankedTensorType>(
+                                                       operand.getType())),
+                                        16));
+  return out;
 }
 
 ScratchUse scratchUse(Operation *op, const CompileTarget &target) {
@@ -414,23 +417,12 @@ ScratchUse scratchUse(Operation *op, const CompileTarget &target) {
   }
   if (auto dot = dyn_cast<DotOp>(op))
     return ScratchUse{dot.getC().getType(), dotScratchBytes(dot, target)};
-  if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    RankedTensorType src = reduce.getSrcType();
-    int64_t warps = TileLayout(src).distinctWarps(reduce.getAxis());
-    if (target.threadsPerProgram() == 1 || warps == 1)
+  if (isa<ReduceOp, ScanOp>(op)) {
+    WarpPartials partials = warpPartials(op);
+    if (target.threadsPerProgram() == 1 || partials.warps == 1)
       return {};
-    // One partial per warp for every line.
-    return ScratchUse{src, partialOffsets(reduce.getSrcs(), reduce.getAxis(), warps).back()};
-  }
-  if (auto scan = dyn_cast<ScanOp>(op)) {
-    RankedTensorType src = scan.getSrcType();
-    TileLayout layout(src);
-    int64_t warps = layout.distinctWarps(scan.getAxis());
-    if (target.threadsPerProgram() == 1 || warps == 1)
-      return {};
-    // One total per warp for every line and repetition.
-    int64_t perLine = warps * layout.repetitions(scan.getAxis());
-    return ScratchUse{src, partialOffsets(scan.getSrcs(), scan.getAxis(), perLine).back()};
+    return ScratchUse{cast<RankedTensorType>(op->getOperand(0).getType()),
+                      partials.offsets.back()};
   }
   return {};
 }
