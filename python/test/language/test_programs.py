@@ -49,6 +49,12 @@ LIBRARY_ULPS = 8
 Val = collections.namedtuple("Val", "x e")
 
 
+def both(fn, *vals):
+    """`fn` of the values' x, and of their e (where floats carry one): how a
+    rearrangement moves values and their bounds alike."""
+    return Val(fn(*(v.x for v in vals)), None if vals[0].e is None else fn(*(v.e for v in vals)))
+
+
 class Program:
     """One random tree of `dtype` at `tile`: .kernel (source) and .reference
     (a function of the inputs' Vals)."""
@@ -128,9 +134,7 @@ class Program:
             source = f"wl.reshape(wl.max(wl.reshape({name}, ({size(shape)}, {runs})), 1), {shape})"
 
         def reference(env):
-            a = env[name]
-            return Val(*(None if v is None else v.reshape(-1, runs).max(1).reshape(shape)
-                         for v in a))
+            return both(lambda v: v.reshape(-1, runs).max(1).reshape(shape), env[name])
         return source, reference
 
     def exact(self, depth, shape):
@@ -138,7 +142,7 @@ class Program:
         a_k, a_r = self.tile_node(depth, shape)
 
         def reference(env):
-            return Val(*(None if v is None else np.broadcast_to(v, shape) for v in a_r(env)))
+            return both(lambda v: np.broadcast_to(v, shape), a_r(env))
         return f"wl.broadcast_to({a_k}, {shape})", reference
 
     def operand(self, depth, shape):
@@ -409,8 +413,7 @@ class Program:
         a_k, a_r = self.tile_node(depth, shape)
 
         def reference(env):
-            a = a_r(env)
-            return Val(np.flip(a.x, axis), None if a.e is None else np.flip(a.e, axis))
+            return both(lambda v: np.flip(v, axis), a_r(env))
         return f"wl.flip({a_k}, {axis})", reference
 
     def helper(self, lines, first):
@@ -434,8 +437,7 @@ class Program:
             body_k, step = f"wl.maximum(acc, {body_k})", body_r
 
             def body_r(env):
-                a, b = env[key], step(env)
-                return Val(np.maximum(a.x, b.x), None if a.e is None else np.maximum(a.e, b.e))
+                return both(np.maximum, env[key], step(env))
         call = self.helper(["for _ in range(M % 3 + 1):", f"    acc = {body_k}", "return acc"],
                            init_k)
 
@@ -464,7 +466,7 @@ class Program:
             f"wl.reshape({a_k}, {shape})"
 
         def reference(env):
-            return Val(*(None if v is None else v.reshape(shape) for v in a_r(env)))
+            return both(lambda v: v.reshape(shape), a_r(env))
         return source, reference
 
     def _permute(self, depth, shape):
@@ -476,7 +478,7 @@ class Program:
         source = f"wl.trans({a_k})" if order == (1, 0) else f"wl.permute({a_k}, {order})"
 
         def reference(env):
-            return Val(*(None if v is None else np.transpose(v, order) for v in a_r(env)))
+            return both(lambda v: np.transpose(v, order), a_r(env))
         return source, reference
 
     def _broadcast(self, depth, shape):
@@ -491,17 +493,15 @@ class Program:
             a_k, a_r = self.exact(depth, shape[:axis] + (1,) + shape[axis + 1:])
 
         def reference(env):
-            return Val(*(None if v is None else
-                         np.broadcast_to(np.expand_dims(v, axis) if fewer else v, shape)
-                         for v in a_r(env)))
+            return both(lambda v: np.broadcast_to(np.expand_dims(v, axis) if fewer else v, shape),
+                        a_r(env))
         return f"wl.broadcast_to({a_k}, {shape})", reference
 
     def _join(self, depth, shape):
         (a_k, a_r), (b_k, b_r) = (self.exact(depth, shape[:-1]) for _ in range(2))
 
         def reference(env):
-            return Val(*(None if u is None else np.stack([u, v], -1)
-                         for u, v in zip(a_r(env), b_r(env))))
+            return both(lambda u, v: np.stack([u, v], -1), a_r(env), b_r(env))
         return f"wl.join({a_k}, {b_k})", reference
 
     def _interleave(self, depth, shape):
@@ -509,8 +509,7 @@ class Program:
         (a_k, a_r), (b_k, b_r) = (self.exact(depth, half) for _ in range(2))
 
         def reference(env):
-            return Val(*(None if u is None else np.stack([u, v], -1).reshape(shape)
-                         for u, v in zip(a_r(env), b_r(env))))
+            return both(lambda u, v: np.stack([u, v], -1).reshape(shape), a_r(env), b_r(env))
         return f"wl.interleave({a_k}, {b_k})", reference
 
     def _split(self, depth, shape):
@@ -518,7 +517,7 @@ class Program:
         a_k, a_r = self.exact(depth, shape + (2,))
 
         def reference(env):
-            return Val(*(None if v is None else v[..., half] for v in a_r(env)))
+            return both(lambda v: v[..., half], a_r(env))
         return f"wl.split({a_k})[{half}]", reference
 
     def _cast(self, depth, shape):
